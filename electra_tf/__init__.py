@@ -1,0 +1,32 @@
+"""electra_tf: ELECTRA pre-training and fine-tuning on Keras 3 / TensorFlow.
+
+The pipeline, in the order of the tree: text → vocabulary (`tokenization`) →
+TFRecord shards (`data`) → `ElectraPretrainer` → checkpoint → fine-tune →
+SavedModel.
+"""
+
+from electra_tf.config import (
+    ElectraConfig,
+    PretrainingConfig,
+    generator_config,
+    load_run_config,
+    save_run_config,
+)
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.models.embeddings import ElectraEmbedding
+from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.generator import ElectraGenerator
+from electra_tf.models.pretrainer import ElectraPretrainer
+
+__all__ = [
+    "ElectraConfig",
+    "ElectraDiscriminator",
+    "ElectraEmbedding",
+    "ElectraGenerator",
+    "ElectraModel",
+    "ElectraPretrainer",
+    "PretrainingConfig",
+    "generator_config",
+    "load_run_config",
+    "save_run_config",
+]

@@ -1,0 +1,281 @@
+"""Model and pre-training configuration: two dataclasses with JSON load/save.
+
+`ElectraConfig` describes one transformer (the discriminator; the generator's
+config is derived from it). `PretrainingConfig` holds the replaced-token
+detection recipe and its optimisation settings, with the defaults of the
+original `configure_pretraining.py` (Clark et al., 2020).
+
+A run's JSON file (see `configs/`) holds both under the keys `"model"` and
+`"pretraining"`:
+
+>>> from electra_tf.config import load_run_config
+>>> model_config, pretraining_config = load_run_config("electra_small")
+>>> model_config.hidden_size, pretraining_config.generator_hidden_size
+(256, 0.25)
+>>> pretraining_config.max_predictions_per_seq
+19
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.resources
+import json
+import math
+import os
+from typing import Any
+
+_ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
+_OBJECTIVES = ("electra", "mlm")
+
+
+def _check(condition: bool, cls_name: str, field: str, message: str) -> None:
+    if not condition:
+        raise ValueError(f"{cls_name}.{field}: {message}")
+
+
+class _JsonConfig:
+    """JSON round-trip shared by both configs; unknown keys are an error."""
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]):
+        if not isinstance(values, dict):
+            raise ValueError(f"{cls.__name__}: expected a JSON object, got {type(values).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(
+                f"{cls.__name__}: unknown key(s) {unknown}; valid keys are {sorted(known)}"
+            )
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes):
+        """A copy with `changes` applied and validated again."""
+        return self.from_dict({**self.to_dict(), **changes})
+
+    def _check_types(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            expected = {"int": int, "float": (int, float), "bool": bool, "str": str}.get(
+                field.type.split(" ")[0]
+            )
+            if expected is None or value is None:
+                continue
+            ok = isinstance(value, expected) and not (
+                expected is not bool and isinstance(value, bool)
+            )
+            _check(ok, type(self).__name__, field.name, f"expected {field.type}, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class ElectraConfig(_JsonConfig):
+    """The transformer: embeddings, optional projection, post-LN BERT encoder.
+
+    Defaults are ELECTRA-Small's discriminator (and Hugging Face's
+    `ElectraConfig` defaults). Field names follow the issue tracker's
+    vocabulary; `hidden_dropout` and `attention_dropout` are Hugging Face's
+    `hidden_dropout_prob` and `attention_probs_dropout_prob`.
+
+    Example:
+    >>> ElectraConfig(hidden_size=64, num_heads=2, embedding_size=32).head_size
+    32
+    >>> ElectraConfig(hidden_size=65, num_heads=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: ElectraConfig.hidden_size: 65 is not divisible by num_heads=2
+    """
+
+    vocab_size: int = 30522
+    embedding_size: int = 128
+    hidden_size: int = 256
+    num_layers: int = 12
+    num_heads: int = 4
+    intermediate_size: int = 1024
+    hidden_act: str = "gelu"  # exact (erf) GELU, as BERT, ELECTRA and Hugging Face.
+    hidden_dropout: float = 0.1
+    attention_dropout: float = 0.1
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    initializer_range: float = 0.02
+    layer_norm_eps: float = 1e-12
+
+    def __post_init__(self):
+        self._check_types()
+        name = type(self).__name__
+        for field in ("vocab_size", "embedding_size", "hidden_size", "num_layers", "num_heads",
+                      "intermediate_size", "max_position_embeddings", "type_vocab_size"):
+            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
+        _check(self.hidden_size % self.num_heads == 0, name, "hidden_size",
+               f"{self.hidden_size} is not divisible by num_heads={self.num_heads}")
+        _check(self.hidden_act in _ACTIVATIONS, name, "hidden_act",
+               f"{self.hidden_act!r} is not one of {_ACTIVATIONS}")
+        for field in ("hidden_dropout", "attention_dropout"):
+            _check(0.0 <= getattr(self, field) < 1.0, name, field,
+                   f"must be in [0, 1), got {getattr(self, field)}")
+        _check(self.initializer_range > 0, name, "initializer_range", "must be > 0")
+        _check(0 < self.layer_norm_eps < 1, name, "layer_norm_eps", "must be in (0, 1)")
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_heads
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainingConfig(_JsonConfig):
+    """Replaced token detection (or plain MLM) pre-training settings.
+
+    Defaults are the original code's (`configure_pretraining.py`) for
+    ELECTRA-Small. `max_predictions_per_seq` is derived when left at `None`:
+    `int((mask_prob + 0.005) * max_seq_length)`, 19 at length 128.
+
+    Masking rates: each selected position becomes `[MASK]` with probability
+    `mask_token_rate`, a uniformly random token with `random_token_rate`, and
+    stays unchanged with `keep_token_rate` (ELECTRA: 0.85 / 0.0 / 0.15;
+    BERT: 0.8 / 0.1 / 0.1).
+
+    `objective="mlm"` trains only the generator, built at the discriminator's
+    full size with its own embeddings: the BERT-style baseline for comparisons
+    at equal compute.
+
+    Example:
+    >>> PretrainingConfig(mask_prob=0.25, max_seq_length=512).max_predictions_per_seq
+    130
+    >>> PretrainingConfig(mask_prob=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: PretrainingConfig.mask_prob: must be in (0, 1), got 1.5
+    """
+
+    objective: str = "electra"
+    generator_hidden_size: float = 0.25
+    generator_layers: float = 1.0
+    untied_generator_embeddings: bool = False
+    max_seq_length: int = 128
+    mask_prob: float = 0.15
+    max_predictions_per_seq: int | None = None
+    mask_token_rate: float = 0.85
+    keep_token_rate: float = 0.15
+    random_token_rate: float = 0.0
+    mask_with_replacement: bool = False
+    whole_word_masking: bool = False
+    temperature: float = 1.0
+    disallow_correct: bool = False
+    gen_weight: float = 1.0
+    disc_weight: float = 50.0
+    # Optimisation (run scripts read these; flags override them).
+    learning_rate: float = 5e-4
+    train_batch_size: int = 128
+    num_train_steps: int = 1_000_000
+    num_warmup_steps: int = 10_000
+    weight_decay_rate: float = 0.01
+    adam_epsilon: float = 1e-6
+    clip_norm: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self):
+        self._check_types()
+        name = type(self).__name__
+        _check(self.objective in _OBJECTIVES, name, "objective",
+               f"{self.objective!r} is not one of {_OBJECTIVES}")
+        _check(0.0 < self.generator_hidden_size <= 1.0, name, "generator_hidden_size",
+               f"must be in (0, 1], got {self.generator_hidden_size}")
+        _check(0.0 < self.generator_layers <= 1.0, name, "generator_layers",
+               f"must be in (0, 1], got {self.generator_layers}")
+        _check(0.0 < self.mask_prob < 1.0, name, "mask_prob", f"must be in (0, 1), got {self.mask_prob}")
+        _check(self.max_seq_length >= 3, name, "max_seq_length",
+               f"must be >= 3 ([CLS] x [SEP]), got {self.max_seq_length}")
+        # Derived when unset; `to_dict` writes it back as unset so a changed
+        # mask_prob or max_seq_length re-derives it.
+        object.__setattr__(self, "_derived_predictions", self.max_predictions_per_seq is None)
+        if self._derived_predictions:
+            object.__setattr__(self, "max_predictions_per_seq",
+                               int((self.mask_prob + 0.005) * self.max_seq_length))
+        _check(1 <= self.max_predictions_per_seq <= self.max_seq_length, name,
+               "max_predictions_per_seq",
+               f"must be in [1, max_seq_length={self.max_seq_length}], got {self.max_predictions_per_seq}")
+        rates = (self.mask_token_rate, self.keep_token_rate, self.random_token_rate)
+        for field, rate in zip(("mask_token_rate", "keep_token_rate", "random_token_rate"), rates):
+            _check(0.0 <= rate <= 1.0, name, field, f"must be in [0, 1], got {rate}")
+        _check(math.isclose(sum(rates), 1.0, abs_tol=1e-6), name, "mask_token_rate",
+               f"mask_token_rate + keep_token_rate + random_token_rate must be 1, got {sum(rates)}")
+        _check(not self.whole_word_masking, name, "whole_word_masking",
+               "whole-word masking is not implemented yet; the original ELECTRA masks "
+               "WordPiece tokens independently (set it to false)")
+        _check(self.temperature > 0, name, "temperature", f"must be > 0, got {self.temperature}")
+        _check(self.gen_weight >= 0, name, "gen_weight", "must be >= 0")
+        _check(self.disc_weight >= 0, name, "disc_weight", "must be >= 0")
+        for field in ("learning_rate", "clip_norm", "adam_epsilon"):
+            _check(getattr(self, field) > 0, name, field, f"must be > 0, got {getattr(self, field)}")
+        for field in ("train_batch_size", "num_train_steps"):
+            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
+        _check(self.num_warmup_steps >= 0, name, "num_warmup_steps", "must be >= 0")
+        _check(self.weight_decay_rate >= 0, name, "weight_decay_rate", "must be >= 0")
+
+    def to_dict(self) -> dict[str, Any]:
+        values = super().to_dict()
+        if self._derived_predictions:
+            values["max_predictions_per_seq"] = None
+        return values
+
+
+def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> ElectraConfig:
+    """The generator's config, derived as the original `get_generator_config`.
+
+    Width `round(H * generator_hidden_size)`, depth `round(L * generator_layers)`,
+    heads `max(1, width // 64)`, feed-forward `4 * width`. With
+    `objective="mlm"` the generator is the full-size model itself.
+
+    Example:
+    >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
+    64
+    """
+    if pretraining.objective == "mlm":
+        return model
+    width = int(round(model.hidden_size * pretraining.generator_hidden_size))
+    layers = int(round(model.num_layers * pretraining.generator_layers))
+    _check(width >= 1, "PretrainingConfig", "generator_hidden_size",
+           f"gives a generator of width {width} for hidden_size={model.hidden_size}")
+    _check(layers >= 1, "PretrainingConfig", "generator_layers",
+           f"gives a generator of {layers} layers for num_layers={model.num_layers}")
+    heads = max(1, width // 64)
+    _check(width % heads == 0, "PretrainingConfig", "generator_hidden_size",
+           f"gives a generator width {width} not divisible by its {heads} heads")
+    return model.replace(hidden_size=width, num_layers=layers, num_heads=heads,
+                         intermediate_size=4 * width)
+
+
+def _resolve_config_path(path_or_name: str) -> str:
+    """A JSON path, or the name of a config shipped in `configs/`."""
+    if os.path.exists(path_or_name):
+        return path_or_name
+    name = path_or_name if path_or_name.endswith(".json") else path_or_name + ".json"
+    shipped = importlib.resources.files("electra_tf.configs").joinpath(name)
+    if shipped.is_file():
+        return str(shipped)
+    raise FileNotFoundError(f"no config file {path_or_name!r} (not a path, nor a shipped config in configs/)")
+
+
+def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig]:
+    """Reads `{"model": {...}, "pretraining": {...}}` from a path or a shipped name."""
+    path = _resolve_config_path(path_or_name)
+    try:
+        with open(path, encoding="utf-8") as f:
+            values = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(values, dict) or set(values) - {"model", "pretraining"}:
+        raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
+    return (ElectraConfig.from_dict(values.get("model", {})),
+            PretrainingConfig.from_dict(values.get("pretraining", {})))
+
+
+def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig) -> None:
+    """Writes both configs as one JSON file, atomically."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"model": model.to_dict(), "pretraining": pretraining.to_dict()}, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)

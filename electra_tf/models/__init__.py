@@ -1,0 +1,1 @@
+"""ELECTRA networks: embeddings, encoder, heads, generator, discriminator, pre-trainer."""

@@ -1,0 +1,114 @@
+"""`ElectraModel`: the ELECTRA encoder, as Hugging Face's `ElectraModel`.
+
+embeddings (E) → `embeddings_project` (E→H, only when E ≠ H) → L post-LN
+transformer blocks with exact GELU. No pooler: ELECTRA has none.
+"""
+
+import keras
+
+from electra_tf.config import ElectraConfig
+from electra_tf.models.embeddings import ElectraEmbedding
+from electra_tf.models.transformer_layer import ElectraTransformerLayer
+
+INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def as_config(config):
+    """Accepts an `ElectraConfig` or its dict (as `get_config` stores it)."""
+    return config if isinstance(config, ElectraConfig) else ElectraConfig.from_dict(config)
+
+
+def model_inputs():
+    """The three int32 `[batch, sequence]` inputs, named as Hugging Face names them."""
+    return {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in INPUT_NAMES}
+
+
+def truncated_normal(config):
+    return keras.initializers.TruncatedNormal(stddev=config.initializer_range)
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraModel(keras.Model):
+    """The ELECTRA transformer encoder (a functional Keras model).
+
+    Args:
+        config: an `ElectraConfig` (or its dict).
+        embedding: an `ElectraEmbedding` to share with another model; a new
+            one is made when `None`.
+        output_hidden_states: also output `hidden_states`, the encoder input
+            and every layer's output stacked as `[batch, L + 1, sequence, H]`.
+
+    Inputs: a dict of int32 `[batch, sequence]` tensors `input_ids`,
+    `attention_mask` (1 for real tokens, 0 for padding) and `token_type_ids`.
+    Outputs: a dict with `last_hidden_state` `[batch, sequence, H]`.
+
+    Example:
+    >>> import numpy as np
+    >>> from electra_tf import ElectraConfig, ElectraModel
+    >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
+    ...                        num_layers=2, num_heads=2, intermediate_size=64)
+    >>> model = ElectraModel(config)
+    >>> batch = {"input_ids": np.array([[2, 7, 9, 3]]),
+    ...          "attention_mask": np.ones((1, 4), "int32"),
+    ...          "token_type_ids": np.zeros((1, 4), "int32")}
+    >>> model(batch)["last_hidden_state"].shape
+    TensorShape([1, 4, 32])
+    """
+
+    def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
+        config = as_config(config)
+        # === Layers ===
+        if embedding is None:
+            embedding = ElectraEmbedding(
+                config.vocab_size, config.embedding_size,
+                max_position_embeddings=config.max_position_embeddings,
+                type_vocab_size=config.type_vocab_size,
+                initializer_range=config.initializer_range,
+                layer_norm_eps=config.layer_norm_eps, dropout=config.hidden_dropout,
+                name="embeddings")
+        elif embedding.embedding_size != config.embedding_size:
+            raise ValueError(f"shared embedding has width {embedding.embedding_size}, "
+                             f"but config.embedding_size is {config.embedding_size}")
+        embeddings_project = None
+        if config.embedding_size != config.hidden_size:
+            embeddings_project = keras.layers.Dense(
+                config.hidden_size, kernel_initializer=truncated_normal(config),
+                name="embeddings_project")
+        transformer_layers = [
+            ElectraTransformerLayer(
+                intermediate_dim=config.intermediate_size, num_heads=config.num_heads,
+                dropout=config.hidden_dropout, attention_dropout=config.attention_dropout,
+                activation=config.hidden_act, layer_norm_epsilon=config.layer_norm_eps,
+                kernel_initializer=truncated_normal(config), name=f"transformer_layer_{i}")
+            for i in range(config.num_layers)
+        ]
+
+        # === Functional Model ===
+        inputs = model_inputs()
+        x = embedding(inputs["input_ids"], inputs["token_type_ids"])
+        if embeddings_project is not None:
+            x = embeddings_project(x)
+        hidden_states = [x]
+        for layer in transformer_layers:
+            x = layer(x, padding_mask=inputs["attention_mask"])
+            hidden_states.append(x)
+        outputs = {"last_hidden_state": x}
+        if output_hidden_states:
+            outputs["hidden_states"] = keras.ops.stack(hidden_states, axis=1)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+
+        # === Config ===
+        self.config = config
+        self.output_hidden_states = output_hidden_states
+        self.embedding = embedding
+        self.embeddings_project = embeddings_project
+        self.transformer_layers = transformer_layers
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable,
+                "config": self.config.to_dict(),
+                "output_hidden_states": self.output_hidden_states}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)

@@ -1,0 +1,70 @@
+"""`ElectraGenerator`: a small masked-LM whose output layer is tied to the word embeddings.
+
+Hugging Face's `ElectraForMaskedLM`, with logits computed only at the masked
+positions (as the original computes them), which saves a `[batch, sequence,
+vocab]` projection per step.
+"""
+
+import keras
+
+from electra_tf.models.encoder import ElectraModel, as_config, model_inputs
+from electra_tf.models.heads import masked_lm_head
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraGenerator(keras.Model):
+    """Masked-LM logits at `mask_positions` (a functional Keras model).
+
+    Args:
+        config: the generator's `ElectraConfig` (see
+            `electra_tf.config.generator_config`).
+        embedding: the discriminator's `ElectraEmbedding` to share (the
+            original ties the whole embedding block); a new one when `None`.
+            The output projection is always tied to the word embeddings.
+        output_hidden_states: also output every layer's hidden states.
+
+    Inputs: `input_ids`, `attention_mask`, `token_type_ids` (`[batch,
+    sequence]`) and `mask_positions` (`[batch, predictions]`, int32).
+    Outputs a dict: `last_hidden_state` and `logits` `[batch, predictions,
+    vocab]`.
+
+    Example:
+    >>> import numpy as np
+    >>> from electra_tf import ElectraConfig, ElectraGenerator
+    >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=16,
+    ...                        num_layers=1, num_heads=1, intermediate_size=64)
+    >>> batch = {"input_ids": np.array([[2, 4, 9, 3]]),
+    ...          "attention_mask": np.ones((1, 4), "int32"),
+    ...          "token_type_ids": np.zeros((1, 4), "int32"),
+    ...          "mask_positions": np.array([[1, 2]])}
+    >>> ElectraGenerator(config)(batch)["logits"].shape
+    TensorShape([1, 2, 100])
+    """
+
+    def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
+        config = as_config(config)
+        # === Layers ===
+        backbone = ElectraModel(config, embedding=embedding,
+                                output_hidden_states=output_hidden_states, name="electra")
+        head = masked_lm_head(backbone.embedding.word_embeddings, config)
+        # === Functional Model ===
+        inputs = model_inputs()
+        inputs["mask_positions"] = keras.Input(shape=(None,), dtype="int32", name="mask_positions")
+        encoder_inputs = {name: inputs[name] for name in ("input_ids", "attention_mask", "token_type_ids")}
+        outputs = dict(backbone(encoder_inputs))
+        outputs["logits"] = head(outputs["last_hidden_state"], mask_positions=inputs["mask_positions"])
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        # === Config ===
+        self.config = config
+        self.output_hidden_states = output_hidden_states
+        self.backbone = backbone
+        self.head = head
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable,
+                "config": self.config.to_dict(),
+                "output_hidden_states": self.output_hidden_states}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)

@@ -1,0 +1,63 @@
+"""Pre-training heads: replaced-token detection (discriminator) and the tied masked-LM head.
+
+The masked-LM head is keras-hub's `MaskedLMHead` (dense E + GELU → LayerNorm →
+tied projection onto the word embeddings + bias), which is exactly ELECTRA's
+generator head; only the RTD head is written here.
+"""
+
+import keras
+import keras_hub
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ReplacedTokenDetectionHead(keras.layers.Layer):
+    """dense(H, activation) → dense(1): one logit per token, > 0 means "replaced".
+
+    As the original `discriminator_predictions` (and Hugging Face's
+    `ElectraDiscriminatorPredictions`): the first dense is initialised with a
+    truncated normal, the second with Glorot uniform.
+
+    Example:
+    >>> import numpy as np
+    >>> head = ReplacedTokenDetectionHead(hidden_size=8)
+    >>> head(np.zeros((2, 5, 8), "float32")).shape
+    TensorShape([2, 5])
+    """
+
+    def __init__(self, hidden_size, activation="gelu", initializer_range=0.02, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden_size = hidden_size
+        self.activation = activation
+        self.initializer_range = initializer_range
+        self.dense = keras.layers.Dense(
+            hidden_size, activation=activation,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            dtype=self.dtype_policy, name="dense")
+        self.dense_prediction = keras.layers.Dense(1, dtype=self.dtype_policy, name="dense_prediction")
+
+    def build(self, inputs_shape):
+        self.dense.build(inputs_shape)
+        self.dense_prediction.build(tuple(inputs_shape[:-1]) + (self.hidden_size,))
+        self.built = True
+
+    def call(self, inputs):
+        return keras.ops.squeeze(self.dense_prediction(self.dense(inputs)), axis=-1)
+
+    def compute_output_shape(self, inputs_shape):
+        return tuple(inputs_shape[:-1])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"hidden_size": self.hidden_size, "activation": self.activation,
+                       "initializer_range": self.initializer_range})
+        return config
+
+
+def masked_lm_head(word_embeddings, config, name="generator_predictions"):
+    """The generator head, tied to `word_embeddings` (a `ReversibleEmbedding`)."""
+    return keras_hub.layers.MaskedLMHead(
+        token_embedding=word_embeddings,
+        intermediate_activation=config.hidden_act,
+        layer_norm_epsilon=config.layer_norm_eps,
+        kernel_initializer=keras.initializers.TruncatedNormal(stddev=config.initializer_range),
+        name=name)

@@ -1,0 +1,131 @@
+"""Dynamic in-graph masking by the original ELECTRA rules (`pretrain_helpers.mask`).
+
+Candidates are real tokens (`attention_mask == 1`) other than the special ids
+([CLS], [SEP], [MASK], [PAD]). Each example predicts
+`max(1, min(P, round(num_tokens * mask_prob)))` positions, where `num_tokens`
+counts every real token, [CLS] and [SEP] included, and `P` is
+`max_predictions_per_seq`. Each selected position becomes [MASK]
+(`mask_token_rate`, 0.85), a random token (`random_token_rate`, 0.0) or stays
+(the rest, 0.15).
+
+Difference from the original, on purpose: positions are drawn *without*
+replacement, so the count is exact. The original draws with replacement
+(`tf.random.categorical`), so duplicates make the real count slightly lower
+and predict a position twice; `with_replacement=True` reproduces it.
+"""
+
+from typing import NamedTuple
+
+import tensorflow as tf
+
+from electra_tf.models import rng
+
+
+class MaskedBatch(NamedTuple):
+    """What masking produces for a batch."""
+
+    input_ids: tf.Tensor  # [batch, sequence] int32, the generator's input
+    positions: tf.Tensor  # [batch, P] int32, selected positions (0 where unused)
+    weights: tf.Tensor  # [batch, P] float32, 1 for a used prediction slot
+    labels: tf.Tensor  # [batch, P] int32, the original ids at `positions`
+
+
+def scatter_positions(ids, positions, weights, values):
+    """`ids` with `ids[b, positions[b, p]] = values[b, p]` wherever `weights[b, p] > 0`.
+
+    Dense and deterministic (no scatter with duplicate indices), with static
+    shapes for XLA; `[batch, P, sequence]` booleans are cheap at P ≈ 0.15·seq.
+
+    Example:
+    >>> scatter_positions(tf.constant([[5, 6, 7]]), tf.constant([[2, 0]]),
+    ...                   tf.constant([[1.0, 0.0]]), tf.constant([[9, 9]])).numpy()
+    array([[5, 6, 9]], dtype=int32)
+    """
+    hit = tf.equal(positions[:, :, None], tf.range(tf.shape(ids)[1], dtype=positions.dtype)[None, None, :])
+    hit &= weights[:, :, None] > 0
+    new_values = tf.reduce_max(tf.where(hit, values[:, :, None], tf.int32.min), axis=1)
+    return tf.where(tf.reduce_any(hit, axis=1), new_values, ids)
+
+
+def num_to_predict(attention_mask, mask_prob, max_predictions):
+    """Per-example prediction count, `max(1, min(P, round(num_tokens * mask_prob)))`."""
+    num_tokens = tf.reduce_sum(tf.cast(attention_mask, tf.float32), axis=1)
+    count = tf.cast(tf.round(num_tokens * mask_prob), tf.int32)
+    return tf.clip_by_value(count, 1, max_predictions)
+
+
+def _select_without_replacement(candidates, noise, max_predictions):
+    # Uniform scores on candidates, -1 elsewhere: the top-P are a uniformly
+    # random subset of the candidates, in random order.
+    scores = tf.where(candidates, noise, -1.0)
+    top_scores, positions = tf.math.top_k(scores, k=max_predictions)
+    return positions, top_scores >= 0.0
+
+
+def _select_with_replacement(candidates, noise, max_predictions):
+    # The k-th candidate (k uniform in [0, num_candidates)) for each slot.
+    num_candidates = tf.reduce_sum(tf.cast(candidates, tf.int32), axis=1, keepdims=True)
+    k = tf.minimum(tf.cast(noise[:, :max_predictions] * tf.cast(num_candidates, tf.float32), tf.int32),
+                   num_candidates - 1)
+    rank = tf.cumsum(tf.cast(candidates, tf.int32), axis=1, exclusive=True)
+    match = candidates[:, None, :] & tf.equal(rank[:, None, :], k[:, :, None])
+    positions = tf.argmax(tf.cast(match, tf.int32), axis=2, output_type=tf.int32)
+    return positions, tf.broadcast_to(num_candidates > 0, tf.shape(positions))
+
+
+def mask_tokens(input_ids, attention_mask, seeds, *, mask_prob, max_predictions, mask_token_id,
+                special_token_ids, vocab_size, mask_token_rate=0.85, random_token_rate=0.0,
+                with_replacement=False):
+    """Selects and corrupts positions to predict; see the module docstring for the rules.
+
+    Args:
+        input_ids, attention_mask: int `[batch, sequence]`.
+        seeds: `[batch, 2]` int64 stateless seeds, one per example
+            (`electra_tf.models.rng.row_seeds`).
+        mask_prob: fraction of tokens to predict.
+        max_predictions: P, the number of prediction slots per example.
+        mask_token_id: the id of [MASK].
+        special_token_ids: ids never selected ([CLS], [SEP], [MASK], [PAD]).
+        vocab_size: random replacements are drawn uniformly from `[0, vocab_size)`.
+
+    Returns:
+        A `MaskedBatch`.
+
+    Example:
+    >>> ids = tf.constant([[101, 7, 8, 9, 102, 0]])
+    >>> mask = tf.constant([[1, 1, 1, 1, 1, 0]])
+    >>> seeds = tf.constant([[1, 2]], tf.int64)
+    >>> out = mask_tokens(ids, mask, seeds, mask_prob=0.4, max_predictions=3, mask_token_id=103,
+    ...                   special_token_ids=[0, 101, 102, 103], vocab_size=200)
+    >>> int(out.weights.numpy().sum())
+    2
+    """
+    input_ids = tf.cast(input_ids, tf.int32)
+    attention_mask = tf.cast(attention_mask, tf.int32)
+    sequence_length = input_ids.shape[1]
+    if sequence_length is not None and sequence_length < max_predictions:
+        raise ValueError(f"sequence length {sequence_length} is shorter than "
+                         f"max_predictions_per_seq={max_predictions}")
+    is_special = tf.reduce_any(
+        tf.equal(input_ids[:, :, None], tf.constant(list(special_token_ids), tf.int32)[None, None, :]), axis=2)
+    candidates = (attention_mask > 0) & ~is_special
+
+    length = tf.shape(input_ids)[1]
+    noise = rng.per_row_uniform(seeds, [length + 2 * max_predictions])
+    selection_noise = noise[:, :length]
+    action_noise = noise[:, length:length + max_predictions]
+    token_noise = noise[:, length + max_predictions:]
+
+    select = _select_with_replacement if with_replacement else _select_without_replacement
+    positions, selectable = select(candidates, selection_noise, max_predictions)
+    count = num_to_predict(attention_mask, mask_prob, max_predictions)
+    used = selectable & (tf.range(max_predictions)[None, :] < count[:, None])
+    positions = tf.where(used, positions, 0)
+    weights = tf.cast(used, tf.float32)
+    labels = tf.gather(input_ids, positions, batch_dims=1)
+
+    random_ids = tf.minimum(tf.cast(token_noise * vocab_size, tf.int32), vocab_size - 1)
+    new_ids = tf.where(action_noise < mask_token_rate, mask_token_id,
+                       tf.where(action_noise < mask_token_rate + random_token_rate, random_ids, labels))
+    masked_ids = scatter_positions(input_ids, positions, weights, new_ids)
+    return MaskedBatch(masked_ids, positions, weights, labels)

@@ -1,0 +1,37 @@
+"""Packaging for electra_tf: ELECTRA pre-training and fine-tuning on Keras 3 / TensorFlow."""
+
+from setuptools import find_packages, setup
+
+setup(
+    name="electra-tf",
+    version="0.1.0",
+    description="ELECTRA (replaced token detection) pre-training and fine-tuning for Keras 3 / TensorFlow",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    # tools/ and configs/ sit at the top of the repository for readers, and are
+    # installed inside the package so console scripts and named configs work
+    # from any directory.
+    packages=find_packages(include=["electra_tf", "electra_tf.*"])
+    + ["electra_tf.tools", "electra_tf.configs"],
+    package_dir={"electra_tf.tools": "tools", "electra_tf.configs": "configs"},
+    package_data={"electra_tf.configs": ["*.json"]},
+    python_requires=">=3.11",
+    install_requires=[
+        "tensorflow==2.21.*",
+        # tensorflow-text 2.21.0 broke keras-hub's tokenizers; 2.21.1 fixed it.
+        "tensorflow-text>=2.21.1,<2.22",
+        "keras>=3.15,<3.17",
+        "keras-hub>=0.32,<0.33",
+        "tensorflow-datasets>=4.9",
+        "absl-py>=2.1",
+        "numpy>=1.26",
+    ],
+    extras_require={
+        "test": ["pytest>=8", "scipy>=1.11", "hypothesis>=6"],
+    },
+    entry_points={
+        "console_scripts": [
+            "electra-demo=electra_tf.tools.demo:run",
+        ],
+    },
+)
