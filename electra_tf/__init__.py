@@ -17,6 +17,8 @@ from electra_tf.models.embeddings import ElectraEmbedding
 from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.models.pretrainer import ElectraPretrainer
+from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.training.optimization import WarmupLinearDecay, create_optimizer, pretraining_optimizer
 
 __all__ = [
     "ElectraConfig",
@@ -25,8 +27,12 @@ __all__ = [
     "ElectraGenerator",
     "ElectraModel",
     "ElectraPretrainer",
+    "ElectraTokenizer",
     "PretrainingConfig",
+    "WarmupLinearDecay",
+    "create_optimizer",
     "generator_config",
     "load_run_config",
+    "pretraining_optimizer",
     "save_run_config",
 ]

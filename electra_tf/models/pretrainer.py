@@ -107,7 +107,7 @@ class ElectraPretrainer(keras.Model):
         self.loss_tracker = keras.metrics.Mean(name="loss")
         self.mlm_loss_tracker = keras.metrics.Mean(name="mlm_loss")
         self.mlm_accuracy = keras.metrics.SparseCategoricalAccuracy(name="mlm_accuracy")
-        self._tracked = [self.loss_tracker, self.mlm_loss_tracker, self.mlm_accuracy]
+        self._pretraining_metrics = [self.loss_tracker, self.mlm_loss_tracker, self.mlm_accuracy]
         if self.is_electra:
             self.sampled_mlm_accuracy = keras.metrics.Accuracy(name="sampled_mlm_accuracy")
             self.rtd_loss_tracker = keras.metrics.Mean(name="rtd_loss")
@@ -115,8 +115,12 @@ class ElectraPretrainer(keras.Model):
             self.rtd_precision = keras.metrics.Precision(name="rtd_precision")
             self.rtd_recall = keras.metrics.Recall(name="rtd_recall")
             self.rtd_auc = keras.metrics.AUC(name="rtd_auc")
-            self._tracked += [self.sampled_mlm_accuracy, self.rtd_loss_tracker, self.rtd_accuracy,
-                              self.rtd_precision, self.rtd_recall, self.rtd_auc]
+            self._pretraining_metrics += [self.sampled_mlm_accuracy, self.rtd_loss_tracker, self.rtd_accuracy,
+                                          self.rtd_precision, self.rtd_recall, self.rtd_auc]
+        # Both networks are functional models, built with all their weights, so
+        # this model is too: saving and restoring need no sample batch, and a
+        # compiled model reloads with its optimizer state.
+        self.built = True
 
     @property
     def backbone(self):
@@ -126,7 +130,7 @@ class ElectraPretrainer(keras.Model):
     @property
     def metrics(self):
         # Only our trackers: Keras's own "loss" tracker would duplicate ours.
-        return self._tracked
+        return self._pretraining_metrics
 
     # === Forward ===
     def _forward(self, inputs, counter, training):

@@ -1,0 +1,69 @@
+"""tf.data readers of pre-training TFRecords.
+
+files → shard per input pipeline (multi-worker) → shuffle files → repeat →
+parallel interleave → shuffle examples → batch (drop_remainder: static shapes)
+→ parse → prefetch.
+
+Example:
+>>> ds = pretraining_dataset("runs/demo/data/*.tfrecord", batch_size=32,  # doctest: +SKIP
+...                          seq_length=64)
+>>> sorted(next(iter(ds)))  # doctest: +SKIP
+['attention_mask', 'input_ids', 'token_type_ids']
+"""
+
+import tensorflow as tf
+
+from electra_tf.data.tfrecord import detect_format, parser
+
+
+def list_files(file_patterns):
+    """Sorted files matching comma-separated glob patterns; an error if none match."""
+    patterns = [p.strip() for p in file_patterns.split(",") if p.strip()]
+    files = sorted({f for pattern in patterns for f in tf.io.gfile.glob(pattern)})
+    if not files:
+        raise ValueError(f"no files match {file_patterns!r}")
+    return files
+
+
+def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True, seed=None,
+                        deterministic=None, input_context=None, shuffle_buffer_size=10_000):
+    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`.
+
+    Args:
+        file_patterns: comma-separated globs of TFRecord shards.
+        batch_size: the global batch size; with `input_context` (from
+            `strategy.distribute_datasets_from_function`) each pipeline batches
+            its per-replica share and reads only its own files.
+        seq_length: the expected record length; records of another length are
+            a ValueError naming the file.
+        training: shuffle and repeat forever; otherwise one ordered pass.
+        seed: shuffling seed.
+        deterministic: keep a fixed element order in the interleave (default:
+            only when not training).
+    """
+    files = list_files(file_patterns)
+    names, found_length = detect_format(files[0])
+    if found_length != seq_length:
+        raise ValueError(f"{files[0]}: records have length {found_length}, but the "
+                         f"sequence length is {seq_length}")
+    if deterministic is None:
+        deterministic = not training
+
+    if input_context is not None:
+        if len(files) < input_context.num_input_pipelines:
+            raise ValueError(f"{len(files)} file(s) cannot feed {input_context.num_input_pipelines} "
+                             "input pipelines: write at least one shard per worker")
+        batch_size = input_context.get_per_replica_batch_size(batch_size)
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    if input_context is not None:
+        dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+    if training:
+        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True).repeat()
+    dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=min(4, len(files)),
+                                 num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
+    if training:
+        dataset = dataset.shuffle(shuffle_buffer_size, seed=seed)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    dataset = dataset.map(parser(names, seq_length), num_parallel_calls=tf.data.AUTOTUNE,
+                          deterministic=deterministic)
+    return dataset.prefetch(tf.data.AUTOTUNE)

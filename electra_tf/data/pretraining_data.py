@@ -1,0 +1,194 @@
+"""Text corpus → pre-training TFRecord shards.
+
+Documents are read from text files (one sentence a line; with
+`blanks_separate_docs` a blank line ends a document, otherwise a file is one
+document), tokenized in-graph in large batches, and dealt round-robin to the
+shards: document `j` goes to shard `j % num_shards`. Each shard packs its
+documents with its own `random.Random(seed, shard)`, so its content depends
+only on the corpus, the seed and the number of shards.
+
+Shards appear atomically (`write_shard`) and a `manifest.json` records the
+settings, the vocabulary hash and every shard's counts. Running the same build
+again skips complete shards and finishes the others; an output folder holding
+shards of other settings is an error.
+
+Example:
+>>> stats = build_pretraining_shards(  # doctest: +SKIP
+...     ["corpus.txt"], "vocab.txt", "data/", max_seq_length=128, num_shards=4)
+"""
+
+import contextlib
+import hashlib
+import json
+import os
+import random
+import time
+
+import tensorflow as tf
+
+from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.tfrecord import ShardWriter
+from electra_tf.tokenization import ElectraTokenizer
+
+MANIFEST = "manifest.json"
+_TOKENIZE_BATCH_LINES = 2048
+
+
+class CorpusStats:
+    """Counts kept while reading a corpus (documents, lines, undecodable lines)."""
+
+    def __init__(self):
+        self.documents = 0
+        self.lines = 0
+        self.undecodable_lines = 0
+        self.first_undecodable = None
+
+
+def read_documents(input_files, blanks_separate_docs=True, stats=None):
+    """Yields documents (lists of non-empty lines) from text files.
+
+    Bytes that are not UTF-8 are replaced by U+FFFD; `stats` counts the lines
+    concerned and remembers the first (file, line number).
+    """
+    stats = stats or CorpusStats()
+    for path in input_files:
+        document = []
+        with open(path, "rb") as f:
+            for number, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    line = raw.decode("utf-8", errors="replace").strip()
+                    stats.undecodable_lines += 1
+                    stats.first_undecodable = stats.first_undecodable or (path, number)
+                if line:
+                    document.append(line)
+                    stats.lines += 1
+                elif blanks_separate_docs and document:
+                    stats.documents += 1
+                    yield document
+                    document = []
+        if document:
+            stats.documents += 1
+            yield document
+
+
+def vocabulary_hash(vocab_file):
+    with open(vocab_file, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def shard_name(index, num_shards):
+    return f"pretrain_data.tfrecord-{index:05d}-of-{num_shards:05d}"
+
+
+def _check_manifest(output_dir, settings):
+    """Reads an existing manifest; an error if it was written with other settings."""
+    path = os.path.join(output_dir, MANIFEST)
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    if manifest.get("settings") != settings:
+        changed = sorted(k for k in set(settings) | set(manifest.get("settings", {}))
+                         if settings.get(k) != manifest.get("settings", {}).get(k))
+        raise ValueError(f"{output_dir} holds shards built with other settings (differing: {changed}); "
+                         "use an empty output folder, or the same settings to resume")
+    return manifest.get("shards", {})
+
+
+def _write_manifest(output_dir, settings, shards):
+    path = os.path.join(output_dir, MANIFEST)
+    totals = {key: sum(s[key] for s in shards.values()) for key in ("examples", "tokens", "documents")}
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"settings": settings, "totals": totals, "shards": shards}, f, indent=2, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def _tokenized_documents(documents, tokenizer):
+    """Yields (index, document as lists of ids), tokenizing many lines per call."""
+    tokenize = tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
+    pending, lines = [], []
+
+    def flush():
+        ids = tokenize(tf.constant(lines)).to_list() if lines else []
+        start = 0
+        for index, count in pending:
+            yield index, ids[start:start + count]
+            start += count
+
+    for index, document in documents:
+        pending.append((index, len(document)))
+        lines.extend(document)
+        if len(lines) >= _TOKENIZE_BATCH_LINES:
+            yield from flush()
+            pending, lines = [], []
+    yield from flush()
+
+
+def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
+                             shards=None, seed=0, blanks_separate_docs=True, lowercase=True,
+                             strip_accents=None, progress=None):
+    """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
+
+    Args:
+        shards: the shard indices this call writes (default: all); separate
+            processes may write disjoint sets.
+        progress: called as `progress(documents, tokens, seconds)` now and then.
+    """
+    if not input_files:
+        raise ValueError("no input files")
+    os.makedirs(output_dir, exist_ok=True)
+    strip_accents = lowercase if strip_accents is None else strip_accents
+    settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
+                "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
+                "strip_accents": strip_accents, "vocab_sha256": vocabulary_hash(vocab_file),
+                "input_files": [os.path.abspath(f) for f in input_files]}
+    done = _check_manifest(output_dir, settings)
+    wanted = [i for i in (range(num_shards) if shards is None else shards)
+              if not (shard_name(i, num_shards) in done
+                      and os.path.exists(os.path.join(output_dir, shard_name(i, num_shards))))]
+    if wanted:
+        done.update(_build(input_files, vocab_file, output_dir, settings, wanted, progress))
+    _write_manifest(output_dir, settings, done)
+    return done
+
+
+def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
+    tokenizer = ElectraTokenizer(vocab_file, lowercase=settings["lowercase"],
+                                 strip_accents=settings["strip_accents"])
+    num_shards = settings["num_shards"]
+    builders = {i: ExampleBuilder(settings["max_seq_length"], tokenizer.cls_token_id, tokenizer.sep_token_id,
+                                  random.Random(settings["seed"] * 1_000_003 + i)) for i in wanted}
+    counts = {i: {"documents": 0, "tokens": 0} for i in wanted}
+    stats = CorpusStats()
+    documents = ((j, doc) for j, doc in enumerate(read_documents(input_files, settings["blanks_separate_docs"],
+                                                                 stats))
+                 if j % num_shards in builders)
+    start, tokens = time.time(), 0
+    with contextlib.ExitStack() as stack:
+        writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards))))
+                   for i in wanted}
+        for j, sentences in _tokenized_documents(documents, tokenizer):
+            shard = j % num_shards
+            examples = [builders[shard].add_sentence(sentence) for sentence in sentences]
+            examples.append(builders[shard].end_document())
+            for example in examples:
+                if example is not None:
+                    writers[shard].write(example)
+            document_tokens = sum(len(s) for s in sentences)
+            counts[shard]["documents"] += 1
+            counts[shard]["tokens"] += document_tokens
+            tokens += document_tokens
+            if progress is not None and counts[shard]["documents"] % 1000 == 0:
+                progress(stats.documents, tokens, time.time() - start)
+        if stats.documents == 0:
+            raise ValueError(f"the input files hold no text: {input_files[:5]}")
+    if stats.undecodable_lines:
+        path, line = stats.first_undecodable
+        print(f"warning: {stats.undecodable_lines} line(s) were not valid UTF-8; bad bytes were replaced "
+              f"by U+FFFD (first: {path}, line {line})")
+    if progress is not None:
+        progress(stats.documents, tokens, time.time() - start)
+    return {shard_name(i, num_shards): {"examples": writers[i].count, **counts[i]} for i in wanted}

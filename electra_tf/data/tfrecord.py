@@ -1,0 +1,106 @@
+"""Pre-training TFRecords: the original ELECTRA format, written atomically, parsed strictly.
+
+Each record is a `tf.train.Example` with three int64 features of length
+`max_seq_length`: `input_ids`, `input_mask`, `segment_ids` (the original
+`build_pretraining_dataset.py` format). Model Garden's v2 names
+(`input_word_ids`, `input_type_ids`) are read too.
+
+Example:
+>>> import tempfile, os
+>>> from electra_tf.data.packing import Example
+>>> path = os.path.join(tempfile.mkdtemp(), "shard-00000-of-00001.tfrecord")
+>>> write_shard(path, [Example([101, 7, 102, 0], [1, 1, 1, 0], [0, 0, 0, 0])])
+1
+>>> detect_format(path)
+(('input_ids', 'input_mask', 'segment_ids'), 4)
+"""
+
+import os
+
+import tensorflow as tf
+
+LEGACY_NAMES = ("input_ids", "input_mask", "segment_ids")
+V2_NAMES = ("input_word_ids", "input_mask", "input_type_ids")
+
+
+def serialize_example(example):
+    """The `tf.train.Example` bytes of a packed `Example`."""
+    def int64s(values):
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+
+    features = {"input_ids": int64s(example.input_ids), "input_mask": int64s(example.input_mask),
+                "segment_ids": int64s(example.segment_ids)}
+    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()
+
+
+class ShardWriter:
+    """A TFRecord writer that only shows the file under its final name once closed cleanly.
+
+    Records go to `<path>.tmp-<pid>`, renamed to `path` on a clean exit from
+    the `with` block; on an error the temporary file is removed. A crash
+    leaves at most a temporary file, never a truncated shard that looks
+    complete.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self.count = 0
+        self._tmp = f"{path}.tmp-{os.getpid()}"
+        self._writer = None
+
+    def __enter__(self):
+        self._writer = tf.io.TFRecordWriter(self._tmp)
+        return self
+
+    def write(self, example):
+        self._writer.write(serialize_example(example))
+        self.count += 1
+
+    def __exit__(self, exc_type, exc, traceback):
+        self._writer.close()
+        if exc_type is None:
+            os.replace(self._tmp, self.path)
+        elif os.path.exists(self._tmp):
+            os.remove(self._tmp)
+        return False
+
+
+def write_shard(path, examples):
+    """Writes `examples` to `path` atomically (see `ShardWriter`); returns their number."""
+    with ShardWriter(path) as writer:
+        for example in examples:
+            writer.write(example)
+    return writer.count
+
+
+def detect_format(path):
+    """(feature names, sequence length) of the first record of `path`."""
+    try:
+        first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+    except tf.errors.DataLossError as e:
+        raise ValueError(f"{path}: corrupt TFRecord file ({e.message})") from None
+    if first is None:
+        raise ValueError(f"{path}: the TFRecord file holds no records")
+    features = tf.train.Example.FromString(first.numpy()).features.feature
+    for names in (LEGACY_NAMES, V2_NAMES):
+        if all(name in features for name in names):
+            lengths = {len(features[name].int64_list.value) for name in names}
+            if len(lengths) != 1:
+                raise ValueError(f"{path}: features {names} have different lengths {sorted(lengths)}")
+            return names, lengths.pop()
+    raise ValueError(f"{path}: records have features {sorted(features)}; expected "
+                     f"{list(LEGACY_NAMES)} or {list(V2_NAMES)}")
+
+
+def parser(names, seq_length):
+    """A function from serialized records to the model's int32 input dict."""
+    spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64) for name in names}
+    ids, mask, types = names
+
+    def parse(serialized):
+        features = tf.io.parse_example(serialized, spec)
+        return {"input_ids": tf.cast(features[ids], tf.int32),
+                "attention_mask": tf.cast(features[mask], tf.int32),
+                "token_type_ids": tf.cast(features[types], tf.int32)}
+
+    return parse

@@ -1,0 +1,1 @@
+"""Training: optimisers and schedules."""

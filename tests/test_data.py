@@ -1,0 +1,217 @@
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from electra_tf.data.default_corpus import default_corpus_documents, to_sentences, write_default_corpus
+from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, read_documents, shard_name
+from electra_tf.data.tfrecord import detect_format, write_shard
+from electra_tf.tokenization import (ElectraTokenizer, build_vocabulary, load_vocabulary, save_vocabulary)
+
+CLS, SEP = 101, 102
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
+    write_default_corpus(str(path), max_documents=150)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def vocab_file(corpus, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("vocab") / "vocab.txt")
+    save_vocabulary(build_vocabulary([corpus], 800), path)
+    return path
+
+
+def test_default_corpus_is_real_english_prose():
+    documents = default_corpus_documents(max_documents=200)
+    assert len(documents) == 200
+    text = " ".join(s for doc in documents for s in doc)
+    words = text.lower().split()
+    assert len(words) > 5000
+    for common in ("the", "of", "is", "a", "to"):
+        assert words.count(common) > 20, common
+    assert not any(s.startswith(">>>") for doc in documents for s in doc)
+
+
+def test_to_sentences_drops_code_and_splits_prose():
+    text = "Return the sum. It is fast!\n\n>>> add(1, 2)\n3\n\nSee also the docs."
+    assert to_sentences(text) == ["Return the sum.", "It is fast!", "See also the docs."]
+
+
+def test_vocabulary_has_special_tokens_first(vocab_file):
+    vocabulary = load_vocabulary(vocab_file)
+    assert vocabulary[:5] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    assert 100 < len(vocabulary) <= 800
+    assert any(token.startswith("##") for token in vocabulary)
+
+
+def test_tokenizer_on_real_text(vocab_file):
+    tokenizer = ElectraTokenizer(vocab_file)
+    ids = list(tokenizer(["Return the Number of items, e.g. 3!"])[0])
+    vocabulary = load_vocabulary(vocab_file)
+    tokens = [vocabulary[i] for i in ids]
+    assert tokens[:2] == ["return", "the"]  # lower-cased
+    assert "," in tokens and "!" in tokens and "3" in tokens  # punctuation and digits split off
+    batch = tokenizer.encode(["A first text.", "Another, longer, second text here."], sequence_length=8)
+    assert batch["input_ids"].shape == (2, 8)
+    assert batch["input_ids"][0, 0] == tokenizer.cls_token_id
+    assert set(np.unique(batch["attention_mask"])) <= {0, 1}
+    assert tokenizer.special_token_ids == sorted(
+        vocabulary.index(t) for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]"))
+
+
+def test_bert_layout_vocabulary_is_accepted_as_is(tmp_path):
+    vocabulary = [f"[unused{i}]" for i in range(100)]
+    vocabulary[0] = "[PAD]"
+    vocabulary += ["[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world"]
+    path = tmp_path / "vocab.txt"
+    path.write_text("".join(t + "\n" for t in vocabulary), encoding="utf-8")
+    tokenizer = ElectraTokenizer(str(path))
+    assert (tokenizer.pad_token_id, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.mask_token_id) == (
+        0, 101, 102, 103)
+    assert list(tokenizer(["Hello world"])[0]) == [104, 105]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "empty"),
+    ("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n", r"missing special token\(s\) \['\[MASK\]'\]"),
+    ("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhi\nhi\n", r"duplicate token\(s\), e.g. \['hi'\]"),
+])
+def test_bad_vocabularies(tmp_path, content, message):
+    path = tmp_path / "vocab.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        load_vocabulary(str(path))
+
+
+def _pack(documents, max_length, seed):
+    builder = ExampleBuilder(max_length, CLS, SEP, random.Random(seed))
+    examples = []
+    for doc_id, document in enumerate(documents):
+        for sentence in document:
+            example = builder.add_sentence(sentence)
+            if example is not None:
+                examples.append((doc_id, example))
+        example = builder.end_document()
+        if example is not None:
+            examples.append((doc_id, example))
+    return examples
+
+
+def test_packing_invariants_on_real_text(vocab_file):
+    tokenizer = ElectraTokenizer(vocab_file)
+    documents = [[list(tokenizer([s])[0]) for s in doc] for doc in default_corpus_documents(60)]
+    # Tag every token with its document and its place in it: doc * offset + index.
+    offset = 1_000_000
+    tagged = []
+    for d, doc in enumerate(documents):
+        counter = iter(range(offset * (d + 1), offset * (d + 2)))
+        tagged.append([[next(counter) for _ in sentence] for sentence in doc])
+    max_length = 32
+    examples = _pack(tagged, max_length, seed=0)
+    single_segment = short = 0
+    for doc_id, example in examples:
+        ids, mask, segments = example.input_ids, example.input_mask, example.segment_ids
+        assert len(ids) == len(mask) == len(segments) == max_length
+        n = sum(mask)
+        assert mask == [1] * n + [0] * (max_length - n)
+        assert ids[0] == CLS and ids[n - 1] == SEP and ids[n:] == [0] * (max_length - n)
+        seps = [i for i in range(n) if ids[i] == SEP]
+        assert len(seps) in (1, 2)
+        assert segments[:seps[0] + 1] == [0] * (seps[0] + 1)
+        assert segments[seps[0] + 1:n] == [1] * (n - seps[0] - 1)
+        words = [t for t in ids[:n] if t not in (CLS, SEP)]
+        assert words and all(t // offset == doc_id + 1 for t in words)  # never crosses a document
+        for segment in (ids[1:seps[0]], ids[seps[0] + 1:n - 1]):
+            assert segment == sorted(segment)  # each segment keeps the document's order
+        single_segment += len(seps) == 1
+        short += n < max_length // 2
+    assert 0 < single_segment < len(examples)
+    assert short > 0  # the 5 % random-length targets
+    # Most text lands in an example (the rest is truncated away, as in the original).
+    assert sum(sum(e.input_mask) for _, e in examples) > 0.4 * sum(len(s) for d in tagged for s in d)
+
+
+def test_packing_is_deterministic_for_a_seed():
+    documents = [[list(range(5, 5 + n)) for n in (7, 3, 12, 9)] for _ in range(20)]
+    first = [e.input_ids for _, e in _pack(documents, 16, seed=1)]
+    again = [e.input_ids for _, e in _pack(documents, 16, seed=1)]
+    other = [e.input_ids for _, e in _pack(documents, 16, seed=2)]
+    assert first == again and first != other
+
+
+def test_read_documents_replaces_and_counts_bad_utf8(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(b"first line\nsecond \xff line\n\nnext document\n")
+    from electra_tf.data.pretraining_data import CorpusStats
+    stats = CorpusStats()
+    documents = list(read_documents([str(path)], stats=stats))
+    assert documents == [["first line", "second \ufffd line"], ["next document"]]
+    assert stats.undecodable_lines == 1 and stats.first_undecodable == (str(path), 2)
+    assert list(read_documents([str(path)], blanks_separate_docs=False)) == [
+        ["first line", "second \ufffd line", "next document"]]
+
+
+def test_build_shards_round_trip_and_resume(corpus, vocab_file, tmp_path):
+    out = str(tmp_path / "data")
+    counts = build_pretraining_shards([corpus], vocab_file, out, max_seq_length=32, num_shards=3, seed=0)
+    assert sorted(counts) == [shard_name(i, 3) for i in range(3)]
+    total = sum(c["examples"] for c in counts.values())
+    assert total > 100
+    manifest = json.loads(open(os.path.join(out, MANIFEST)).read())
+    assert manifest["totals"]["examples"] == total and manifest["settings"]["max_seq_length"] == 32
+    assert detect_format(os.path.join(out, shard_name(0, 3))) == (("input_ids", "input_mask", "segment_ids"), 32)
+
+    # Remove one shard: the same build rewrites it identically and leaves the others alone.
+    victim = os.path.join(out, shard_name(1, 3))
+    original = open(victim, "rb").read()
+    untouched = os.path.getmtime(os.path.join(out, shard_name(0, 3)))
+    os.remove(victim)
+    build_pretraining_shards([corpus], vocab_file, out, max_seq_length=32, num_shards=3, seed=0)
+    assert open(victim, "rb").read() == original
+    assert os.path.getmtime(os.path.join(out, shard_name(0, 3))) == untouched
+    assert not [f for f in os.listdir(out) if ".tmp-" in f]
+
+    with pytest.raises(ValueError, match=r"other settings \(differing: \['max_seq_length'\]\)"):
+        build_pretraining_shards([corpus], vocab_file, out, max_seq_length=64, num_shards=3, seed=0)
+
+    dataset = pretraining_dataset(os.path.join(out, "*tfrecord*"), batch_size=16, seq_length=32, training=False)
+    seen = 0
+    for batch in dataset:
+        assert batch["input_ids"].dtype == tf.int32 and batch["input_ids"].shape == (16, 32)
+        assert np.all(batch["input_ids"][:, 0] == ElectraTokenizer(vocab_file).cls_token_id)
+        seen += 16
+    assert total - 16 * 3 < seen <= total
+
+    with pytest.raises(ValueError, match="records have length 32, but the sequence length is 64"):
+        pretraining_dataset(os.path.join(out, "*tfrecord*"), batch_size=16, seq_length=64)
+
+
+def test_empty_corpus_is_an_error_and_leaves_no_shard(tmp_path, vocab_file):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    out = tmp_path / "data"
+    with pytest.raises(ValueError, match="hold no text"):
+        build_pretraining_shards([str(empty)], vocab_file, str(out), max_seq_length=32, num_shards=2)
+    assert [f for f in os.listdir(out) if "tfrecord" in f] == []
+
+
+def test_reader_errors_name_the_problem(tmp_path):
+    with pytest.raises(ValueError, match="no files match"):
+        pretraining_dataset(str(tmp_path / "*.tfrecord"), batch_size=2, seq_length=8)
+    empty = tmp_path / "empty.tfrecord"
+    write_shard(str(empty), [])
+    with pytest.raises(ValueError, match="holds no records"):
+        pretraining_dataset(str(empty), batch_size=2, seq_length=8)
+    corrupt = tmp_path / "corrupt.tfrecord"
+    corrupt.write_bytes(b"\x00" * 40)
+    with pytest.raises(ValueError, match="corrupt.tfrecord: corrupt TFRecord"):
+        pretraining_dataset(str(corrupt), batch_size=2, seq_length=8)

@@ -1,0 +1,46 @@
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import keras
+
+
+def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
+    out = tmp_path / "demo"
+    command = [sys.executable, "-m", "electra_tf.tools.demo", f"--output_dir={out}", "--max_documents=400",
+               "--vocab_size=1200", "--train_steps=30", "--num_shards=3"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "held-out metrics after pre-training" in result.stdout
+    metrics = json.loads(result.stdout.split("held-out metrics after pre-training")[1])
+    assert {"loss", "mlm_loss", "rtd_loss", "rtd_auc", "rtd_accuracy"} <= set(metrics)
+    assert all(value == value for value in metrics.values())  # no NaN
+    model_dir = out / "model"
+    for name in ("pretrainer.keras", "discriminator.keras", "generator.keras", "config.json", "vocabulary.txt"):
+        assert (model_dir / name).exists(), name
+    pretrainer = keras.saving.load_model(str(model_dir / "pretrainer.keras"), safe_mode=True)
+    assert pretrainer.generator.backbone.embedding is pretrainer.discriminator.backbone.embedding
+    discriminator = keras.saving.load_model(str(model_dir / "discriminator.keras"), safe_mode=True)
+    assert discriminator.config == pretrainer.config
+
+    # A second run reuses the corpus, vocabulary and shards.
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "writing the default corpus" not in again.stdout and "learning a" not in again.stdout
+
+    # The README's "Use from Python" example runs on the demo's output.
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    code = re.search(r"## Use from Python\n\n```python\n(.*?)```", readme, re.S).group(1)
+    code = code.replace("runs/demo", str(out)).replace("steps_per_epoch=100, epochs=2", "steps_per_epoch=2, epochs=1")
+    code = code.replace('"discriminator.keras"', repr(str(tmp_path / "readme_discriminator.keras")))
+    snippet = tmp_path / "readme_example.py"
+    snippet.write_text(code)
+    example = subprocess.run([sys.executable, str(snippet)], capture_output=True, text=True, timeout=600,
+                             env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert example.returncode == 0, example.stderr[-3000:]
+    assert (tmp_path / "readme_discriminator.keras").exists()

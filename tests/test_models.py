@@ -1,0 +1,142 @@
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from conftest import MASK, SPECIAL_IDS, random_batch
+
+from electra_tf import (ElectraDiscriminator, ElectraGenerator, ElectraModel, ElectraPretrainer,
+                        PretrainingConfig)
+
+
+def test_model_input_and_output_names_and_shapes(tiny_config):
+    batch = random_batch(batch_size=3, seq_length=10)
+    model = ElectraModel(tiny_config, output_hidden_states=True)
+    assert sorted(model.input) == ["attention_mask", "input_ids", "token_type_ids"]
+    outputs = model(batch)
+    assert outputs["last_hidden_state"].shape == (3, 10, 32)
+    assert outputs["hidden_states"].shape == (3, tiny_config.num_layers + 1, 10, 32)
+    np.testing.assert_allclose(outputs["hidden_states"][:, -1], outputs["last_hidden_state"], atol=1e-6)
+    assert model.embeddings_project is not None
+
+    discriminator = ElectraDiscriminator(tiny_config)
+    assert discriminator(batch)["logits"].shape == (3, 10)
+    generator = ElectraGenerator(tiny_config)
+    positions = np.tile(np.arange(4, dtype=np.int32), (3, 1))
+    assert generator(dict(batch, mask_positions=positions))["logits"].shape == (3, 4, tiny_config.vocab_size)
+
+
+def test_no_projection_when_embedding_equals_hidden(tiny_config):
+    model = ElectraModel(tiny_config.replace(embedding_size=32))
+    assert model.embeddings_project is None
+    assert not any("embeddings_project" in v.path for v in model.weights)
+
+
+def test_padding_does_not_change_real_positions(tiny_config):
+    model = ElectraDiscriminator(tiny_config)
+    batch = random_batch(batch_size=4, seq_length=12, min_length=6)
+    other = {k: v.copy() for k, v in batch.items()}
+    other["input_ids"] = np.where(batch["attention_mask"] == 1, batch["input_ids"], 7)
+    real = batch["attention_mask"] == 1
+    np.testing.assert_allclose(np.asarray(model(batch)["logits"])[real], np.asarray(model(other)["logits"])[real],
+                               atol=1e-5)
+
+
+def test_exact_gelu_everywhere(tiny_config):
+    model = ElectraModel(tiny_config)
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    exact = np.asarray(keras.activations.gelu(x, approximate=False))
+    layer = model.transformer_layers[0]
+    layer_activation = np.asarray(layer._feedforward_intermediate_dense.activation(x))
+    np.testing.assert_allclose(layer_activation, exact, atol=1e-7)
+    assert layer.attention_dropout == tiny_config.attention_dropout
+
+
+def _pretrainer(config, **pretraining):
+    return ElectraPretrainer(config, PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5, **pretraining),
+                             mask_token_id=MASK, special_token_ids=SPECIAL_IDS)
+
+
+def test_generator_and_discriminator_share_the_whole_embedding_block(tiny_config):
+    pretrainer = _pretrainer(tiny_config)
+    shared = pretrainer.discriminator.backbone.embedding
+    assert pretrainer.generator.backbone.embedding is shared
+    assert pretrainer.generator.head.token_embedding is shared.word_embeddings
+    generator_vars = {id(v) for v in pretrainer.generator.weights}
+    for variable in shared.weights:
+        assert id(variable) in generator_vars
+    # Each shared variable is trained once.
+    ids = [id(v) for v in pretrainer.trainable_variables]
+    assert len(ids) == len(set(ids))
+    # The generator has its own projection (E=16 → 16 is none; the discriminator's 16 → 32 is its own).
+    assert pretrainer.generator.backbone.embeddings_project is None
+    assert pretrainer.discriminator.backbone.embeddings_project is not None
+
+
+def test_a_generator_step_changes_the_discriminators_embeddings(tiny_config):
+    pretrainer = _pretrainer(tiny_config)
+    batch = random_batch(batch_size=4, seq_length=16)
+    disc_embedding = pretrainer.discriminator.backbone.embedding
+    before = np.asarray(disc_embedding(batch["input_ids"], batch["token_type_ids"]))
+    positions = np.tile(np.arange(1, 5, dtype=np.int32), (4, 1))
+    with tf.GradientTape() as tape:
+        logits = pretrainer.generator(dict(batch, mask_positions=positions))["logits"]
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(
+            np.take_along_axis(batch["input_ids"], positions, axis=1), logits, from_logits=True))
+    variables = pretrainer.generator.trainable_variables
+    keras.optimizers.SGD(1.0).apply(tape.gradient(loss, variables), variables)
+    after = np.asarray(disc_embedding(batch["input_ids"], batch["token_type_ids"]))
+    assert np.abs(after - before).max() > 1e-3
+    for variable in disc_embedding.weights:  # word, position, token type tables and the LayerNorm
+        assert any(variable is v for v in variables), variable.path
+
+
+def test_untied_generator_embeddings(tiny_config):
+    pretrainer = _pretrainer(tiny_config, untied_generator_embeddings=True)
+    assert pretrainer.generator.backbone.embedding is not pretrainer.discriminator.backbone.embedding
+    # The output layer stays tied to the generator's own word embeddings.
+    assert pretrainer.generator.head.token_embedding is pretrainer.generator.backbone.embedding.word_embeddings
+
+
+def test_keras_round_trip_preserves_weights_and_tying(tiny_config, tmp_path):
+    pretrainer = _pretrainer(tiny_config)
+    batch = random_batch(batch_size=4, seq_length=16)
+    expected = pretrainer(batch)
+    path = str(tmp_path / "pretrainer.keras")
+    pretrainer.save(path)
+    loaded = keras.saving.load_model(path, safe_mode=True)
+    assert loaded.generator.backbone.embedding is loaded.discriminator.backbone.embedding
+    assert loaded.generator.head.token_embedding is loaded.discriminator.backbone.embedding.word_embeddings
+    actual = loaded(batch)
+    for key in ("mlm_logits", "rtd_logits", "corrupted_ids", "mask_positions"):
+        np.testing.assert_allclose(actual[key], expected[key], atol=1e-6, err_msg=key)
+    assert loaded.get_config() == pretrainer.get_config()
+
+
+def test_compiled_round_trip_restores_the_optimizer_state(tiny_config, tmp_path):
+    import tensorflow as tf
+    pretrainer = _pretrainer(tiny_config)
+    pretrainer.compile(optimizer=keras.optimizers.AdamW(1e-3))
+    batch = random_batch(batch_size=4, seq_length=16)
+    pretrainer.fit(tf.data.Dataset.from_tensor_slices(batch).batch(2), epochs=1, verbose=0)
+    path = str(tmp_path / "trained.keras")
+    pretrainer.save(path)
+    loaded = keras.saving.load_model(path, safe_mode=True)
+    assert int(loaded.optimizer.iterations) == 2
+    saved, restored = pretrainer.optimizer.variables, loaded.optimizer.variables
+    assert len(saved) == len(restored) == 2 + 2 * len(pretrainer.trainable_variables)
+    for a, b in zip(saved, restored):
+        np.testing.assert_array_equal(np.asarray(b), np.asarray(a), err_msg=a.path)
+
+
+@pytest.mark.parametrize("part", ["discriminator", "generator"])
+def test_parts_are_usable_standalone(tiny_config, tmp_path, part):
+    pretrainer = _pretrainer(tiny_config)
+    model = getattr(pretrainer, part)
+    batch = random_batch(batch_size=2, seq_length=16)
+    if part == "generator":
+        batch["mask_positions"] = np.array([[1, 2], [3, 4]], np.int32)
+    path = str(tmp_path / f"{part}.keras")
+    model.save(path)
+    loaded = keras.saving.load_model(path, safe_mode=True)
+    assert type(loaded) is type(model)
+    np.testing.assert_allclose(loaded(batch)["logits"], model(batch)["logits"], atol=1e-6)
