@@ -28,10 +28,14 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=8", "scipy>=1.11", "hypothesis>=6"],
+        # Only for tools/make_*_fixtures.py, which write the committed fixtures.
+        "fixtures": ["transformers>=4.40"],
     },
     entry_points={
         "console_scripts": [
             "electra-demo=electra_tf.tools.demo:run",
+            "electra-build-vocab=electra_tf.tools.build_vocab:run",
+            "electra-build-pretraining-data=electra_tf.tools.build_pretraining_data:run",
         ],
     },
 )

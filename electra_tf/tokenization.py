@@ -21,8 +21,13 @@ import os
 import keras
 import keras_hub
 import tensorflow as tf
+import tensorflow_text as tf_text
+
+from electra_tf.text_normalization import bert_pretokenize
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+# BERT maps a word of more than 100 characters (not bytes) to [UNK].
+MAX_CHARS_PER_WORD = 100
 
 
 def validate_vocabulary(vocabulary, source="vocabulary"):
@@ -74,9 +79,12 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
     """
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
-    vocabulary = keras_hub.tokenizers.compute_word_piece_vocabulary(
-        data, vocab_size, lowercase=lowercase, strip_accents=strip_accents,
-        reserved_tokens=list(SPECIAL_TOKENS))
+    try:
+        vocabulary = keras_hub.tokenizers.compute_word_piece_vocabulary(
+            data, vocab_size, lowercase=lowercase, strip_accents=strip_accents,
+            reserved_tokens=list(SPECIAL_TOKENS))
+    except StopIteration:  # tensorflow-text's learner, on a corpus without a word
+        raise ValueError("the corpus holds no words: is it empty?") from None
     # The learner can keep exotic whitespace (e.g. U+2009) as a "word"; the
     # tokenizer splits on whitespace, so such an entry could never be used.
     vocabulary = [token for token in vocabulary if token.strip()]
@@ -89,14 +97,20 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
 class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
     """BERT/ELECTRA WordPiece tokenizer that always runs in-graph (tensorflow-text).
 
+    The ids equal Hugging Face's `BertTokenizerFast` on the same `vocab.txt`:
+    keras-hub's vocabulary handling and tensorflow-text's
+    `FastWordpieceTokenizer` are kept, and the pre-tokenization is BERT's
+    (`electra_tf.text_normalization`), not keras-hub's.
+
     Args:
         vocabulary: a list of tokens or a `vocab.txt` path.
         lowercase: lower-case the text (the released uncased models).
         strip_accents: remove accents; follows `lowercase` when `None`, as
             BERT's `BasicTokenizer` does.
 
-    The eager call takes the same TensorFlow path that `tf.data` and a
-    SavedModel take, so ids never depend on where the tokenizer runs.
+    Calls run the TensorFlow path everywhere (eagerly, in `tf.data`, in a
+    SavedModel), so ids never depend on where the tokenizer runs. A batch
+    gives a ragged `[batch, (tokens)]` tensor, a single string a 1-D tensor.
     """
 
     def __init__(self, vocabulary=None, lowercase=True, strip_accents=None, **kwargs):
@@ -108,6 +122,30 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         kwargs.setdefault("_allow_python_workflow", False)
         super().__init__(vocabulary=vocabulary, lowercase=lowercase,
                          strip_accents=lowercase if strip_accents is None else strip_accents, **kwargs)
+
+    def _set_vocabulary_tf(self):
+        # keras-hub's, with room for 100 characters of up to 4 UTF-8 bytes
+        # (BERT's limit counts characters; longer words are mapped to [UNK]
+        # in `tokenize`).
+        self._fast_word_piece = tf_text.FastWordpieceTokenizer(
+            vocab=self.vocabulary, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
+            unknown_token=self.oov_token, max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+            no_pretokenization=True, support_detokenization=True)
+
+    def tokenize(self, inputs):
+        """Token ids of a string or a `[batch]` of strings."""
+        self._check_vocabulary()
+        self._maybe_initialized_tf()
+        inputs = tf.convert_to_tensor(inputs, tf.string)
+        scalar = inputs.shape.rank == 0
+        words = bert_pretokenize(inputs[None] if scalar else inputs, self.lowercase, self.strip_accents)
+        words = tf.ragged.map_flat_values(
+            lambda w: tf.where(tf.strings.length(w, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD, self.oov_token, w),
+            words)
+        tokens = self._fast_word_piece.tokenize(words).merge_dims(-2, -1)
+        if self.sequence_length:
+            tokens = tokens.to_tensor(shape=[None, self.sequence_length])
+        return tokens[0] if scalar else tokens
 
     def encode(self, texts, pairs=None, sequence_length=128):
         """Tokenizes and packs `[CLS] A [SEP] (B [SEP])` into the model's input dict.

@@ -42,9 +42,9 @@ def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True,
             only when not training).
     """
     files = list_files(file_patterns)
-    names, found_length = detect_format(files[0])
+    names, found_length = detect_format(files)
     if found_length != seq_length:
-        raise ValueError(f"{files[0]}: records have length {found_length}, but the "
+        raise ValueError(f"{file_patterns}: records have length {found_length}, but the "
                          f"sequence length is {seq_length}")
     if deterministic is None:
         deterministic = not training

@@ -20,6 +20,7 @@ Example:
 import contextlib
 import hashlib
 import json
+import multiprocessing
 import os
 import random
 import time
@@ -106,7 +107,7 @@ def _write_manifest(output_dir, settings, shards):
     os.replace(tmp, path)
 
 
-def _tokenized_documents(documents, tokenizer):
+def tokenized_documents(documents, tokenizer):
     """Yields (index, document as lists of ids), tokenizing many lines per call."""
     tokenize = tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
     pending, lines = [], []
@@ -128,17 +129,20 @@ def _tokenized_documents(documents, tokenizer):
 
 
 def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
-                             shards=None, seed=0, blanks_separate_docs=True, lowercase=True,
-                             strip_accents=None, progress=None):
+                             seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
+                             num_processes=1, progress=None):
     """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
 
     Args:
-        shards: the shard indices this call writes (default: all); separate
-            processes may write disjoint sets.
-        progress: called as `progress(documents, tokens, seconds)` now and then.
+        num_processes: worker processes; process `p` writes shards
+            `p, p + num_processes, ...`. The output does not depend on it.
+        progress: called as `progress(documents, tokens, seconds)` now and
+            then, with the documents and tokens packed so far.
     """
     if not input_files:
         raise ValueError("no input files")
+    if num_shards < 1 or num_processes < 1:
+        raise ValueError(f"need num_shards >= 1 and num_processes >= 1, got {num_shards}, {num_processes}")
     os.makedirs(output_dir, exist_ok=True)
     strip_accents = lowercase if strip_accents is None else strip_accents
     settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
@@ -146,13 +150,53 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
                 "strip_accents": strip_accents, "vocab_sha256": vocabulary_hash(vocab_file),
                 "input_files": [os.path.abspath(f) for f in input_files]}
     done = _check_manifest(output_dir, settings)
-    wanted = [i for i in (range(num_shards) if shards is None else shards)
+    wanted = [i for i in range(num_shards)
               if not (shard_name(i, num_shards) in done
                       and os.path.exists(os.path.join(output_dir, shard_name(i, num_shards))))]
-    if wanted:
-        done.update(_build(input_files, vocab_file, output_dir, settings, wanted, progress))
+    _remove_stale_temporaries(output_dir, [shard_name(i, num_shards) for i in wanted])
+    groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
+    if len(groups) == 1:
+        done.update(_build(input_files, vocab_file, output_dir, settings, groups[0], progress))
+    elif groups:
+        done.update(_build_in_processes(input_files, vocab_file, output_dir, settings, groups, progress))
     _write_manifest(output_dir, settings, done)
     return done
+
+
+def _remove_stale_temporaries(output_dir, names):
+    """Temporary files left by a killed build of the shards about to be written."""
+    for name in os.listdir(output_dir):
+        if any(name.startswith(f"{shard}.tmp-") for shard in names):
+            os.remove(os.path.join(output_dir, name))
+
+
+def _build_in_processes(input_files, vocab_file, output_dir, settings, groups, progress):
+    # "spawn": TensorFlow is not fork-safe.
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, context.Pool(len(groups)) as pool:
+        queue = manager.Queue()
+        results = [pool.apply_async(_build_reporting, (input_files, vocab_file, output_dir, settings, group,
+                                                       queue, worker))
+                   for worker, group in enumerate(groups)]
+        latest = {}
+        start = time.time()
+        while not all(result.ready() for result in results):
+            time.sleep(0.2)
+            while not queue.empty():
+                worker, documents, tokens = queue.get()
+                latest[worker] = (documents, tokens)
+            if progress is not None and latest:
+                progress(sum(d for d, _ in latest.values()), sum(t for _, t in latest.values()),
+                         time.time() - start)
+        written = {}
+        for result in results:
+            written.update(result.get())  # re-raises a worker's error
+    return written
+
+
+def _build_reporting(input_files, vocab_file, output_dir, settings, shards, queue, worker):
+    return _build(input_files, vocab_file, output_dir, settings, shards,
+                  lambda documents, tokens, _: queue.put((worker, documents, tokens)))
 
 
 def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
@@ -166,11 +210,11 @@ def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
     documents = ((j, doc) for j, doc in enumerate(read_documents(input_files, settings["blanks_separate_docs"],
                                                                  stats))
                  if j % num_shards in builders)
-    start, tokens = time.time(), 0
+    start, tokens, packed = time.time(), 0, 0
     with contextlib.ExitStack() as stack:
         writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards))))
                    for i in wanted}
-        for j, sentences in _tokenized_documents(documents, tokenizer):
+        for j, sentences in tokenized_documents(documents, tokenizer):
             shard = j % num_shards
             examples = [builders[shard].add_sentence(sentence) for sentence in sentences]
             examples.append(builders[shard].end_document())
@@ -181,8 +225,9 @@ def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
             counts[shard]["documents"] += 1
             counts[shard]["tokens"] += document_tokens
             tokens += document_tokens
-            if progress is not None and counts[shard]["documents"] % 1000 == 0:
-                progress(stats.documents, tokens, time.time() - start)
+            packed += 1
+            if progress is not None and packed % 500 == 0:
+                progress(packed, tokens, time.time() - start)
         if stats.documents == 0:
             raise ValueError(f"the input files hold no text: {input_files[:5]}")
     if stats.undecodable_lines:
@@ -190,5 +235,5 @@ def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
         print(f"warning: {stats.undecodable_lines} line(s) were not valid UTF-8; bad bytes were replaced "
               f"by U+FFFD (first: {path}, line {line})")
     if progress is not None:
-        progress(stats.documents, tokens, time.time() - start)
+        progress(packed, tokens, time.time() - start)
     return {shard_name(i, num_shards): {"examples": writers[i].count, **counts[i]} for i in wanted}

@@ -30,7 +30,8 @@ def serialize_example(example):
 
     features = {"input_ids": int64s(example.input_ids), "input_mask": int64s(example.input_mask),
                 "segment_ids": int64s(example.segment_ids)}
-    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()
+    # deterministic=True: map fields in a fixed order, so shards are byte-identical across runs.
+    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString(deterministic=True)
 
 
 class ShardWriter:
@@ -73,14 +74,20 @@ def write_shard(path, examples):
     return writer.count
 
 
-def detect_format(path):
-    """(feature names, sequence length) of the first record of `path`."""
-    try:
-        first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-    except tf.errors.DataLossError as e:
-        raise ValueError(f"{path}: corrupt TFRecord file ({e.message})") from None
+def detect_format(paths):
+    """(feature names, sequence length) of the first record in `paths` (a path or a list)."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    first = path = None
+    for path in paths:
+        try:
+            first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+        except tf.errors.DataLossError as e:
+            raise ValueError(f"{path}: corrupt TFRecord file ({e.message})") from None
+        if first is not None:
+            break
     if first is None:
-        raise ValueError(f"{path}: the TFRecord file holds no records")
+        raise ValueError(f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''}: "
+                         "the TFRecord file(s) hold no records")
     features = tf.train.Example.FromString(first.numpy()).features.feature
     for names in (LEGACY_NAMES, V2_NAMES):
         if all(name in features for name in names):

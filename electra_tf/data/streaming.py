@@ -1,0 +1,81 @@
+"""Pre-training batches packed on the fly from text files or a TFDS text dataset, with no TFRecord dump.
+
+The same tokenization and packing as `tools/build_pretraining_data.py`, run
+inside the input pipeline: a Python generator reads documents, tokenizes many
+lines per call in-graph, packs them with `ExampleBuilder`, and feeds tf.data.
+With an `input_context` (multi-worker), pipeline `i` of `n` keeps documents
+`i, i + n, ...`.
+
+Example:
+>>> dataset = streaming_dataset(text_documents(["corpus.txt"]), "vocab.txt",  # doctest: +SKIP
+...                             batch_size=32, seq_length=128)
+"""
+
+import random
+
+import tensorflow as tf
+
+from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.pretraining_data import read_documents, tokenized_documents
+from electra_tf.tokenization import ElectraTokenizer
+
+
+def text_documents(input_files, blanks_separate_docs=True):
+    """A re-iterable source of documents from text files."""
+    return lambda: read_documents(input_files, blanks_separate_docs)
+
+
+def tfds_documents(name, split="train", text_key="text", data_dir=None):
+    """A re-iterable source of documents from a TFDS dataset: one record, one document, a line a sentence."""
+    import tensorflow_datasets as tfds
+
+    def documents():
+        dataset = tfds.load(name, split=split, data_dir=data_dir, shuffle_files=False)
+        for record in dataset.as_numpy_iterator():
+            if text_key not in record:
+                raise ValueError(f"TFDS {name}/{split} records have no {text_key!r} feature; "
+                                 f"they have {sorted(record)}")
+            text = record[text_key].decode("utf-8", errors="replace")
+            lines = [line.strip() for line in text.splitlines() if line.strip()]
+            if lines:
+                yield lines
+
+    return documents
+
+
+def packed_examples(documents, tokenizer, seq_length, seed=0, pipeline_id=0, num_pipelines=1):
+    """Yields packed examples as dicts of int32 lists, forever, one pass over `documents()` per epoch."""
+    epoch = 0
+    while True:
+        builder = ExampleBuilder(seq_length, tokenizer.cls_token_id, tokenizer.sep_token_id,
+                                 random.Random(seed * 1_000_003 + epoch * 7_919 + pipeline_id))
+        mine = ((j, doc) for j, doc in enumerate(documents()) if j % num_pipelines == pipeline_id)
+        produced = 0
+        for _, sentences in tokenized_documents(mine, tokenizer):
+            examples = [builder.add_sentence(sentence) for sentence in sentences] + [builder.end_document()]
+            for example in examples:
+                if example is not None:
+                    produced += 1
+                    yield {"input_ids": example.input_ids, "attention_mask": example.input_mask,
+                           "token_type_ids": example.segment_ids}
+        if produced == 0:
+            raise ValueError("the document source yielded no text for this input pipeline")
+        epoch += 1
+
+
+def streaming_dataset(documents, vocab_file, batch_size, seq_length, *, lowercase=True, strip_accents=None,
+                      seed=0, shuffle_buffer_size=1000, input_context=None):
+    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`, forever."""
+    tokenizer = ElectraTokenizer(vocab_file, lowercase=lowercase, strip_accents=strip_accents)
+    pipeline_id, num_pipelines = 0, 1
+    if input_context is not None:
+        pipeline_id, num_pipelines = input_context.input_pipeline_id, input_context.num_input_pipelines
+        batch_size = input_context.get_per_replica_batch_size(batch_size)
+    spec = {name: tf.TensorSpec([seq_length], tf.int32)
+            for name in ("input_ids", "attention_mask", "token_type_ids")}
+    dataset = tf.data.Dataset.from_generator(
+        lambda: packed_examples(documents, tokenizer, seq_length, seed, pipeline_id, num_pipelines),
+        output_signature=spec)
+    if shuffle_buffer_size:
+        dataset = dataset.shuffle(shuffle_buffer_size, seed=seed)
+    return dataset.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)

@@ -1,0 +1,55 @@
+"""BERT's basic-tokenizer rules (Hugging Face `BertNormalizer` + `BertPreTokenizer`) in TensorFlow ops.
+
+keras-hub's WordPiece pre-tokenizer differs from BERT's in ways that change
+token ids on ordinary text: it case-folds with NFKC (`ß` → `ss`, `ﬁ` → `fi`),
+keeps control characters, and does not split ASCII symbols such as `$ + < = >
+^ | ~`, which BERT treats as punctuation. So the rules are written here, with
+long-standing tensorflow-text / TensorFlow string ops that TF Serving ships:
+
+1. clean: drop NUL, U+FFFD and control/format/private-use characters (tab,
+   newline and carriage return count as whitespace); every whitespace
+   character becomes a space;
+2. put spaces around CJK ideographs;
+3. strip accents (NFD, then drop non-spacing marks) — by default with lower-casing;
+4. lower-case (Unicode simple case mapping);
+5. split on spaces, and around every punctuation character (ASCII
+   punctuation and symbols, and Unicode `P*`), keeping the punctuation.
+
+Example:
+>>> words = bert_pretokenize(tf.constant(["Héllo, World! 3$"]), lowercase=True, strip_accents=True)
+>>> [w.decode() for w in words[0].numpy()]
+['hello', ',', 'world', '!', '3', '$']
+"""
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+# Cc without \t \n \r (those are whitespace), Cf, Co, Cs, and U+FFFD.
+_CONTROL = r"[\x{0}-\x{8}\x{B}\x{C}\x{E}-\x{1F}\x{7F}-\x{9F}\p{Cf}\p{Co}\p{Cs}\x{FFFD}]"
+_WHITESPACE = r"[\t\n\r\p{Z}]"
+# The CJK Unified Ideograph blocks of BERT's `_is_chinese_char`.
+_CJK = (r"[\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
+        r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
+# ASCII 33-47, 58-64, 91-96, 123-126, and Unicode punctuation.
+_PUNCTUATION = r"[!-/:-@\[-`{-~\p{P}]"
+
+
+def bert_normalize(text, lowercase=True, strip_accents=None):
+    """Steps 1-4 on a string tensor of any shape."""
+    strip_accents = lowercase if strip_accents is None else strip_accents
+    text = tf.strings.regex_replace(text, _CONTROL, "")
+    text = tf.strings.regex_replace(text, _WHITESPACE, " ")
+    text = tf.strings.regex_replace(text, _CJK, r" \0 ")
+    if strip_accents:
+        text = tf_text.normalize_utf8(text, "NFD")
+        text = tf.strings.regex_replace(text, r"\p{Mn}", "")
+    if lowercase:
+        text = tf.strings.lower(text, encoding="utf-8")
+    return text
+
+
+def bert_pretokenize(text, lowercase=True, strip_accents=None):
+    """Words of a `[batch]` string tensor, as a `[batch, (words)]` ragged string tensor."""
+    text = bert_normalize(text, lowercase, strip_accents)
+    return tf_text.regex_split(text, delim_regex_pattern=f" +|{_PUNCTUATION}",
+                               keep_delim_regex_pattern=_PUNCTUATION)

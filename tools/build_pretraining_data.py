@@ -1,0 +1,61 @@
+"""Packs text files into pre-training TFRecord shards (the original ELECTRA format).
+
+    python -m electra_tf.tools.build_pretraining_data --input_files='corpus/*.txt' \\
+        --vocab_file=vocab.txt --output_dir=data --max_seq_length=128 --num_shards=64 --num_processes=2
+
+Input: one sentence a line; a blank line ends a document (or, with
+--noblanks_separate_docs, each file is one document). Each shard appears
+atomically when complete, and `manifest.json` records the settings and counts.
+Re-running the same command after an interruption writes only the missing
+shards; the output does not depend on --num_processes.
+"""
+
+from absl import app, flags
+
+from electra_tf.tools.common import exits_cleanly_on_bad_input, expand_globs
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
+flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=True)
+flags.DEFINE_string("output_dir", None, "Where the shards and manifest.json go.", required=True)
+flags.DEFINE_integer("max_seq_length", 128, "Example length, special tokens included.")
+flags.DEFINE_integer("num_shards", 16, "Number of output shards.")
+flags.DEFINE_integer("num_processes", 1, "Worker processes.")
+flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
+flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
+flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
+flags.DEFINE_integer("seed", 0, "Packing seed.")
+
+
+class _Progress:
+    """One refreshed line: documents and tokens packed, and their rates."""
+
+    def __call__(self, documents, tokens, seconds):
+        rate = max(seconds, 1e-9)
+        print(f"\r{documents:,} documents ({documents / rate:,.0f}/s), {tokens:,} tokens "
+              f"({tokens / rate:,.0f}/s)", end="", flush=True)
+
+
+@exits_cleanly_on_bad_input
+def main(argv):
+    del argv
+    from electra_tf.data.pretraining_data import build_pretraining_shards
+    from electra_tf.tokenization import load_vocabulary
+
+    files = expand_globs(FLAGS.input_files)
+    load_vocabulary(FLAGS.vocab_file)  # validates it before any work
+    shards = build_pretraining_shards(
+        files, FLAGS.vocab_file, FLAGS.output_dir, max_seq_length=FLAGS.max_seq_length,
+        num_shards=FLAGS.num_shards, seed=FLAGS.seed, blanks_separate_docs=FLAGS.blanks_separate_docs,
+        lowercase=FLAGS.lowercase, strip_accents=FLAGS.strip_accents, num_processes=FLAGS.num_processes,
+        progress=_Progress())
+    print(f"\n{sum(s['examples'] for s in shards.values()):,} examples in {len(shards)} shard(s) → "
+          f"{FLAGS.output_dir}")
+
+
+def run():
+    app.run(main)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,43 @@
+"""Learns a WordPiece vocabulary (`vocab.txt`) from text files.
+
+    python -m electra_tf.tools.build_vocab --input_files='corpus/*.txt' --vocab_size=30522 \\
+        --output=vocab.txt
+
+Uses tensorflow-text's WordPiece learner through keras-hub, with BERT's
+pre-tokenization options; the special tokens [PAD] [UNK] [CLS] [SEP] [MASK]
+come first. An existing BERT/ELECTRA `vocab.txt` needs no rebuilding: every
+tool accepts it as is.
+"""
+
+from absl import app, flags
+
+from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, expand_globs
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
+flags.DEFINE_integer("vocab_size", 30522, "Maximum vocabulary size, special tokens included.")
+flags.DEFINE_bool("lowercase", True, "Lower-case the text (an uncased vocabulary).")
+flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
+flags.DEFINE_string("output", "vocab.txt", "Where to write the vocabulary.")
+flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
+
+
+@exits_cleanly_on_bad_input
+def main(argv):
+    del argv
+    from electra_tf.tokenization import build_vocabulary, save_vocabulary
+
+    ensure_new_output(FLAGS.output, FLAGS.overwrite)
+    files = expand_globs(FLAGS.input_files)
+    strip_accents = FLAGS.lowercase if FLAGS.strip_accents is None else FLAGS.strip_accents
+    vocabulary = build_vocabulary(files, FLAGS.vocab_size, lowercase=FLAGS.lowercase, strip_accents=strip_accents)
+    save_vocabulary(vocabulary, FLAGS.output)
+    print(f"{len(vocabulary)} tokens from {len(files)} file(s) → {FLAGS.output}")
+
+
+def run():
+    app.run(main)
+
+
+if __name__ == "__main__":
+    run()
