@@ -27,6 +27,7 @@ from typing import Any
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
 _OBJECTIVES = ("electra", "mlm")
+_OPTIMIZERS = ("adamw", "lamb")
 
 
 def _check(condition: bool, cls_name: str, field: str, message: str) -> None:
@@ -136,6 +137,9 @@ class PretrainingConfig(_JsonConfig):
     stays unchanged with `keep_token_rate` (ELECTRA: 0.85 / 0.0 / 0.15;
     BERT: 0.8 / 0.1 / 0.1).
 
+    `original_lr_schedule` multiplies the warm-up into the linear decay, as
+    the original code does; by default the warm-up comes first, then the decay.
+
     `objective="mlm"` trains only the generator, built at the discriminator's
     full size with its own embeddings: the BERT-style baseline for comparisons
     at equal compute.
@@ -165,11 +169,14 @@ class PretrainingConfig(_JsonConfig):
     disallow_correct: bool = False
     gen_weight: float = 1.0
     disc_weight: float = 50.0
-    # Optimisation (run scripts read these; flags override them).
+    # Optimisation (run scripts read these; flags of the same names override them).
+    optimizer: str = "adamw"
     learning_rate: float = 5e-4
-    train_batch_size: int = 128
-    num_train_steps: int = 1_000_000
-    num_warmup_steps: int = 10_000
+    batch_size: int = 128  # global, over all replicas
+    train_steps: int = 1_000_000
+    warmup_steps: int = 10_000
+    original_lr_schedule: bool = False
+    gradient_accumulation_steps: int = 1
     weight_decay_rate: float = 0.01
     adam_epsilon: float = 1e-6
     clip_norm: float = 1.0
@@ -209,9 +216,11 @@ class PretrainingConfig(_JsonConfig):
         _check(self.disc_weight >= 0, name, "disc_weight", "must be >= 0")
         for field in ("learning_rate", "clip_norm", "adam_epsilon"):
             _check(getattr(self, field) > 0, name, field, f"must be > 0, got {getattr(self, field)}")
-        for field in ("train_batch_size", "num_train_steps"):
+        _check(self.optimizer in _OPTIMIZERS, name, "optimizer",
+               f"{self.optimizer!r} is not one of {_OPTIMIZERS}")
+        for field in ("batch_size", "train_steps", "gradient_accumulation_steps"):
             _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
-        _check(self.num_warmup_steps >= 0, name, "num_warmup_steps", "must be >= 0")
+        _check(self.warmup_steps >= 0, name, "warmup_steps", "must be >= 0")
         _check(self.weight_decay_rate >= 0, name, "weight_decay_rate", "must be >= 0")
 
     def to_dict(self) -> dict[str, Any]:

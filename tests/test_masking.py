@@ -5,6 +5,7 @@ from conftest import MASK, SPECIAL_IDS, VOCAB_SIZE, random_batch
 from scipy import stats
 
 from electra_tf.models.masking import mask_tokens, num_to_predict, scatter_positions
+from electra_tf.models.rng import MASKING, row_keys
 
 P = 6
 
@@ -12,8 +13,8 @@ P = 6
 def _draws(rows=4000, seq_length=16, mask_prob=0.15, with_replacement=False, mask_token_rate=0.85,
            random_token_rate=0.0, seed=0, max_predictions=P):
     batch = random_batch(batch_size=rows, seq_length=seq_length, seed=seed, min_length=4)
-    seeds = tf.stack([tf.fill([rows], tf.constant(seed, tf.int64)), tf.range(rows, dtype=tf.int64)], axis=1)
-    out = mask_tokens(batch["input_ids"], batch["attention_mask"], seeds, mask_prob=mask_prob,
+    keys = row_keys(seed, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
+    out = mask_tokens(batch["input_ids"], batch["attention_mask"], keys, mask_prob=mask_prob,
                       max_predictions=max_predictions, mask_token_id=MASK, special_token_ids=SPECIAL_IDS,
                       vocab_size=VOCAB_SIZE, mask_token_rate=mask_token_rate,
                       random_token_rate=random_token_rate, with_replacement=with_replacement)
@@ -51,8 +52,8 @@ def test_masking_rate_is_mask_prob():
 def test_positions_are_uniform_over_candidates():
     rows, seq_length = 6000, 12
     ids = np.tile(np.array([[2] + list(range(10, 20)) + [3]], np.int32), (rows, 1))
-    seeds = tf.stack([tf.zeros([rows], tf.int64), tf.range(rows, dtype=tf.int64)], axis=1)
-    out = mask_tokens(ids, np.ones_like(ids), seeds, mask_prob=0.2, max_predictions=3, mask_token_id=MASK,
+    keys = row_keys(0, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
+    out = mask_tokens(ids, np.ones_like(ids), keys, mask_prob=0.2, max_predictions=3, mask_token_id=MASK,
                       special_token_ids=SPECIAL_IDS, vocab_size=VOCAB_SIZE)
     positions = np.asarray(out.positions)[np.asarray(out.weights) > 0]
     counts = np.bincount(positions, minlength=seq_length)
@@ -103,7 +104,7 @@ def test_same_seed_same_draws_different_seed_different_draws():
 
 def test_sequences_shorter_than_the_prediction_slots_are_an_error():
     with pytest.raises(ValueError, match="shorter than max_predictions_per_seq"):
-        mask_tokens(np.zeros((1, 4), np.int32), np.ones((1, 4), np.int32), tf.zeros([1, 2], tf.int64),
+        mask_tokens(np.zeros((1, 4), np.int32), np.ones((1, 4), np.int32), tf.zeros([1], tf.uint64),
                     mask_prob=0.15, max_predictions=5, mask_token_id=MASK, special_token_ids=SPECIAL_IDS,
                     vocab_size=VOCAB_SIZE)
 

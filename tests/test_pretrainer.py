@@ -93,10 +93,10 @@ def test_a_tiny_model_overfits_a_repeated_batch(tiny_config):
     assert last["rtd_loss"] < 0.5 * first["rtd_loss"], (first, last)
 
 
-def _one_sgd_step(config, batch, strategy):
+def _one_sgd_step(config, batch, strategy, jit_compile="auto"):
     with strategy.scope():
         pretrainer = make_pretrainer(config, seed=1)
-        pretrainer.compile(optimizer=keras.optimizers.SGD(0.5))
+        pretrainer.compile(optimizer=keras.optimizers.SGD(0.5), jit_compile=jit_compile)
     history = pretrainer.fit(dataset(batch, 8), epochs=1, verbose=0)
     return history.history, [np.asarray(v) for v in pretrainer.trainable_variables]
 
@@ -112,6 +112,19 @@ def test_two_replica_step_equals_one_replica_step(tiny_config):
         np.testing.assert_allclose(b, a, atol=2e-5)
         moved += 1
     assert moved == len(single_weights)
+
+
+def test_jit_compile_under_mirrored_strategy_compiles_each_replica(tiny_config):
+    batch = random_batch(batch_size=8, seq_length=16, seed=7, min_length=5)
+    single, single_weights = _one_sgd_step(tiny_config, batch, tf.distribute.get_strategy())
+    strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
+    mirrored, mirrored_weights = _one_sgd_step(tiny_config, batch, strategy, jit_compile=True)
+    # Same masks and samples with and without XLA (electra_tf.models.rng): only rounding differs.
+    assert mirrored["loss"][0] == pytest.approx(single["loss"][0], rel=1e-5)
+    for a, b in zip(single_weights, mirrored_weights):
+        np.testing.assert_allclose(b, a, atol=2e-5)
+    initial = [np.asarray(v) for v in make_pretrainer(tiny_config, seed=1).trainable_variables]
+    assert max(np.abs(a - w).max() for a, w in zip(single_weights, initial)) > 1e-2  # the step moved weights
 
 
 def test_training_is_deterministic_for_a_seed(tiny_config):
@@ -133,7 +146,7 @@ def test_jit_compile_on_one_device_matches_the_plain_step(tiny_config):
         assert pretrainer.jit_compile is jit
         losses.append(pretrainer.fit(dataset(batch, 4).repeat(2), epochs=1, verbose=0).history["loss"][0])
     assert np.isfinite(losses[1])
-    assert losses[1] == pytest.approx(losses[0], rel=1e-3)
+    assert losses[1] == pytest.approx(losses[0], rel=1e-5)
 
 
 def test_mlm_objective_trains_a_full_size_generator_alone(tiny_config):

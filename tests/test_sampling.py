@@ -2,11 +2,12 @@ import numpy as np
 import tensorflow as tf
 from scipy import stats
 
+from electra_tf.models.rng import SAMPLING, row_keys
 from electra_tf.models.sampling import sample_replacements
 
 
 def _seeds(rows, first=0):
-    return tf.stack([tf.fill([rows], tf.constant(first, tf.int64)), tf.range(rows, dtype=tf.int64)], axis=1)
+    return row_keys(first, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), SAMPLING)
 
 
 def test_sample_frequencies_match_the_tempered_softmax():

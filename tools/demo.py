@@ -70,13 +70,13 @@ def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train
     model_config, pretraining_config = load_run_config(config_name)
     model_config = model_config.replace(vocab_size=tokenizer.vocabulary_size())
     pretraining_config = pretraining_config.replace(
-        num_train_steps=train_steps, num_warmup_steps=min(pretraining_config.num_warmup_steps, train_steps // 10),
+        train_steps=train_steps, warmup_steps=min(pretraining_config.warmup_steps, train_steps // 10),
         seed=seed)
     keras.utils.set_random_seed(seed)
 
     pc = pretraining_config
-    train = pretraining_dataset(train_files, pc.train_batch_size, pc.max_seq_length, seed=seed)
-    evaluation = pretraining_dataset(eval_files, pc.train_batch_size, pc.max_seq_length, training=False)
+    train = pretraining_dataset(train_files, pc.batch_size, pc.max_seq_length, seed=seed)
+    evaluation = pretraining_dataset(eval_files, pc.batch_size, pc.max_seq_length, training=False)
     pretrainer = ElectraPretrainer(model_config, pretraining_config, tokenizer.mask_token_id,
                                    tokenizer.special_token_ids)
     pretrainer.compile(optimizer=pretraining_optimizer(pretraining_config))

@@ -73,15 +73,15 @@ def _select_with_replacement(candidates, noise, max_predictions):
     return positions, tf.broadcast_to(num_candidates > 0, tf.shape(positions))
 
 
-def mask_tokens(input_ids, attention_mask, seeds, *, mask_prob, max_predictions, mask_token_id,
+def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, mask_token_id,
                 special_token_ids, vocab_size, mask_token_rate=0.85, random_token_rate=0.0,
                 with_replacement=False):
     """Selects and corrupts positions to predict; see the module docstring for the rules.
 
     Args:
         input_ids, attention_mask: int `[batch, sequence]`.
-        seeds: `[batch, 2]` int64 stateless seeds, one per example
-            (`electra_tf.models.rng.row_seeds`).
+        keys: `[batch]` uint64 random keys, one per example
+            (`electra_tf.models.rng.row_keys`).
         mask_prob: fraction of tokens to predict.
         max_predictions: P, the number of prediction slots per example.
         mask_token_id: the id of [MASK].
@@ -94,8 +94,8 @@ def mask_tokens(input_ids, attention_mask, seeds, *, mask_prob, max_predictions,
     Example:
     >>> ids = tf.constant([[101, 7, 8, 9, 102, 0]])
     >>> mask = tf.constant([[1, 1, 1, 1, 1, 0]])
-    >>> seeds = tf.constant([[1, 2]], tf.int64)
-    >>> out = mask_tokens(ids, mask, seeds, mask_prob=0.4, max_predictions=3, mask_token_id=103,
+    >>> keys = tf.constant([7], tf.uint64)
+    >>> out = mask_tokens(ids, mask, keys, mask_prob=0.4, max_predictions=3, mask_token_id=103,
     ...                   special_token_ids=[0, 101, 102, 103], vocab_size=200)
     >>> int(out.weights.numpy().sum())
     2
@@ -111,7 +111,7 @@ def mask_tokens(input_ids, attention_mask, seeds, *, mask_prob, max_predictions,
     candidates = (attention_mask > 0) & ~is_special
 
     length = tf.shape(input_ids)[1]
-    noise = rng.per_row_uniform(seeds, [length + 2 * max_predictions])
+    noise = rng.per_row_uniform(keys, [length + 2 * max_predictions])
     selection_noise = noise[:, :length]
     action_noise = noise[:, length:length + max_predictions]
     token_noise = noise[:, length + max_predictions:]

@@ -133,21 +133,23 @@ class ElectraPretrainer(keras.Model):
         return self._pretraining_metrics
 
     # === Forward ===
-    def _forward(self, inputs, counter, training):
-        """Masks, runs the generator, samples, runs the discriminator. A dict of tensors."""
+    def _mask(self, inputs, counter):
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
-        attention_mask = tf.cast(inputs["attention_mask"], tf.int32)
-        token_type_ids = tf.cast(inputs["token_type_ids"], tf.int32)
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0])
-
-        masked = mask_tokens(
-            input_ids, attention_mask,
-            rng.row_seeds(pc.seed, counter, row_ids, rng.MASKING),
+        return mask_tokens(
+            input_ids, inputs["attention_mask"], rng.row_keys(pc.seed, counter, row_ids, rng.MASKING),
             mask_prob=pc.mask_prob, max_predictions=pc.max_predictions_per_seq,
             mask_token_id=self.mask_token_id, special_token_ids=self.special_token_ids,
             vocab_size=self.config.vocab_size, mask_token_rate=pc.mask_token_rate,
             random_token_rate=pc.random_token_rate, with_replacement=pc.mask_with_replacement)
+
+    def _forward_masked(self, inputs, masked, counter, training):
+        """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
+        pc = self.pretraining_config
+        input_ids = tf.cast(inputs["input_ids"], tf.int32)
+        attention_mask = tf.cast(inputs["attention_mask"], tf.int32)
+        token_type_ids = tf.cast(inputs["token_type_ids"], tf.int32)
         generated = self.generator({
             "input_ids": masked.input_ids, "attention_mask": attention_mask,
             "token_type_ids": token_type_ids, "mask_positions": masked.positions,
@@ -157,9 +159,10 @@ class ElectraPretrainer(keras.Model):
         if not self.is_electra:
             return outputs
 
+        row_ids = rng.global_row_ids(tf.shape(input_ids)[0])
         sampled = sample_replacements(
             outputs["mlm_logits"], masked.labels,
-            rng.row_seeds(pc.seed, counter, row_ids, rng.SAMPLING),
+            rng.row_keys(pc.seed, counter, row_ids, rng.SAMPLING),
             temperature=pc.temperature, disallow_correct=pc.disallow_correct)
         corrupted = scatter_positions(input_ids, masked.positions, masked.weights, sampled)
         # Replaced AND different from the original: a lucky sample is "original".
@@ -171,6 +174,9 @@ class ElectraPretrainer(keras.Model):
                        rtd_logits=tf.cast(discriminated["logits"], tf.float32))
         return outputs
 
+    def _forward(self, inputs, counter, training):
+        return self._forward_masked(inputs, self._mask(inputs, counter), counter, training)
+
     def call(self, inputs, training=False):
         """The forward pass with fixed draws: masked batch, logits, samples and labels."""
         outputs = self._forward(inputs, tf.constant(-1, tf.int64), training)
@@ -180,24 +186,44 @@ class ElectraPretrainer(keras.Model):
         return outputs
 
     # === Losses and metrics ===
-    def _pretraining_losses(self, outputs):
+    @staticmethod
+    def _denominators(masked, attention_mask):
+        """Global counts of predictions and real tokens.
+
+        One all-reduce for both: two independent collectives may run in a
+        different order on each replica and deadlock.
+        """
+        counts = _global_sum(tf.stack([tf.reduce_sum(masked.weights),
+                                       tf.reduce_sum(tf.cast(attention_mask, tf.float32))]))
+        return {"predictions": counts[0], "tokens": counts[1]}
+
+    def _pretraining_losses(self, outputs, denominators=None):
         """Per-replica shares of the global losses: they sum over replicas to the global mean."""
         masked = outputs["masked"]
+        if denominators is None:
+            denominators = self._denominators(masked, outputs["real_tokens"])
         mlm_per_slot = keras.losses.sparse_categorical_crossentropy(
             masked.labels, outputs["mlm_logits"], from_logits=True)
-        mlm_loss = (tf.reduce_sum(mlm_per_slot * masked.weights)
-                    / (_global_sum(tf.reduce_sum(masked.weights)) + _EPSILON))
+        mlm_loss = tf.reduce_sum(mlm_per_slot * masked.weights) / (denominators["predictions"] + _EPSILON)
         losses = {"mlm_loss": mlm_loss}
         total = self.pretraining_config.gen_weight * mlm_loss
         if self.is_electra:
             per_token = tf.nn.sigmoid_cross_entropy_with_logits(
                 labels=outputs["rtd_labels"], logits=outputs["rtd_logits"])
-            real = outputs["real_tokens"]
-            rtd_loss = tf.reduce_sum(per_token * real) / (_global_sum(tf.reduce_sum(real)) + _EPSILON)
+            rtd_loss = tf.reduce_sum(per_token * outputs["real_tokens"]) / (denominators["tokens"] + _EPSILON)
             losses["rtd_loss"] = rtd_loss
             total += self.pretraining_config.disc_weight * rtd_loss
         losses["loss"] = total
         return losses
+
+    def _losses_and_gradients(self, inputs, masked, counter, denominators):
+        """Forward and backward on one replica: no cross-replica op, so it can be XLA-compiled."""
+        variables = self.trainable_variables
+        with tf.GradientTape() as tape:
+            outputs = self._forward_masked(inputs, masked, counter, training=True)
+            losses = self._pretraining_losses(outputs, denominators)
+            scaled = self.optimizer.scale_loss(losses["loss"])
+        return outputs, losses, tape.gradient(scaled, variables)
 
     def _update_metrics(self, outputs, losses):
         # Mean trackers average over replicas; each replica holds its share of
@@ -218,15 +244,36 @@ class ElectraPretrainer(keras.Model):
         return {metric.name: metric.result() for metric in self.metrics}
 
     # === Steps ===
+    def compile(self, optimizer="adamw", jit_compile="auto", **kwargs):
+        """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy.
+
+        Keras's whole-step XLA fails under `MirroredStrategy` (replica
+        variables accessed from another device). There, each replica's
+        forward and backward pass is compiled with
+        `tf.function(jit_compile=True)` inside `train_step`, and the
+        cross-replica sums and the optimizer update stay outside.
+        """
+        strategy = tf.distribute.get_strategy()
+        self.replica_jit_compile = jit_compile is True and strategy.num_replicas_in_sync > 1
+        if self.replica_jit_compile:
+            jit_compile = False
+            self._compiled_losses_and_gradients = tf.function(self._losses_and_gradients, jit_compile=True)
+        super().compile(optimizer=optimizer, jit_compile=jit_compile, **kwargs)
+
+    def compile_from_config(self, config):
+        # Keras skips this for models that override `compile`; these are its steps.
+        self.compile(**keras.saving.deserialize_keras_object(config))
+        self.optimizer.build(self.trainable_variables)
+
     def train_step(self, data):
         inputs, _, _ = keras.utils.unpack_x_y_sample_weight(data)
-        variables = self.trainable_variables
-        with tf.GradientTape() as tape:
-            outputs = self._forward(inputs, self.optimizer.iterations, training=True)
-            losses = self._pretraining_losses(outputs)
-            scaled = self.optimizer.scale_loss(losses["loss"])
-        gradients = tape.gradient(scaled, variables)
-        self.optimizer.apply(gradients, variables)
+        counter = tf.convert_to_tensor(self.optimizer.iterations)  # a tensor, not the Keras variable
+        masked = self._mask(inputs, counter)
+        denominators = self._denominators(masked, inputs["attention_mask"])
+        step = (self._compiled_losses_and_gradients if getattr(self, "replica_jit_compile", False)
+                else self._losses_and_gradients)
+        outputs, losses, gradients = step(inputs, masked, counter, denominators)
+        self.optimizer.apply(gradients, self.trainable_variables)
         return self._update_metrics(outputs, losses)
 
     def test_step(self, data):

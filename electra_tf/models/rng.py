@@ -1,10 +1,16 @@
-"""Stateless random numbers keyed by (seed, step, example): same draws on any replica count.
+"""Counter-based random numbers keyed by (seed, step, example): the same draws anywhere.
 
 Each example's masking and sampling noise depends only on the run seed, a step
 counter and the example's index in the global batch, never on how the batch
-was split across replicas or workers. So a 2-replica step draws exactly what a
-1-replica step draws on the same global batch, and a resumed run redraws what
-the interrupted one would have drawn.
+was split across replicas or workers, nor on whether the step is XLA-compiled.
+So a 2-replica step draws exactly what a 1-replica step draws on the same
+global batch, and a resumed run redraws what the interrupted one would have.
+
+Written by hand because no TensorFlow generator offers that: XLA's stateless
+Philox returns other numbers than TensorFlow's kernel for the same key and
+counter. This one is SplitMix64 (Steele et al., 2014): element `i` of a row
+with key `k` is `mix(k + (i + 1) * 0x9E3779B97F4A7C15)`, a few 64-bit integer
+operations that every backend computes identically.
 """
 
 import tensorflow as tf
@@ -12,6 +18,23 @@ import tensorflow as tf
 # Independent streams drawn from the same (seed, step, example) key.
 MASKING, SAMPLING = 0, 1
 _NUM_STREAMS = 2
+_GOLDEN = 0x9E3779B97F4A7C15
+_MIX_1, _MIX_2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+def _u64(value):
+    return tf.constant(value, tf.uint64)
+
+
+def _mix(x):
+    """SplitMix64's finaliser on a uint64 tensor."""
+    x = tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, _u64(30))) * _u64(_MIX_1)
+    x = tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, _u64(27))) * _u64(_MIX_2)
+    return tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, _u64(31)))
+
+
+def _as_u64(x):
+    return tf.bitcast(tf.cast(x, tf.int64), tf.uint64)
 
 
 def global_row_ids(local_batch_size):
@@ -26,22 +49,29 @@ def global_row_ids(local_batch_size):
     return start + tf.range(tf.cast(local_batch_size, tf.int64), dtype=tf.int64)
 
 
-def row_seeds(seed, counter, row_ids, stream):
-    """`[batch, 2]` int64 stateless seeds, one per example and stream.
+def row_keys(seed, counter, row_ids, stream):
+    """`[batch]` uint64 keys, one per example and stream.
 
     Example:
-    >>> seeds = row_seeds(0, tf.constant(3, tf.int64), tf.range(2, dtype=tf.int64), MASKING)
-    >>> seeds.shape
-    TensorShape([2, 2])
+    >>> keys = row_keys(0, tf.constant(3, tf.int64), tf.range(2, dtype=tf.int64), MASKING)
+    >>> keys.shape, keys.dtype
+    (TensorShape([2]), tf.uint64)
     """
-    key = tf.random.stateless_uniform(
-        [2], seed=tf.stack([tf.constant(seed, tf.int64), tf.cast(counter, tf.int64)]),
-        minval=None, maxval=None, dtype=tf.int64)
-    second = key[1] + tf.cast(row_ids, tf.int64) * _NUM_STREAMS + stream
-    return tf.stack([tf.fill(tf.shape(second), key[0]), second], axis=1)
+    step_key = _mix(_as_u64(seed) * _u64(_GOLDEN) + _mix(_as_u64(counter) + _u64(_GOLDEN)))
+    return _mix(step_key + _as_u64(tf.cast(row_ids, tf.int64) * _NUM_STREAMS + stream) * _u64(_MIX_1))
 
 
-def per_row_uniform(seeds, shape):
-    """`[batch, *shape]` float32 uniforms in [0, 1), row `b` drawn from `seeds[b]`."""
-    return tf.map_fn(lambda s: tf.random.stateless_uniform(shape, seed=s),
-                     seeds, fn_output_signature=tf.float32)
+def per_row_uniform(keys, shape):
+    """`[batch, *shape]` float32 uniforms in [0, 1) (24-bit resolution), row `b` from `keys[b]`.
+
+    Example:
+    >>> u = per_row_uniform(tf.constant([1, 2], tf.uint64), [3])
+    >>> u.shape, bool(tf.reduce_all((u >= 0) & (u < 1)))
+    (TensorShape([2, 3]), True)
+    """
+    shape = tf.convert_to_tensor(shape, tf.int32)
+    count = tf.reduce_prod(shape)
+    index = tf.cast(tf.range(1, count + 1), tf.uint64)
+    bits = _mix(keys[:, None] + index[None, :] * _u64(_GOLDEN))
+    uniform = tf.cast(tf.bitwise.right_shift(bits, _u64(40)), tf.float32) * (2.0 ** -24)
+    return tf.reshape(uniform, tf.concat([tf.shape(keys)[:1], shape], axis=0))

@@ -9,7 +9,7 @@ import tensorflow as tf
 from electra_tf.models import rng
 
 
-def sample_replacements(logits, labels, seeds, temperature=1.0, disallow_correct=False):
+def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=False):
     """One token per prediction slot, drawn from `softmax(logits / temperature)`.
 
     No gradient flows through the sample. With `disallow_correct`, the
@@ -19,14 +19,14 @@ def sample_replacements(logits, labels, seeds, temperature=1.0, disallow_correct
     Args:
         logits: `[batch, P, vocab]` generator logits.
         labels: `[batch, P]` original ids (used by `disallow_correct`).
-        seeds: `[batch, 2]` int64 stateless seeds, one per example.
+        keys: `[batch]` uint64 random keys, one per example (`rng.row_keys`).
 
     Returns:
         `[batch, P]` int32 sampled ids.
 
     Example:
     >>> logits = tf.constant([[[0.0, 50.0, 0.0]]])
-    >>> sample_replacements(logits, tf.constant([[0]]), tf.constant([[1, 2]], tf.int64)).numpy()
+    >>> sample_replacements(logits, tf.constant([[0]]), tf.constant([1], tf.uint64)).numpy()
     array([[1]], dtype=int32)
     """
     logits = tf.stop_gradient(tf.cast(logits, tf.float32)) / temperature
@@ -35,6 +35,6 @@ def sample_replacements(logits, labels, seeds, temperature=1.0, disallow_correct
         b, p = tf.meshgrid(tf.range(batch), tf.range(slots), indexing="ij")
         index = tf.stack([b, p, tf.cast(labels, tf.int32)], axis=-1)
         logits = tf.tensor_scatter_nd_add(logits, index, tf.fill(tf.shape(labels), -1000.0))
-    uniform = rng.per_row_uniform(seeds, tf.shape(logits)[1:])
+    uniform = rng.per_row_uniform(keys, tf.shape(logits)[1:])
     gumbel = -tf.math.log(-tf.math.log(uniform + 1e-9) + 1e-9)
     return tf.argmax(logits + gumbel, axis=-1, output_type=tf.int32)

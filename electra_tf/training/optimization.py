@@ -47,18 +47,26 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
-                     clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=None):
-    """AdamW (β 0.9/0.999) with `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
+                     clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw"):
+    """AdamW (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
+
+    With `gradient_accumulation_steps=k` (Keras's own accumulation) the
+    optimizer counts micro-steps, so the schedule is stretched k times: it
+    still warms up over `warmup_steps` updates and ends after `total_steps`.
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
     >>> type(optimizer).__name__, float(optimizer.global_clipnorm)
     ('AdamW', 1.0)
     """
-    optimizer = keras.optimizers.AdamW(
-        learning_rate=WarmupLinearDecay(learning_rate, warmup_steps, total_steps, original_schedule),
+    k = gradient_accumulation_steps
+    classes = {"adamw": keras.optimizers.AdamW, "lamb": keras.optimizers.Lamb}
+    if name not in classes:
+        raise ValueError(f"optimizer {name!r} is not one of {sorted(classes)}")
+    optimizer = classes[name](
+        learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
         weight_decay=weight_decay, beta_1=0.9, beta_2=0.999, epsilon=epsilon,
-        global_clipnorm=clip_norm, gradient_accumulation_steps=gradient_accumulation_steps)
+        global_clipnorm=clip_norm, gradient_accumulation_steps=k if k > 1 else None)
     optimizer.exclude_from_weight_decay(var_names=list(NO_WEIGHT_DECAY))
     return optimizer
 
@@ -66,5 +74,7 @@ def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01
 def pretraining_optimizer(pretraining_config):
     """`create_optimizer` with a `PretrainingConfig`'s settings."""
     pc = pretraining_config
-    return create_optimizer(pc.learning_rate, pc.num_train_steps, pc.num_warmup_steps,
-                            weight_decay=pc.weight_decay_rate, epsilon=pc.adam_epsilon, clip_norm=pc.clip_norm)
+    return create_optimizer(pc.learning_rate, pc.train_steps, pc.warmup_steps,
+                            weight_decay=pc.weight_decay_rate, epsilon=pc.adam_epsilon, clip_norm=pc.clip_norm,
+                            original_schedule=pc.original_lr_schedule,
+                            gradient_accumulation_steps=pc.gradient_accumulation_steps, name=pc.optimizer)
