@@ -24,6 +24,7 @@ setup(
         "keras-hub>=0.32,<0.33",
         "tensorflow-datasets>=4.9",
         "absl-py>=2.1",
+        "tensorboard>=2.19",
         "numpy>=1.26",
     ],
     extras_require={
@@ -36,6 +37,7 @@ setup(
             "electra-demo=electra_tf.tools.demo:run",
             "electra-build-vocab=electra_tf.tools.build_vocab:run",
             "electra-build-pretraining-data=electra_tf.tools.build_pretraining_data:run",
+            "electra-pretrain=electra_tf.tools.run_pretraining:run",
         ],
     },
 )

@@ -127,6 +127,24 @@ def test_jit_compile_under_mirrored_strategy_compiles_each_replica(tiny_config):
     assert max(np.abs(a - w).max() for a, w in zip(single_weights, initial)) > 1e-2  # the step moved weights
 
 
+def test_gradient_accumulation_equals_one_step_on_a_k_times_larger_batch(tiny_config):
+    # Equal lengths: every micro-batch has the same counts, so the mean of the
+    # micro-batch means is the big batch's mean.
+    batch = random_batch(batch_size=8, seq_length=16, seed=9, min_length=16)
+    weights = []
+    for accumulation, batch_size in ((1, 8), (2, 4)):
+        pretrainer = make_pretrainer(tiny_config, seed=2)
+        pretrainer.compile(optimizer=keras.optimizers.SGD(0.5, gradient_accumulation_steps=accumulation
+                                                          if accumulation > 1 else None))
+        pretrainer.fit(dataset(batch, batch_size), epochs=1, verbose=0)
+        assert int(pretrainer.optimizer.iterations) == 1 and int(pretrainer.optimizer._iterations) == accumulation
+        weights.append([np.asarray(v) for v in pretrainer.trainable_variables])
+    initial = [np.asarray(v) for v in make_pretrainer(tiny_config, seed=2).trainable_variables]
+    assert max(np.abs(a - w).max() for a, w in zip(weights[0], initial)) > 1e-2
+    for a, b in zip(*weights):
+        np.testing.assert_allclose(b, a, atol=2e-5)
+
+
 def test_training_is_deterministic_for_a_seed(tiny_config):
     batch = random_batch(batch_size=8, seq_length=16, seed=2)
     runs = []

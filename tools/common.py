@@ -26,12 +26,12 @@ def expand_globs(patterns):
 
 
 def exits_cleanly_on_bad_input(main):
-    """Wraps an absl `main`: a ValueError or missing file ends the run with `error: …` and exit code 2."""
+    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with `error: …` and exit code 2."""
     @functools.wraps(main)
     def wrapped(argv):
         try:
             return main(argv)
-        except (ValueError, FileNotFoundError, FileExistsError) as e:
+        except (ValueError, FileNotFoundError, FileExistsError, FloatingPointError) as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(2)
     return wrapped

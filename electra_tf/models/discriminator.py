@@ -5,12 +5,12 @@ Hugging Face's `ElectraForPreTraining`; the model ELECTRA pre-training keeps.
 
 import keras
 
-from electra_tf.models.encoder import ElectraModel, as_config, model_inputs
+from electra_tf.models.encoder import ElectraModel, ElectraNetwork, as_config, model_inputs
 from electra_tf.models.heads import ReplacedTokenDetectionHead
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraDiscriminator(keras.Model):
+class ElectraDiscriminator(ElectraNetwork):
     """Per-token "replaced" logits over an `ElectraModel` (a functional Keras model).
 
     Args:
@@ -48,16 +48,6 @@ class ElectraDiscriminator(keras.Model):
         outputs["logits"] = head(outputs["last_hidden_state"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # === Config ===
-        self.config = config
-        self.output_hidden_states = output_hidden_states
+        self._keep_config(config, output_hidden_states)
         self.backbone = backbone
         self.head = head
-
-    def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "config": self.config.to_dict(),
-                "output_hidden_states": self.output_hidden_states}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

@@ -27,8 +27,28 @@ def truncated_normal(config):
     return keras.initializers.TruncatedNormal(stddev=config.initializer_range)
 
 
+class ElectraNetwork(keras.Model):
+    """What the functional ELECTRA networks share: their config and its (de)serialisation.
+
+    Subclasses build their graph, call `super().__init__(inputs=..., outputs=...)`,
+    then `_keep_config(config, output_hidden_states)`.
+    """
+
+    def _keep_config(self, config, output_hidden_states):
+        self.config = config
+        self.output_hidden_states = output_hidden_states
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict(),
+                "output_hidden_states": self.output_hidden_states}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraModel(keras.Model):
+class ElectraModel(ElectraNetwork):
     """The ELECTRA transformer encoder (a functional Keras model).
 
     Args:
@@ -98,17 +118,7 @@ class ElectraModel(keras.Model):
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
 
         # === Config ===
-        self.config = config
-        self.output_hidden_states = output_hidden_states
+        self._keep_config(config, output_hidden_states)
         self.embedding = embedding
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
-
-    def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "config": self.config.to_dict(),
-                "output_hidden_states": self.output_hidden_states}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

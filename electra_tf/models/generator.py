@@ -7,12 +7,12 @@ vocab]` projection per step.
 
 import keras
 
-from electra_tf.models.encoder import ElectraModel, as_config, model_inputs
+from electra_tf.models.encoder import ElectraModel, ElectraNetwork, as_config, model_inputs
 from electra_tf.models.heads import masked_lm_head
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraGenerator(keras.Model):
+class ElectraGenerator(ElectraNetwork):
     """Masked-LM logits at `mask_positions` (a functional Keras model).
 
     Args:
@@ -55,16 +55,6 @@ class ElectraGenerator(keras.Model):
         outputs["logits"] = head(outputs["last_hidden_state"], mask_positions=inputs["mask_positions"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # === Config ===
-        self.config = config
-        self.output_hidden_states = output_hidden_states
+        self._keep_config(config, output_hidden_states)
         self.backbone = backbone
         self.head = head
-
-    def get_config(self):
-        return {"name": self.name, "trainable": self.trainable,
-                "config": self.config.to_dict(),
-                "output_hidden_states": self.output_hidden_states}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)

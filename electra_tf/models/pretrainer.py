@@ -23,6 +23,7 @@ from electra_tf.models.encoder import as_config
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.models.masking import mask_tokens, scatter_positions
 from electra_tf.models.sampling import sample_replacements
+from electra_tf.training.optimization import accumulation_steps, micro_steps
 
 _EPSILON = 1e-6  # As the original's `sum(w * loss) / (sum(w) + 1e-6)`.
 
@@ -133,10 +134,10 @@ class ElectraPretrainer(keras.Model):
         return self._pretraining_metrics
 
     # === Forward ===
-    def _mask(self, inputs, counter):
+    def _mask(self, inputs, counter, micro_batch=0):
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
-        row_ids = rng.global_row_ids(tf.shape(input_ids)[0])
+        row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
         return mask_tokens(
             input_ids, inputs["attention_mask"], rng.row_keys(pc.seed, counter, row_ids, rng.MASKING),
             mask_prob=pc.mask_prob, max_predictions=pc.max_predictions_per_seq,
@@ -144,7 +145,7 @@ class ElectraPretrainer(keras.Model):
             vocab_size=self.config.vocab_size, mask_token_rate=pc.mask_token_rate,
             random_token_rate=pc.random_token_rate, with_replacement=pc.mask_with_replacement)
 
-    def _forward_masked(self, inputs, masked, counter, training):
+    def _forward_masked(self, inputs, masked, counter, training, micro_batch=0):
         """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
@@ -159,7 +160,7 @@ class ElectraPretrainer(keras.Model):
         if not self.is_electra:
             return outputs
 
-        row_ids = rng.global_row_ids(tf.shape(input_ids)[0])
+        row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
         sampled = sample_replacements(
             outputs["mlm_logits"], masked.labels,
             rng.row_keys(pc.seed, counter, row_ids, rng.SAMPLING),
@@ -216,11 +217,11 @@ class ElectraPretrainer(keras.Model):
         losses["loss"] = total
         return losses
 
-    def _losses_and_gradients(self, inputs, masked, counter, denominators):
+    def _losses_and_gradients(self, inputs, masked, counter, micro_batch, denominators):
         """Forward and backward on one replica: no cross-replica op, so it can be XLA-compiled."""
         variables = self.trainable_variables
         with tf.GradientTape() as tape:
-            outputs = self._forward_masked(inputs, masked, counter, training=True)
+            outputs = self._forward_masked(inputs, masked, counter, training=True, micro_batch=micro_batch)
             losses = self._pretraining_losses(outputs, denominators)
             scaled = self.optimizer.scale_loss(losses["loss"])
         return outputs, losses, tape.gradient(scaled, variables)
@@ -241,7 +242,12 @@ class ElectraPretrainer(keras.Model):
             probabilities = tf.sigmoid(outputs["rtd_logits"])
             for metric in (self.rtd_accuracy, self.rtd_precision, self.rtd_recall, self.rtd_auc):
                 metric.update_state(labels, probabilities, sample_weight=real)
-        return {metric.name: metric.result() for metric in self.metrics}
+        logs = {metric.name: metric.result() for metric in self.metrics}
+        if isinstance(tf.distribute.get_strategy(), tf.distribute.MultiWorkerMirroredStrategy):
+            # Keras (3.15) reduces logs across workers with `reduce("MEAN", v,
+            # axis=0)`, which needs a batch axis: give each value one.
+            logs = {name: tf.reshape(value, [1]) for name, value in logs.items()}
+        return logs
 
     # === Steps ===
     def compile(self, optimizer="adamw", jit_compile="auto", **kwargs):
@@ -260,6 +266,15 @@ class ElectraPretrainer(keras.Model):
             self._compiled_losses_and_gradients = tf.function(self._losses_and_gradients, jit_compile=True)
         super().compile(optimizer=optimizer, jit_compile=jit_compile, **kwargs)
 
+    def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+        # Keras peeks at a first batch to build what is unbuilt, and under
+        # MultiWorkerMirroredStrategy fails reducing a dict of per-replica
+        # values (keras 3.15). The networks and metrics are built at
+        # construction; only the optimizer may be left.
+        if self.optimizer is not None and not self.optimizer.built:
+            with self.distribute_strategy.scope():
+                self.optimizer.build(self.trainable_variables)
+
     def compile_from_config(self, config):
         # Keras skips this for models that override `compile`; these are its steps.
         self.compile(**keras.saving.deserialize_keras_object(config))
@@ -267,12 +282,16 @@ class ElectraPretrainer(keras.Model):
 
     def train_step(self, data):
         inputs, _, _ = keras.utils.unpack_x_y_sample_weight(data)
-        counter = tf.convert_to_tensor(self.optimizer.iterations)  # a tensor, not the Keras variable
-        masked = self._mask(inputs, counter)
+        # Draws are keyed by the update step; micro-batches of an accumulated
+        # update take successive rows (see `rng.global_row_ids`).
+        micro_step = tf.convert_to_tensor(micro_steps(self.optimizer))  # a tensor, not the Keras variable
+        accumulation = accumulation_steps(self.optimizer)
+        counter, micro_batch = micro_step // accumulation, micro_step % accumulation
+        masked = self._mask(inputs, counter, micro_batch)
         denominators = self._denominators(masked, inputs["attention_mask"])
         step = (self._compiled_losses_and_gradients if getattr(self, "replica_jit_compile", False)
                 else self._losses_and_gradients)
-        outputs, losses, gradients = step(inputs, masked, counter, denominators)
+        outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
         self.optimizer.apply(gradients, self.trainable_variables)
         return self._update_metrics(outputs, losses)
 

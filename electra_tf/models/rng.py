@@ -37,16 +37,20 @@ def _as_u64(x):
     return tf.bitcast(tf.cast(x, tf.int64), tf.uint64)
 
 
-def global_row_ids(local_batch_size):
+def global_row_ids(local_batch_size, micro_batch=0):
     """Indices of this replica's examples in the global batch, `[batch]` int64.
 
     Keras splits a global batch across replicas in order, so replica `r` holds
-    rows `r * local_batch_size + i`.
+    rows `r * local_batch_size + i`. With gradient accumulation, micro-batch
+    `m` of an update holds the rows after those of micro-batches `0 .. m-1`,
+    so k micro-batches draw what one k-times larger batch would.
     """
     context = tf.distribute.get_replica_context()
+    replicas = 1 if context is None else context.num_replicas_in_sync
     replica = 0 if context is None else context.replica_id_in_sync_group
-    start = tf.cast(replica, tf.int64) * tf.cast(local_batch_size, tf.int64)
-    return start + tf.range(tf.cast(local_batch_size, tf.int64), dtype=tf.int64)
+    size = tf.cast(local_batch_size, tf.int64)
+    start = (tf.cast(micro_batch, tf.int64) * replicas + tf.cast(replica, tf.int64)) * size
+    return start + tf.range(size, dtype=tf.int64)
 
 
 def row_keys(seed, counter, row_ids, stream):

@@ -78,3 +78,17 @@ def pretraining_optimizer(pretraining_config):
                             weight_decay=pc.weight_decay_rate, epsilon=pc.adam_epsilon, clip_norm=pc.clip_norm,
                             original_schedule=pc.original_lr_schedule,
                             gradient_accumulation_steps=pc.gradient_accumulation_steps, name=pc.optimizer)
+
+
+def micro_steps(optimizer):
+    """Gradient computations so far: with accumulation over k, k per update.
+
+    Keras's `optimizer.iterations` counts updates; its learning-rate schedules
+    read the micro-step count, kept in the private `_iterations`.
+    """
+    optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # under a LossScaleOptimizer
+    return optimizer._iterations
+
+
+def accumulation_steps(optimizer):
+    return getattr(optimizer, "inner_optimizer", optimizer).gradient_accumulation_steps or 1

@@ -1,0 +1,193 @@
+"""tools/run_pretraining.py as users run it: resume, preemption, logs, init, bad input, bf16, multi-worker."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from electra_tf.data.default_corpus import write_default_corpus
+from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.tokenization import build_vocabulary, save_vocabulary
+
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+SEQ = 32
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pretraining_data")
+    corpus, vocab = str(folder / "corpus.txt"), str(folder / "vocab.txt")
+    write_default_corpus(corpus, max_documents=200)
+    save_vocabulary(build_vocabulary([corpus], 600), vocab)
+    build_pretraining_shards([corpus], vocab, str(folder / "shards"), max_seq_length=SEQ, num_shards=4)
+    return {"vocab": vocab, "corpus": corpus, "train": str(folder / "shards" / "*-0000[012]-*"),
+            "eval": str(folder / "shards" / "*-00003-*")}
+
+
+def command(data, model_dir, *extra):
+    return [sys.executable, "-m", "electra_tf.tools.run_pretraining", "--config=electra_tiny",
+            f"--vocab_file={data['vocab']}", f"--train_files={data['train']}", f"--model_dir={model_dir}",
+            f"--max_seq_length={SEQ}", "--batch_size=8", "--log_every=4", "--save_every=4", "--eval_every=8",
+            "--keep_checkpoints=3", *extra]
+
+
+def run(data, model_dir, *extra, env=None):
+    return subprocess.run(command(data, model_dir, *extra), capture_output=True, text=True, timeout=600,
+                          env=env or ENV)
+
+
+def final_weights(model_dir):
+    model = keras.saving.load_model(os.path.join(model_dir, "final", "discriminator.keras"), safe_mode=True)
+    return [np.asarray(v) for v in model.weights]
+
+
+@pytest.fixture(scope="module")
+def reference(data, tmp_path_factory):
+    model_dir = tmp_path_factory.mktemp("reference") / "run"
+    result = run(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}", "--eval_steps=2")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "done: step 24 of 24" in result.stdout
+    return model_dir
+
+
+def test_outputs_checkpoints_and_tensorboard_scalars(reference):
+    final = reference / "final"
+    for name in ("discriminator.keras", "discriminator.weights.h5", "generator.keras", "generator.weights.h5",
+                 "config.json", "vocab.txt"):
+        assert (final / name).exists(), name
+    assert tf.train.latest_checkpoint(str(reference / "checkpoints")).endswith("ckpt-24")
+    assert len([f for f in os.listdir(reference / "checkpoints") if f.endswith(".index")]) == 3  # kept
+    tags = {}
+    for event_file in (reference / "logs").iterdir():
+        for event in tf.compat.v1.train.summary_iterator(str(event_file)):
+            for value in event.summary.value:
+                tags.setdefault(value.tag, []).append(event.step)
+    for tag in ("loss", "mlm_loss", "rtd_loss", "rtd_auc", "learning_rate", "examples_per_second",
+                "tokens_per_second", "train_flops", "val_loss", "val_rtd_accuracy"):
+        assert tag in tags, (tag, sorted(tags))
+    assert sorted(tags["loss"]) == [4, 8, 12, 16, 20, 24]
+    assert sorted(tags["val_loss"]) == [8, 16, 24]
+
+
+def test_a_killed_run_resumes_to_the_uninterrupted_result(data, reference, tmp_path):
+    model_dir = tmp_path / "killed"
+    process = subprocess.Popen(command(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}",
+                                       "--eval_steps=2"),
+                               env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and not (model_dir / "checkpoints" / "ckpt-12.index").exists():
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (model_dir / "final").exists()
+    resumed = run(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}", "--eval_steps=2")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "resumed from" in resumed.stdout and "done: step 24 of 24" in resumed.stdout
+    for a, b in zip(final_weights(reference), final_weights(model_dir)):
+        np.testing.assert_allclose(b, a, atol=1e-5)
+
+
+def test_sigterm_saves_and_exits_for_a_later_resume(data, tmp_path):
+    model_dir = tmp_path / "preempted"
+    process = subprocess.Popen(command(data, model_dir, "--train_steps=400", "--save_every=1000"), env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for line in process.stdout:
+        if line.startswith("step 8:"):
+            process.send_signal(signal.SIGTERM)
+            break
+    output = process.stdout.read()
+    assert process.wait(timeout=300) == 75
+    assert "preempted: saved step" in output
+    step = int(output.split("preempted: saved step ")[1].split(";")[0])
+    assert 8 <= step < 400
+    assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{step}")
+
+
+def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference, tmp_path):
+    result = run(data, tmp_path / "continued", "--train_steps=2", f"--init_checkpoint={reference}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "initialised from" in result.stdout and "done: step 2 of 2" in result.stdout
+    before, after = final_weights(reference), final_weights(tmp_path / "continued")
+    # Warm-up starts the new schedule at a learning rate near 0: the weights barely move.
+    assert max(np.abs(a - b).max() for a, b in zip(before, after)) < 1e-3
+    mismatch = run(data, tmp_path / "other", "--train_steps=2", f"--init_checkpoint={reference}",
+                   "--hidden_size=32")
+    assert mismatch.returncode == 2 and "has another model config" in mismatch.stderr
+    assert "'hidden_size': (64, 32)" in mismatch.stderr
+
+
+def test_bad_input_gives_a_clear_error_and_keeps_the_run(data, reference, tmp_path):
+    missing = run(data, tmp_path / "m", "--train_steps=2", f"--train_files={tmp_path}/nothing-*")
+    assert missing.returncode == 2 and "no input files match" in missing.stderr
+    before = sorted(os.listdir(reference / "checkpoints"))
+    other = run(data, reference, "--train_steps=30", "--mask_prob=0.3")
+    assert other.returncode == 2 and "holds a run of another config (differing: ['mask_prob'])" in other.stderr
+    assert sorted(os.listdir(reference / "checkpoints")) == before
+    exploding = run(data, tmp_path / "nan", "--train_steps=20", "--learning_rate=1e30", "--warmup_steps=0",
+                    "--save_every=1")
+    assert exploding.returncode == 2 and "non-finite" in exploding.stderr
+    latest = tf.train.latest_checkpoint(str(tmp_path / "nan" / "checkpoints"))
+    if latest is not None:  # whatever was saved holds finite weights only
+        for name, _ in tf.train.list_variables(latest):
+            if name.startswith("model/") and "OPTIMIZER" not in name and name.endswith("VARIABLE_VALUE"):
+                assert np.isfinite(tf.train.load_variable(latest, name)).all(), name
+
+
+@pytest.mark.parametrize("precision", ["bfloat16", "float16"])
+def test_mixed_precision_trains_on_cpu(data, tmp_path, precision):
+    result = run(data, tmp_path / precision, "--train_steps=8", f"--mixed_precision={precision}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"precision mixed_{precision}" in result.stdout
+    metrics = json.loads(result.stdout.split("last metrics ")[1].splitlines()[0])
+    assert metrics["loss"] > 0 and all(np.isfinite(v) for v in metrics.values())
+    assert all(np.isfinite(w).all() for w in final_weights(tmp_path / precision))
+
+
+def _free_ports(n):
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def test_two_workers_on_loopback_finish_with_equal_weights(data, tmp_path):
+    ports = _free_ports(2)
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
+    model_dir = tmp_path / "multi_worker"
+    workers = []
+    for index in range(2):
+        env = {**ENV, "TF_CONFIG": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})}
+        workers.append(subprocess.Popen(command(data, model_dir, "--train_steps=6", "--strategy=multi_worker"),
+                                        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outputs = [worker.communicate(timeout=600) for worker in workers]
+    for worker, (out, err) in zip(workers, outputs):
+        assert worker.returncode == 0, err[-3000:]
+        assert "done: step 6 of 6" in out
+    chief = final_weights(model_dir)
+    other = final_weights(model_dir / ".worker_1")
+    initial_moved = False
+    for a, b in zip(chief, other):
+        np.testing.assert_allclose(b, a, atol=1e-6)
+        initial_moved = initial_moved or np.abs(a).max() > 0
+    assert initial_moved
+
+
+def test_streaming_text_files_without_a_dump(data, tmp_path):
+    flags = [f for f in command(data, tmp_path / "stream", "--train_steps=4") if not f.startswith("--train_files")]
+    result = subprocess.run(flags + [f"--train_text_files={data['corpus']}"], capture_output=True, text=True,
+                            timeout=600, env=ENV)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "done: step 4 of 4" in result.stdout
+    both = run(data, tmp_path / "both", "--train_steps=4", f"--train_text_files={data['corpus']}")
+    assert both.returncode == 2 and "exactly one of --train_files" in both.stderr

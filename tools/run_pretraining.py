@@ -1,0 +1,256 @@
+"""Pre-trains ELECTRA (or an MLM baseline) on TFRecord shards or streamed text, under any tf.distribute strategy.
+
+    python -m electra_tf.tools.run_pretraining --config=electra_small --vocab_file=vocab.txt \\
+        --train_files='data/pretrain_data.tfrecord-*' --model_dir=runs/small --strategy=mirrored
+
+Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
+`--batch_size=256` (global), `--train_steps`, `--learning_rate`,
+`--warmup_steps`, `--gradient_accumulation_steps`, `--optimizer=lamb`, ...).
+
+- Checkpoints every --save_every steps (keeping --keep_checkpoints); re-running
+  the same command resumes at the last one with the optimizer state, the same
+  random draws and the same data order. SIGTERM (preemption) saves and exits
+  with code 75; re-run to continue.
+- --init_checkpoint starts a new run from another run's weights with a fresh
+  optimizer and schedule (continued pre-training).
+- TensorBoard scalars in <model_dir>/logs every --log_every steps: metrics,
+  learning rate, examples/s, tokens/s, training FLOPs so far; evaluation on
+  --eval_files every --eval_every steps (dropout off).
+- At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
+  config.json and vocab.txt, ready for fine-tuning and export.
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+import sys
+
+from absl import app, flags
+
+from electra_tf.config import ElectraConfig, PretrainingConfig
+from electra_tf.tools.common import exits_cleanly_on_bad_input, expand_globs
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
+flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=True)
+flags.DEFINE_string("model_dir", None, "Checkpoints, logs and final models.", required=True)
+flags.DEFINE_string("train_files", None, "Comma-separated globs of pre-training TFRecords.")
+flags.DEFINE_string("eval_files", None, "Comma-separated globs of evaluation TFRecords.")
+flags.DEFINE_string("train_text_files", None, "Or: text files packed on the fly (no TFRecord dump).")
+flags.DEFINE_string("tfds_name", None, "Or: a TFDS text dataset packed on the fly, e.g. wikipedia/20230601.en.")
+flags.DEFINE_string("tfds_split", "train", "TFDS split.")
+flags.DEFINE_string("tfds_text_key", "text", "TFDS feature holding the text.")
+flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
+flags.DEFINE_integer("save_every", 1000, "Checkpoint every N steps.")
+flags.DEFINE_integer("keep_checkpoints", 5, "Checkpoints kept.")
+flags.DEFINE_integer("eval_every", 1000, "Evaluate every N steps (needs --eval_files).")
+flags.DEFINE_integer("eval_steps", 100, "Evaluation batches.")
+flags.DEFINE_integer("log_every", 100, "Log and write scalars every N steps.")
+flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker", "tpu"], "Distribution.")
+flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
+flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
+flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
+flags.DEFINE_string("init_checkpoint", None, "A model_dir (or checkpoint prefix) of a run to start from.")
+
+_FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
+               "str": flags.DEFINE_string}
+for _cls in (ElectraConfig, PretrainingConfig):
+    for _field in dataclasses.fields(_cls):
+        _FLAG_TYPES[_field.type.split(" ")[0]](_field.name, None, f"Overrides {_cls.__name__}.{_field.name}.")
+
+# Fields a resumed run may change (to train longer, say); any other difference is another run.
+_RESUMABLE_CHANGES = {"train_steps"}
+PREEMPTED_EXIT_CODE = 75
+
+
+def resolve_configs(vocabulary_size):
+    from electra_tf.config import load_run_config
+    model, pretraining = load_run_config(FLAGS.config)
+    overrides = [{f.name: FLAGS[f.name].value for f in dataclasses.fields(cls) if FLAGS[f.name].present}
+                 for cls in (ElectraConfig, PretrainingConfig)]
+    if "vocab_size" not in overrides[0]:
+        overrides[0]["vocab_size"] = vocabulary_size
+    elif overrides[0]["vocab_size"] != vocabulary_size:
+        raise ValueError(f"--vocab_size={overrides[0]['vocab_size']} but {FLAGS.vocab_file} holds "
+                         f"{vocabulary_size} tokens")
+    return model.replace(**overrides[0]), pretraining.replace(**overrides[1])
+
+
+def check_model_dir(path, model, pretraining):
+    """Refuses a model_dir that holds a run of another config; records this run's config otherwise."""
+    from electra_tf.config import load_run_config, save_run_config
+    config_file = os.path.join(path, "config.json")
+    if os.path.exists(config_file):
+        old_model, old_pretraining = load_run_config(config_file)
+        differing = sorted(
+            [k for k, v in model.to_dict().items() if old_model.to_dict()[k] != v]
+            + [k for k, v in pretraining.to_dict().items()
+               if old_pretraining.to_dict()[k] != v and k not in _RESUMABLE_CHANGES])
+        if differing:
+            raise ValueError(f"{path} holds a run of another config (differing: {differing}); "
+                             "use a new --model_dir, or the same settings to resume")
+    os.makedirs(path, exist_ok=True)
+    save_run_config(config_file, model, pretraining)
+
+
+def load_initial_weights(pretrainer, init_checkpoint):
+    """Weights (not optimizer state) of another run, checked against this run's config."""
+    import tensorflow as tf
+
+    from electra_tf.config import load_run_config
+    prefix = init_checkpoint
+    if os.path.isdir(init_checkpoint):
+        config_file = os.path.join(init_checkpoint, "config.json")
+        if os.path.exists(config_file):
+            other, _ = load_run_config(config_file)
+            differing = {k: (v, pretrainer.config.to_dict()[k]) for k, v in other.to_dict().items()
+                         if pretrainer.config.to_dict()[k] != v and k not in ("hidden_dropout", "attention_dropout")}
+            if differing:
+                raise ValueError(f"--init_checkpoint {init_checkpoint} has another model config "
+                                 f"(field: (checkpoint, this run)): {differing}")
+        prefix = tf.train.latest_checkpoint(os.path.join(init_checkpoint, "checkpoints"))
+        if prefix is None:
+            raise ValueError(f"--init_checkpoint {init_checkpoint}: no checkpoint in its checkpoints/ folder")
+    # The networks only: the optimizer (and its step) hangs off the model too,
+    # and a new run starts a new schedule.
+    networks = {name: getattr(pretrainer, name) for name in ("discriminator", "generator")
+                if getattr(pretrainer, name) is not None}
+    try:
+        status = tf.train.Checkpoint(model=tf.train.Checkpoint(**networks)).restore(prefix)
+        status.expect_partial().assert_existing_objects_matched()
+    except (ValueError, AssertionError, tf.errors.OpError) as e:
+        raise ValueError(f"--init_checkpoint {init_checkpoint} does not fit this model: {e}") from None
+    print(f"initialised from {prefix}", flush=True)
+
+
+def make_dataset(strategy, pretraining, start_micro_steps, train_files):
+    """The training input, positioned after `start_micro_steps` batches (exact resume)."""
+    import tensorflow as tf
+
+    from electra_tf.data.pipeline import pretraining_dataset
+    from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
+
+    pc = pretraining
+
+    def dataset_fn(context=None):
+        if train_files:
+            dataset = pretraining_dataset(train_files, pc.batch_size, pc.max_seq_length, seed=pc.seed,
+                                          deterministic=True, input_context=context)
+        else:
+            documents = (text_documents(expand_globs(FLAGS.train_text_files)) if FLAGS.train_text_files
+                         else tfds_documents(FLAGS.tfds_name, FLAGS.tfds_split, FLAGS.tfds_text_key,
+                                             FLAGS.tfds_data_dir))
+            dataset = streaming_dataset(documents, FLAGS.vocab_file, pc.batch_size, pc.max_seq_length,
+                                        seed=pc.seed, input_context=context)
+        local_replicas = 1 if context is None else context.num_replicas_in_sync // context.num_input_pipelines
+        return dataset.skip(start_micro_steps * local_replicas)
+
+    if strategy.num_replicas_in_sync == 1 and not isinstance(strategy, tf.distribute.TPUStrategy):
+        return dataset_fn()
+    return strategy.distribute_datasets_from_function(dataset_fn)
+
+
+def save_final_models(pretrainer, model_dir, model, pretraining):
+    from electra_tf.config import save_run_config
+    final = os.path.join(model_dir, "final")
+    os.makedirs(final, exist_ok=True)
+    parts = {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}
+    for name, network in parts.items():
+        if network is not None:
+            network.save(os.path.join(final, f"{name}.keras"))
+            network.save_weights(os.path.join(final, f"{name}.weights.h5"))
+    save_run_config(os.path.join(final, "config.json"), model, pretraining)
+    shutil.copyfile(FLAGS.vocab_file, os.path.join(final, "vocab.txt"))
+    return final
+
+
+@exits_cleanly_on_bad_input
+def main(argv):
+    del argv
+    import keras
+    import tensorflow as tf
+
+    from electra_tf.models.pretrainer import ElectraPretrainer
+    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.training import callbacks as cb
+    from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
+    from electra_tf.training.flops import training_flops_per_step
+    from electra_tf.training.optimization import micro_steps, pretraining_optimizer
+
+    sources = [s for s in (FLAGS.train_files, FLAGS.train_text_files, FLAGS.tfds_name) if s]
+    if len(sources) != 1:
+        raise ValueError("give exactly one of --train_files, --train_text_files and --tfds_name")
+    train_files = ",".join(expand_globs(FLAGS.train_files)) if FLAGS.train_files else None
+    # Before any TensorFlow op: multi-worker collectives are configured at start-up.
+    strategy = get_strategy(FLAGS.strategy, FLAGS.tpu)
+    tokenizer = ElectraTokenizer(FLAGS.vocab_file)
+    model, pretraining = resolve_configs(tokenizer.vocabulary_size())
+    if FLAGS.mixed_precision:
+        keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
+    keras.utils.set_random_seed(pretraining.seed)
+    print(f"ELECTRA pre-training ({pretraining.objective}): {FLAGS.strategy} strategy, "
+          f"{strategy.num_replicas_in_sync} replica(s), precision {keras.mixed_precision.global_policy().name}, "
+          f"global batch {pretraining.batch_size} x {pretraining.gradient_accumulation_steps} accumulation, "
+          f"{pretraining.train_steps} steps", flush=True)
+    chief = is_chief(strategy)
+    own_dir = worker_dir(FLAGS.model_dir, strategy)
+    if chief:
+        check_model_dir(FLAGS.model_dir, model, pretraining)
+    os.makedirs(own_dir, exist_ok=True)
+
+    k = pretraining.gradient_accumulation_steps
+    with strategy.scope():
+        pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids)
+        pretrainer.compile(optimizer=pretraining_optimizer(pretraining), jit_compile=FLAGS.jit_compile)
+        pretrainer.optimizer.build(pretrainer.trainable_variables)
+    # Keras's dropout seed generators are not TensorFlow-trackable: their state
+    # variables are listed explicitly, so a resumed run draws the same dropout.
+    random_states = [v.value for v in pretrainer.non_trainable_variables if "seed_generator_state" in v.path]
+    checkpoint = tf.train.Checkpoint(model=pretrainer, optimizer=pretrainer.optimizer, random_states=random_states)
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(own_dir, "checkpoints"),
+                                         max_to_keep=FLAGS.keep_checkpoints)
+    if manager.latest_checkpoint:
+        checkpoint.restore(manager.latest_checkpoint).assert_consumed()
+        print(f"resumed from {manager.latest_checkpoint}", flush=True)
+    elif FLAGS.init_checkpoint:
+        load_initial_weights(pretrainer, FLAGS.init_checkpoint)
+
+    total = pretraining.train_steps * k  # micro-steps
+    done = int(micro_steps(pretrainer.optimizer).numpy())
+    tokens_per_step = pretraining.batch_size * k * pretraining.max_seq_length
+    saver = cb.CheckpointEvery(manager, FLAGS.save_every)
+    callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
+        os.path.join(FLAGS.model_dir, "logs"), FLAGS.log_every, pretraining.batch_size * k, tokens_per_step,
+        training_flops_per_step(model, pretraining), write=chief)]
+    validation = {}
+    if FLAGS.eval_files:
+        from electra_tf.data.pipeline import pretraining_dataset
+        validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,
+                                                             pretraining.max_seq_length, training=False).repeat(),
+                      "validation_steps": FLAGS.eval_steps}
+    epoch = min(FLAGS.eval_every, pretraining.train_steps) * k
+    while done < total and not saver.preempted:
+        # Epochs end at multiples of --eval_every; a resumed run first reaches the next boundary.
+        first = epoch - done % epoch
+        steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
+                         else (epoch, (total - done) // epoch))
+        pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
+                       epochs=epochs, callbacks=callbacks, verbose=0, **validation)
+        done = int(micro_steps(pretrainer.optimizer).numpy())
+    step = done // k
+    if saver.preempted:
+        print(f"preempted: saved step {step}; re-run the same command to resume", flush=True)
+        sys.exit(PREEMPTED_EXIT_CODE)
+    final = save_final_models(pretrainer, own_dir, model, pretraining)
+    metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
+    print(f"done: step {step} of {pretraining.train_steps}; final models in {final}; "
+          f"last metrics {json.dumps(metrics)}", flush=True)
+
+
+def run():
+    app.run(main)
+
+
+if __name__ == "__main__":
+    run()
