@@ -17,6 +17,12 @@ from electra_tf.models.embeddings import ElectraEmbedding
 from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.models.pretrainer import ElectraPretrainer
+from electra_tf.models.tasks import (
+    ElectraForMultipleChoice,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+)
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training.optimization import WarmupLinearDecay, create_optimizer, pretraining_optimizer
 
@@ -24,6 +30,10 @@ __all__ = [
     "ElectraConfig",
     "ElectraDiscriminator",
     "ElectraEmbedding",
+    "ElectraForMultipleChoice",
+    "ElectraForQuestionAnswering",
+    "ElectraForSequenceClassification",
+    "ElectraForTokenClassification",
     "ElectraGenerator",
     "ElectraModel",
     "ElectraPretrainer",

@@ -127,6 +127,9 @@ def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference,
 def test_bad_input_gives_a_clear_error_and_keeps_the_run(data, reference, tmp_path):
     missing = run(data, tmp_path / "m", "--train_steps=2", f"--train_files={tmp_path}/nothing-*")
     assert missing.returncode == 2 and "no input files match" in missing.stderr
+    (tmp_path / "empty.tfrecord").write_bytes(b"")
+    empty = run(data, tmp_path / "e", "--train_steps=2", f"--train_files={tmp_path}/empty.tfrecord")
+    assert empty.returncode == 2 and "hold no records" in empty.stderr
     before = sorted(os.listdir(reference / "checkpoints"))
     other = run(data, reference, "--train_steps=30", "--mask_prob=0.3")
     assert other.returncode == 2 and "holds a run of another config (differing: ['mask_prob'])" in other.stderr

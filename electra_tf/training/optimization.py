@@ -10,6 +10,9 @@ Example:
 >>> schedule = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100)
 >>> [round(float(schedule(s)), 6) for s in (0, 5, 10, 55, 100)]
 [0.0, 0.0005, 0.001, 0.0005, 0.0]
+>>> original = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100, original_formula=True)
+>>> [round(float(original(s)), 6) for s in (0, 5, 10, 55, 100)]
+[0.0, 0.000475, 0.0009, 0.00045, 0.0]
 """
 
 import keras

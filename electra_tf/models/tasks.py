@@ -1,0 +1,189 @@
+"""Fine-tuning models on the ELECTRA encoder, named as Hugging Face names them.
+
+Each is a functional Keras model over an `ElectraModel`, taking the usual
+`input_ids`, `attention_mask`, `token_type_ids` and returning a dict with
+`logits`. Heads follow the original ELECTRA code by default, with Hugging
+Face's heads as options (so converted Hugging Face classifiers can load):
+
+- `ElectraForSequenceClassification`: dropout → dense on [CLS] (original);
+  `head="huggingface"`: dense(H) → gelu → dropout → dense. `num_labels=1` is
+  regression.
+- `ElectraForTokenClassification`: dense over every token (Hugging Face puts a
+  dropout first: `head="huggingface"`). Scoring the first sub-token of each
+  word, as the original does, is a matter of which positions carry labels.
+- `ElectraForQuestionAnswering`: one dense(2) giving `start_logits` and
+  `end_logits` (Hugging Face's `qa_outputs`).
+- `ElectraForMultipleChoice`: inputs `[batch, choices, sequence]`; [CLS] →
+  dense(H) → gelu → dropout → dense(1) per choice (Hugging Face's
+  `SequenceSummary` head), logits `[batch, choices]`.
+
+`from_pretrained(path)` takes a directory written by
+`tools/run_pretraining.py` (its `final/` folder, or the run folder itself).
+
+Example:
+>>> import numpy as np
+>>> from electra_tf import ElectraConfig
+>>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
+...                        num_layers=1, num_heads=2, intermediate_size=64)
+>>> model = ElectraForSequenceClassification(config, num_labels=3)
+>>> batch = {"input_ids": np.array([[2, 7, 9, 3]]), "attention_mask": np.ones((1, 4), "int32"),
+...          "token_type_ids": np.zeros((1, 4), "int32")}
+>>> model(batch)["logits"].shape
+TensorShape([1, 3])
+"""
+
+import os
+
+import keras
+
+from electra_tf.config import load_run_config
+from electra_tf.models.encoder import INPUT_NAMES, ElectraModel, as_config, model_inputs, truncated_normal
+
+HEADS = ("original", "huggingface")
+
+
+def _check_head(head):
+    if head not in HEADS:
+        raise ValueError(f"head must be one of {HEADS}, got {head!r}")
+
+
+def pretrained_dir(path):
+    """The folder holding `config.json` and `discriminator.keras` of a pre-training run."""
+    for candidate in (path, os.path.join(path, "final")):
+        if os.path.exists(os.path.join(candidate, "config.json")) and os.path.exists(
+                os.path.join(candidate, "discriminator.keras")):
+            return candidate
+    raise ValueError(f"{path}: no pre-trained ELECTRA here (expected config.json and discriminator.keras, "
+                     "as tools/run_pretraining.py writes them in <model_dir>/final)")
+
+
+def load_pretrained_encoder(path):
+    """The discriminator's `ElectraModel` (weights included) from a pre-training run."""
+    folder = pretrained_dir(path)
+    discriminator = keras.saving.load_model(os.path.join(folder, "discriminator.keras"), safe_mode=True)
+    model_config, _ = load_run_config(os.path.join(folder, "config.json"))
+    if discriminator.config != model_config:
+        raise ValueError(f"{folder}: discriminator.keras does not match config.json")
+    return discriminator.backbone
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ChoiceReshape(keras.layers.Layer):
+    """Folds `[batch, choices, sequence]` into `[batch * choices, sequence]`, or, with
+    `num_choices`, unfolds `[batch * choices, 1]` into `[batch, choices]`. (Keras's
+    `Reshape` keeps the batch axis; here it changes.)"""
+
+    def __init__(self, num_choices=None, **kwargs):
+        super().__init__(**kwargs)
+        self.num_choices = num_choices
+
+    def call(self, inputs):
+        if self.num_choices is None:
+            return keras.ops.reshape(inputs, (-1, keras.ops.shape(inputs)[-1]))
+        return keras.ops.reshape(inputs, (-1, self.num_choices))
+
+    def compute_output_shape(self, input_shape):
+        return (None, input_shape[-1] if self.num_choices is None else self.num_choices)
+
+    def get_config(self):
+        return {**super().get_config(), "num_choices": self.num_choices}
+
+
+class _TaskModel(keras.Model):
+    """Shared by the task models: config, (de)serialisation and `from_pretrained`."""
+
+    def _keep(self, config, **arguments):
+        self.config = config
+        self._arguments = arguments
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict(),
+                **self._arguments}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    @classmethod
+    def from_pretrained(cls, path, **arguments):
+        """This task model on the encoder of a pre-training run (a new head)."""
+        encoder = load_pretrained_encoder(path)
+        model = cls(encoder.config, **arguments)
+        model.encoder.set_weights(encoder.get_weights())
+        return model
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraForSequenceClassification(_TaskModel):
+    """Sentence(-pair) classification, or regression with `num_labels=1`; see the module docstring."""
+
+    def __init__(self, config, num_labels=2, head="original", classifier_dropout=None, **kwargs):
+        config, dropout = as_config(config), classifier_dropout
+        _check_head(head)
+        dropout = config.hidden_dropout if dropout is None else dropout
+        encoder = ElectraModel(config, name="electra")
+        inputs = model_inputs()
+        x = encoder(inputs)["last_hidden_state"][:, 0]
+        if head == "huggingface":
+            x = keras.layers.Dropout(dropout)(x)
+            x = keras.layers.Dense(config.hidden_size, activation=config.hidden_act,
+                                   kernel_initializer=truncated_normal(config), name="dense")(x)
+        x = keras.layers.Dropout(dropout)(x)
+        logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="out_proj")(x)
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self.encoder = encoder
+        self._keep(config, num_labels=num_labels, head=head, classifier_dropout=classifier_dropout)
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraForTokenClassification(_TaskModel):
+    """Per-token labels (NER, chunking); logits `[batch, sequence, num_labels]`."""
+
+    def __init__(self, config, num_labels=2, head="original", **kwargs):
+        config = as_config(config)
+        _check_head(head)
+        encoder = ElectraModel(config, name="electra")
+        inputs = model_inputs()
+        x = encoder(inputs)["last_hidden_state"]
+        if head == "huggingface":
+            x = keras.layers.Dropout(config.hidden_dropout)(x)
+        logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="classifier")(x)
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self.encoder = encoder
+        self._keep(config, num_labels=num_labels, head=head)
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraForQuestionAnswering(_TaskModel):
+    """Extractive QA: `start_logits` and `end_logits`, `[batch, sequence]`."""
+
+    def __init__(self, config, **kwargs):
+        config = as_config(config)
+        encoder = ElectraModel(config, name="electra")
+        inputs = model_inputs()
+        logits = keras.layers.Dense(2, kernel_initializer=truncated_normal(config), name="qa_outputs")(
+            encoder(inputs)["last_hidden_state"])
+        start, end = keras.ops.unstack(logits, 2, axis=-1)
+        super().__init__(inputs=inputs, outputs={"start_logits": start, "end_logits": end}, **kwargs)
+        self.encoder = encoder
+        self._keep(config)
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraForMultipleChoice(_TaskModel):
+    """Multiple choice: inputs `[batch, choices, sequence]`, logits `[batch, choices]`."""
+
+    def __init__(self, config, num_choices=4, **kwargs):
+        config = as_config(config)
+        encoder = ElectraModel(config, name="electra")
+        inputs = {name: keras.Input(shape=(num_choices, None), dtype="int32", name=name) for name in INPUT_NAMES}
+        flat = {name: ChoiceReshape(name=f"fold_{name}")(tensor) for name, tensor in inputs.items()}
+        x = encoder(flat)["last_hidden_state"][:, 0]
+        x = keras.layers.Dense(config.hidden_size, activation=config.hidden_act,
+                               kernel_initializer=truncated_normal(config), name="summary")(x)
+        x = keras.layers.Dropout(config.hidden_dropout)(x)
+        scores = keras.layers.Dense(1, kernel_initializer=truncated_normal(config), name="classifier")(x)
+        logits = ChoiceReshape(num_choices, name="choice_logits")(scores)
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self.encoder = encoder
+        self._keep(config, num_choices=num_choices)
