@@ -215,3 +215,18 @@ def test_reader_errors_name_the_problem(tmp_path):
     corrupt.write_bytes(b"\x00" * 40)
     with pytest.raises(ValueError, match="corrupt.tfrecord: corrupt TFRecord"):
         pretraining_dataset(str(corrupt), batch_size=2, seq_length=8)
+
+
+def test_reader_accepts_model_garden_v2_feature_names(tmp_path):
+    def int64s(values):
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+
+    path = tmp_path / "v2.tfrecord"
+    with tf.io.TFRecordWriter(str(path)) as writer:
+        for i in range(4):
+            features = {"input_word_ids": int64s([2, 10 + i, 3, 0]), "input_mask": int64s([1, 1, 1, 0]),
+                        "input_type_ids": int64s([0, 0, 0, 0])}
+            writer.write(tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString())
+    batch = next(iter(pretraining_dataset(str(path), batch_size=4, seq_length=4, training=False)))
+    np.testing.assert_array_equal(batch["input_ids"][:, 1], [10, 11, 12, 13])
+    np.testing.assert_array_equal(batch["attention_mask"][0], [1, 1, 1, 0])
