@@ -12,7 +12,8 @@ shards; the output does not depend on --num_processes.
 
 from absl import app, flags
 
-from electra_tf.tools.common import exits_cleanly_on_bad_input, expand_globs
+from electra_tf.data.pipeline import list_files
+from electra_tf.tools.common import exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
@@ -42,7 +43,7 @@ def main(argv):
     from electra_tf.data.pretraining_data import build_pretraining_shards
     from electra_tf.tokenization import load_vocabulary
 
-    files = expand_globs(FLAGS.input_files)
+    files = list_files(FLAGS.input_files)
     load_vocabulary(FLAGS.vocab_file)  # validates it before any work
     shards = build_pretraining_shards(
         files, FLAGS.vocab_file, FLAGS.output_dir, max_seq_length=FLAGS.max_seq_length,

@@ -11,7 +11,8 @@ tool accepts it as is.
 
 from absl import app, flags
 
-from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, expand_globs
+from electra_tf.data.pipeline import list_files
+from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
@@ -28,7 +29,7 @@ def main(argv):
     from electra_tf.tokenization import build_vocabulary, save_vocabulary
 
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
-    files = expand_globs(FLAGS.input_files)
+    files = list_files(FLAGS.input_files)
     strip_accents = FLAGS.lowercase if FLAGS.strip_accents is None else FLAGS.strip_accents
     vocabulary = build_vocabulary(files, FLAGS.vocab_size, lowercase=FLAGS.lowercase, strip_accents=strip_accents)
     save_vocabulary(vocabulary, FLAGS.output)

@@ -29,7 +29,8 @@ import sys
 from absl import app, flags
 
 from electra_tf.config import ElectraConfig, PretrainingConfig
-from electra_tf.tools.common import exits_cleanly_on_bad_input, expand_globs
+from electra_tf.data.pipeline import list_files
+from electra_tf.tools.common import exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
@@ -138,7 +139,7 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
             dataset = pretraining_dataset(train_files, pc.batch_size, pc.max_seq_length, seed=pc.seed,
                                           deterministic=True, input_context=context)
         else:
-            documents = (text_documents(expand_globs(FLAGS.train_text_files)) if FLAGS.train_text_files
+            documents = (text_documents(list_files(FLAGS.train_text_files)) if FLAGS.train_text_files
                          else tfds_documents(FLAGS.tfds_name, FLAGS.tfds_split, FLAGS.tfds_text_key,
                                              FLAGS.tfds_data_dir))
             dataset = streaming_dataset(documents, FLAGS.vocab_file, pc.batch_size, pc.max_seq_length,
@@ -181,7 +182,7 @@ def main(argv):
     sources = [s for s in (FLAGS.train_files, FLAGS.train_text_files, FLAGS.tfds_name) if s]
     if len(sources) != 1:
         raise ValueError("give exactly one of --train_files, --train_text_files and --tfds_name")
-    train_files = ",".join(expand_globs(FLAGS.train_files)) if FLAGS.train_files else None
+    train_files = ",".join(list_files(FLAGS.train_files)) if FLAGS.train_files else None
     # Before any TensorFlow op: multi-worker collectives are configured at start-up.
     strategy = get_strategy(FLAGS.strategy, FLAGS.tpu)
     tokenizer = ElectraTokenizer(FLAGS.vocab_file)

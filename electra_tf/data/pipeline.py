@@ -17,12 +17,22 @@ from electra_tf.data.tfrecord import detect_format, parser
 
 
 def list_files(file_patterns):
-    """Sorted files matching comma-separated glob patterns; an error if none match."""
-    patterns = [p.strip() for p in file_patterns.split(",") if p.strip()]
-    files = sorted({f for pattern in patterns for f in tf.io.gfile.glob(pattern)})
+    """Sorted files matching comma-separated globs; a matched folder gives the files in it.
+
+    Works on any filesystem TensorFlow reads (local, gs://, ...). A ValueError
+    names the patterns when nothing matches.
+    """
+    files = set()
+    for pattern in (p.strip() for p in file_patterns.split(",") if p.strip()):
+        for match in tf.io.gfile.glob(pattern):
+            if tf.io.gfile.isdir(match):
+                files.update(f for f in (tf.io.gfile.join(match, name) for name in tf.io.gfile.listdir(match))
+                             if not tf.io.gfile.isdir(f))
+            else:
+                files.add(match)
     if not files:
-        raise ValueError(f"no files match {file_patterns!r}")
-    return files
+        raise ValueError(f"no input files match {file_patterns!r} (no files match the pattern(s))")
+    return sorted(files)
 
 
 def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True, seed=None,
