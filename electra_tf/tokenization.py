@@ -123,6 +123,13 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         super().__init__(vocabulary=vocabulary, lowercase=lowercase,
                          strip_accents=lowercase if strip_accents is None else strip_accents, **kwargs)
 
+    @classmethod
+    def from_pretrained(cls, path, lowercase=True, strip_accents=None):
+        """The tokenizer of a pre-trained model folder (its `vocab.txt`), or of a `vocab.txt` path."""
+        from electra_tf.pretrained import vocabulary_file
+
+        return cls(vocabulary_file(path), lowercase=lowercase, strip_accents=strip_accents)
+
     def _set_vocabulary_tf(self):
         # keras-hub's, with room for 100 characters of up to 4 UTF-8 bytes
         # (BERT's limit counts characters; longer words are mapped to [UNK]

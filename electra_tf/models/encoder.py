@@ -122,3 +122,10 @@ class ElectraModel(ElectraNetwork):
         self.embedding = embedding
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
+
+    @classmethod
+    def from_pretrained(cls, path):
+        """The pre-trained discriminator's encoder from a folder `tools/run_pretraining.py` wrote."""
+        from electra_tf.pretrained import load_pretrained_encoder
+
+        return load_pretrained_encoder(path)

@@ -11,8 +11,9 @@ Face's heads as options (so converted Hugging Face classifiers can load):
 - `ElectraForTokenClassification`: dense over every token (Hugging Face puts a
   dropout first: `head="huggingface"`). Scoring the first sub-token of each
   word, as the original does, is a matter of which positions carry labels.
-- `ElectraForQuestionAnswering`: one dense(2) giving `start_logits` and
-  `end_logits` (Hugging Face's `qa_outputs`).
+- `ElectraForQuestionAnswering`: the original joint start/end head with an
+  answerable classifier (`electra_tf.models.qa_head`); `head="huggingface"`:
+  one dense(2) giving `start_logits` and `end_logits` (`qa_outputs`).
 - `ElectraForMultipleChoice`: inputs `[batch, choices, sequence]`; [CLS] →
   dense(H) → gelu → dropout → dense(1) per choice (Hugging Face's
   `SequenceSummary` head), logits `[batch, choices]`.
@@ -32,12 +33,10 @@ Example:
 TensorShape([1, 3])
 """
 
-import os
-
 import keras
 
-from electra_tf.config import load_run_config
 from electra_tf.models.encoder import INPUT_NAMES, ElectraModel, as_config, model_inputs, truncated_normal
+from electra_tf.models.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
 
 HEADS = ("original", "huggingface")
 
@@ -45,26 +44,6 @@ HEADS = ("original", "huggingface")
 def _check_head(head):
     if head not in HEADS:
         raise ValueError(f"head must be one of {HEADS}, got {head!r}")
-
-
-def pretrained_dir(path):
-    """The folder holding `config.json` and `discriminator.keras` of a pre-training run."""
-    for candidate in (path, os.path.join(path, "final")):
-        if os.path.exists(os.path.join(candidate, "config.json")) and os.path.exists(
-                os.path.join(candidate, "discriminator.keras")):
-            return candidate
-    raise ValueError(f"{path}: no pre-trained ELECTRA here (expected config.json and discriminator.keras, "
-                     "as tools/run_pretraining.py writes them in <model_dir>/final)")
-
-
-def load_pretrained_encoder(path):
-    """The discriminator's `ElectraModel` (weights included) from a pre-training run."""
-    folder = pretrained_dir(path)
-    discriminator = keras.saving.load_model(os.path.join(folder, "discriminator.keras"), safe_mode=True)
-    model_config, _ = load_run_config(os.path.join(folder, "config.json"))
-    if discriminator.config != model_config:
-        raise ValueError(f"{folder}: discriminator.keras does not match config.json")
-    return discriminator.backbone
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -107,6 +86,8 @@ class _TaskModel(keras.Model):
     @classmethod
     def from_pretrained(cls, path, **arguments):
         """This task model on the encoder of a pre-training run (a new head)."""
+        from electra_tf.pretrained import load_pretrained_encoder
+
         encoder = load_pretrained_encoder(path)
         model = cls(encoder.config, **arguments)
         model.encoder.set_weights(encoder.get_weights())
@@ -155,18 +136,47 @@ class ElectraForTokenClassification(_TaskModel):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraForQuestionAnswering(_TaskModel):
-    """Extractive QA: `start_logits` and `end_logits`, `[batch, sequence]`."""
+    """Extractive QA. `head="original"`: ELECTRA's joint head (`electra_tf.models.qa_head`) with
+    `start_logits` `[B, L]`, `end_logits` `[B, K, L]` given `start_candidates` `[B, K]` and, with
+    `answerable_classifier`, `answerable_logits` `[B]` (SQuAD 2.0). It takes an optional fourth input
+    `start_positions` `[B]` (the gold start, during training). `head="huggingface"`: one dense(2),
+    `start_logits` and `end_logits` `[B, L]`.
+    """
 
-    def __init__(self, config, **kwargs):
+    def __init__(self, config, head="original", beam_size=20, answerable_classifier=True, hidden_size=512,
+                 **kwargs):
         config = as_config(config)
+        _check_head(head)
         encoder = ElectraModel(config, name="electra")
         inputs = model_inputs()
-        logits = keras.layers.Dense(2, kernel_initializer=truncated_normal(config), name="qa_outputs")(
-            encoder(inputs)["last_hidden_state"])
-        start, end = keras.ops.unstack(logits, 2, axis=-1)
-        super().__init__(inputs=inputs, outputs={"start_logits": start, "end_logits": end}, **kwargs)
+        sequence = encoder(inputs)["last_hidden_state"]
+        if head == "huggingface":
+            logits = keras.layers.Dense(2, kernel_initializer=truncated_normal(config), name="qa_outputs")(sequence)
+            start, end = keras.ops.unstack(logits, 2, axis=-1)
+            outputs = {"start_logits": start, "end_logits": end}
+        else:
+            inputs["start_positions"] = keras.Input(shape=(), dtype="int32", name="start_positions", optional=True)
+            mask = answer_mask(inputs["attention_mask"], inputs["token_type_ids"])
+            start = keras.ops.squeeze(keras.layers.Dense(1, name="start_logits")(sequence), -1)
+            start = start - MASKED * (1.0 - mask)
+            end, candidates = JointEndLogits(beam_size, hidden_size, name="joint_end")(
+                sequence, start, mask, inputs["start_positions"])
+            outputs = {"start_logits": start, "end_logits": end, "start_candidates": candidates}
+            if answerable_classifier:
+                summary = StartWeightedSummary(name="start_weighted_summary")(sequence, start)
+                hidden = keras.layers.Dense(hidden_size, activation="gelu", name="answerable_hidden")(summary)
+                outputs["answerable_logits"] = keras.ops.squeeze(
+                    keras.layers.Dense(1, name="answerable_output")(hidden), -1)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.encoder = encoder
-        self._keep(config)
+        self._keep(config, head=head, beam_size=beam_size, answerable_classifier=answerable_classifier,
+                   hidden_size=hidden_size)
+
+    def __call__(self, inputs, *args, **kwargs):
+        # `start_positions` is optional: Keras wants the key, so a missing one is passed as None.
+        if getattr(self, "_arguments", {}).get("head") == "original" and isinstance(inputs, dict) and "start_positions" not in inputs:
+            inputs = {**inputs, "start_positions": None}
+        return super().__call__(inputs, *args, **kwargs)
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")

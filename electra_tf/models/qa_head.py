@@ -1,0 +1,124 @@
+"""The original ELECTRA question-answering head (XLNet-style), and its losses.
+
+No library has it (Hugging Face kept only a dense(2) `qa_outputs`; see
+`electra-anchors.md` §2.2), so it is written here:
+
+- start logits: dense(1) over the sequence, positions outside the context
+  (segment 1) masked with -1000, [CLS] kept for "no answer";
+- end logits **given a start**: dense(512, gelu) on `[start token; token]`,
+  then dense(1). Training conditions on the gold start; inference on the
+  `beam_size` best starts, so `end_logits` is `[batch, K, sequence]` with
+  `start_candidates` `[batch, K]` saying which start each row belongs to;
+- an answerable classifier: dense(512, gelu) on `[CLS; softmax(start)·sequence]`,
+  then dense(1): `answerable_logits`, higher for *unanswerable*, trained with
+  sigmoid cross-entropy against `is_impossible` (weight 0.5).
+
+Example:
+>>> import numpy as np
+>>> head = JointEndLogits(beam_size=2, hidden_size=8)
+>>> sequence, start_logits = np.random.rand(1, 5, 4).astype("float32"), np.arange(5.0)[None]
+>>> end_logits, candidates = head(sequence, start_logits, np.ones((1, 5), "float32"))
+>>> tuple(end_logits.shape), candidates.numpy().tolist()
+((1, 2, 5), [[4, 3]])
+"""
+
+import keras
+import tensorflow as tf
+
+MASKED = 1000.0
+
+
+def answer_mask(attention_mask, token_type_ids):
+    """1.0 where an answer may start or end: context tokens (segment 1) and [CLS] (no answer)."""
+    mask = keras.ops.cast(attention_mask * token_type_ids, "float32")
+    return keras.ops.concatenate([keras.ops.ones_like(mask[:, :1]), mask[:, 1:]], axis=1)
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class JointEndLogits(keras.layers.Layer):
+    """End logits conditioned on a start: the gold one in training, the `beam_size` best otherwise.
+
+    Call with `(sequence [B, L, H], start_logits [B, L], allowed [B, L], start_positions [B] or None)`
+    (`allowed`: 1.0 where an answer may end, see `answer_mask`);
+    returns `(end_logits [B, K, L], start_candidates [B, K])`.
+
+    The hidden layer's kernel is the original's `qa_hidden` `[2H, 512]`; it is
+    applied as two halves (start part `[B, K, 512]` + token part `[B, L, 512]`,
+    broadcast) rather than on a tiled `[B, K, L, 2H]` concatenation.
+    """
+
+    def __init__(self, beam_size=20, hidden_size=512, kernel_initializer="glorot_uniform", **kwargs):
+        super().__init__(**kwargs)
+        self.beam_size = beam_size
+        self.hidden_size = hidden_size
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.qa_hidden = keras.layers.Dense(hidden_size, kernel_initializer=self.kernel_initializer,
+                                            name="qa_hidden")
+        self.end_dense = keras.layers.Dense(1, kernel_initializer=self.kernel_initializer, name="end_dense")
+
+    def build(self, sequence_shape, start_logits_shape=None, allowed_shape=None, start_positions_shape=None):
+        width = sequence_shape[-1]
+        self.qa_hidden.build((None, 2 * width))
+        self.end_dense.build((None, self.hidden_size))
+
+    def call(self, sequence, start_logits, allowed, start_positions=None):
+        if start_positions is None:
+            k = tf.minimum(self.beam_size, tf.shape(start_logits)[1])
+            candidates = tf.math.top_k(start_logits, k).indices
+        else:
+            candidates = keras.ops.cast(start_positions, "int32")[:, None]
+        width = keras.ops.shape(sequence)[-1]
+        start_kernel, token_kernel = self.qa_hidden.kernel[:width], self.qa_hidden.kernel[width:]
+        start_repr = tf.gather(sequence, candidates, batch_dims=1)  # [B, K, H]
+        hidden = (keras.ops.matmul(start_repr, start_kernel)[:, :, None]
+                  + keras.ops.matmul(sequence, token_kernel)[:, None] + self.qa_hidden.bias)
+        end_logits = keras.ops.squeeze(self.end_dense(keras.activations.gelu(hidden, approximate=False)), -1)
+        return end_logits - MASKED * (1.0 - allowed[:, None]), candidates
+
+    def compute_output_shape(self, sequence_shape, start_logits_shape, allowed_shape, start_positions_shape=None):
+        return (sequence_shape[0], None, sequence_shape[1]), (sequence_shape[0], None)
+
+    def get_config(self):
+        return {**super().get_config(), "beam_size": self.beam_size, "hidden_size": self.hidden_size,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer)}
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class StartWeightedSummary(keras.layers.Layer):
+    """`[CLS; softmax(start_logits)·sequence]`: the answerable classifier's input, `[B, 2H]`."""
+
+    def call(self, sequence, start_logits):
+        weights = keras.ops.softmax(start_logits, axis=-1)
+        return keras.ops.concatenate([sequence[:, 0], keras.ops.einsum("bl,blh->bh", weights, sequence)], -1)
+
+    def compute_output_shape(self, sequence_shape, start_logits_shape):
+        return (sequence_shape[0], 2 * sequence_shape[-1])
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class FirstCandidateLoss(keras.losses.Loss):
+    """Sparse categorical cross-entropy of the end logits' first row (the one given the gold start).
+
+    With Hugging Face's head the end logits are `[B, L]` and used as they are.
+    """
+
+    def call(self, y_true, y_pred):
+        logits = y_pred[:, 0] if len(y_pred.shape) == 3 else y_pred
+        return keras.losses.sparse_categorical_crossentropy(y_true, logits, from_logits=True)
+
+
+def question_answering_losses(answerable_weight=0.5, answerable_classifier=True):
+    """`(loss, loss_weights)` for `compile`: (start CE + end CE) / 2 [+ weight · answerable sigmoid CE].
+
+    Example:
+    >>> loss, weights = question_answering_losses()
+    >>> sorted(loss), weights["answerable_logits"]
+    (['answerable_logits', 'end_logits', 'start_logits'], 0.5)
+    """
+    loss = {"start_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            "end_logits": FirstCandidateLoss()}
+    weights = {"start_logits": 0.5, "end_logits": 0.5}
+    if answerable_classifier:
+        loss["answerable_logits"] = keras.losses.BinaryCrossentropy(from_logits=True)
+        weights["answerable_logits"] = answerable_weight
+    return loss, weights
