@@ -26,9 +26,12 @@ setup(
         "absl-py>=2.1",
         "tensorboard>=2.19",
         "numpy>=1.26",
+        # Task metrics (accuracy, F1, MCC, Pearson/Spearman) come from these.
+        "scikit-learn>=1.4",
+        "scipy>=1.11",
     ],
     extras_require={
-        "test": ["pytest>=8", "scipy>=1.11", "hypothesis>=6"],
+        "test": ["pytest>=8", "hypothesis>=6"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         "fixtures": ["transformers>=4.40"],
     },

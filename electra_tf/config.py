@@ -5,6 +5,8 @@ config is derived from it). `PretrainingConfig` holds the replaced-token
 detection recipe and its optimisation settings, with the defaults of the
 original `configure_pretraining.py` (Clark et al., 2020).
 
+`FinetuningConfig` holds a fine-tuning run's settings.
+
 A run's JSON file (see `configs/`) holds both under the keys `"model"` and
 `"pretraining"`:
 
@@ -228,6 +230,72 @@ class PretrainingConfig(_JsonConfig):
         if self._derived_predictions:
             values["max_predictions_per_seq"] = None
         return values
+
+
+@dataclasses.dataclass(frozen=True)
+class FinetuningConfig(_JsonConfig):
+    """Fine-tuning settings, with the original `configure_finetuning.py` defaults.
+
+    `epochs` and `max_seq_length` left as `None` take the task's default
+    (`for_task`): 3 epochs (10 for RTE and STS-B, 2 for QA), length 128 (512
+    for QA, 256 for chunking). `original_top_layer_decay` reproduces the
+    original's layer-wise decay quirk (see `training.layerwise_decay`).
+
+    Example:
+    >>> config = FinetuningConfig.for_task("rte", model_size="large")
+    >>> config.epochs, config.learning_rate, config.layerwise_lr_decay
+    (10.0, 5e-05, 0.9)
+    """
+
+    task: str = "sst2"
+    head: str = "original"
+    learning_rate: float = 1e-4
+    layerwise_lr_decay: float = 0.8
+    original_top_layer_decay: bool = False
+    weight_decay_rate: float = 0.01
+    adam_epsilon: float = 1e-6
+    warmup_proportion: float = 0.1
+    epochs: float | None = None
+    max_seq_length: int | None = None
+    batch_size: int = 32
+    predict_batch_size: int = 64
+    double_unordered: bool = True
+    seed: int = 0
+    max_query_length: int = 64
+    doc_stride: int = 128
+    n_best_size: int = 20
+    max_answer_length: int = 30
+    beam_size: int = 20
+    answerable_classifier: bool = True
+    answerable_weight: float = 0.5
+    qa_na_threshold: float = -2.75
+
+    @classmethod
+    def for_task(cls, task: str, model_size: str = "base", **overrides) -> "FinetuningConfig":
+        """The original defaults for `task` and a model size (small, base, large), then `overrides`."""
+        _check(model_size in ("small", "base", "large"), cls.__name__, "model_size",
+               f"{model_size!r} is not one of small, base, large")
+        qa = "squad" in task or task.endswith("qa")
+        values = {"task": task,
+                  "epochs": 2.0 if qa else 10.0 if task in ("rte", "stsb", "sts") else 3.0,
+                  "max_seq_length": 512 if qa else 256 if task == "chunk" else 128}
+        if model_size == "large":
+            values.update(learning_rate=5e-5, layerwise_lr_decay=0.9)
+        return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
+
+    def __post_init__(self):
+        self._check_types()
+        name = type(self).__name__
+        _check(self.head in ("original", "huggingface"), name, "head", f"{self.head!r} is not original/huggingface")
+        _check(0.0 < self.layerwise_lr_decay <= 1.0, name, "layerwise_lr_decay", "must be in (0, 1]")
+        _check(0.0 <= self.warmup_proportion < 1.0, name, "warmup_proportion", "must be in [0, 1)")
+        for field in ("learning_rate", "adam_epsilon"):
+            _check(getattr(self, field) > 0, name, field, f"must be > 0, got {getattr(self, field)}")
+        for field in ("batch_size", "predict_batch_size", "max_query_length", "doc_stride", "n_best_size",
+                      "max_answer_length", "beam_size"):
+            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
+        _check(self.epochs is None or self.epochs > 0, name, "epochs", f"must be > 0, got {self.epochs}")
+        _check(self.max_seq_length is None or self.max_seq_length >= 8, name, "max_seq_length", "must be >= 8")
 
 
 def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> ElectraConfig:

@@ -17,6 +17,8 @@ Example:
 
 import keras
 
+from electra_tf.training.layerwise_decay import LayerwiseAdamW
+
 # LayerNormalization's variables are `gamma`/`beta`; every bias ends in `bias`.
 # As the original, these are not weight-decayed.
 NO_WEIGHT_DECAY = ("gamma", "beta", "bias")
@@ -50,12 +52,15 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
-                     clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw"):
+                     clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw",
+                     lr_multipliers=None):
     """AdamW (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
 
     With `gradient_accumulation_steps=k` (Keras's own accumulation) the
     optimizer counts micro-steps, so the schedule is stretched k times: it
     still warms up over `warmup_steps` updates and ends after `total_steps`.
+    `lr_multipliers` (variable path → factor, see `layerwise_decay`) gives
+    each variable its own rate (AdamW only).
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
@@ -66,8 +71,13 @@ def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01
     classes = {"adamw": keras.optimizers.AdamW, "lamb": keras.optimizers.Lamb}
     if name not in classes:
         raise ValueError(f"optimizer {name!r} is not one of {sorted(classes)}")
+    options = {}
+    if lr_multipliers is not None:
+        if name != "adamw":
+            raise ValueError("layer-wise learning rates are implemented for adamw only")
+        classes["adamw"], options = LayerwiseAdamW, {"lr_multipliers": lr_multipliers}
     optimizer = classes[name](
-        learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
+        **options, learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
         weight_decay=weight_decay, beta_1=0.9, beta_2=0.999, epsilon=epsilon,
         global_clipnorm=clip_norm, gradient_accumulation_steps=k if k > 1 else None)
     optimizer.exclude_from_weight_decay(var_names=list(NO_WEIGHT_DECAY))

@@ -1,0 +1,1 @@
+"""Fine-tuning data: GLUE and text files, CoNLL tagging, SQuAD, multiple choice."""

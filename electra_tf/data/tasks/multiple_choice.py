@@ -1,0 +1,86 @@
+"""Multiple-choice data (SWAG and files shaped like it): a context, N endings, the index of the right one.
+
+SWAG's CSV columns are `sent1` (the context), `sent2` (the start of the
+ending) and `ending0`…`ending3`, with `label` on train/val. Each choice is
+encoded as the pair `[CLS] sent1 [SEP] sent2 ending_i [SEP]`, as Hugging
+Face's `run_swag` does.
+
+Example:
+>>> examples = ChoiceExamples(contexts=("She opens the door.",), choices=(("She walks in.", "It rains."),),
+...                           labels=np.array([0]))
+>>> examples.num_choices
+2
+"""
+
+import dataclasses
+
+import numpy as np
+import tensorflow as tf
+
+from electra_tf.data.tasks.classification import UNLABELLED, read_rows
+
+
+@dataclasses.dataclass(frozen=True)
+class ChoiceExamples:
+    contexts: tuple
+    choices: tuple  # one tuple of num_choices strings per example
+    labels: np.ndarray  # the right choice's index; -1 when unlabelled
+
+    def __post_init__(self):
+        if not self.contexts:
+            raise ValueError("no examples")
+        counts = {len(c) for c in self.choices}
+        if len(counts) != 1 or len({len(self.choices), len(self.contexts), len(self.labels)}) != 1:
+            raise ValueError("every example needs a context, a label and the same number of choices")
+        bad = [i for i, label in enumerate(self.labels) if not UNLABELLED <= label < self.num_choices]
+        if bad:
+            raise ValueError(f"examples {bad[:10]}: label outside 0..{self.num_choices - 1}")
+
+    @property
+    def num_choices(self):
+        return len(self.choices[0])
+
+    def __len__(self):
+        return len(self.contexts)
+
+
+def read_swag(path, num_choices=4):
+    """SWAG-format examples from a CSV/TSV/JSONL file (columns `sent1`, `sent2`, `ending0`…, optional `label`)."""
+    rows = read_rows(path)
+    if not rows:
+        raise ValueError(f"{path}: no examples")
+    endings = [f"ending{i}" for i in range(num_choices)]
+    missing = [c for c in ["sent1", "sent2", *endings] if c not in rows[0]]
+    if missing:
+        raise ValueError(f"{path}: missing column(s) {missing}; the file has {sorted(rows[0])}")
+    contexts, choices, labels = [], [], []
+    for number, row in enumerate(rows, 1):
+        if not str(row["sent1"]).strip():
+            raise ValueError(f"{path}: row {number} has an empty sent1")
+        contexts.append(str(row["sent1"]))
+        choices.append(tuple(f"{row['sent2']} {row[e]}".strip() for e in endings))
+        label = row.get("label", "")
+        try:
+            labels.append(int(label) if str(label).strip() != "" else UNLABELLED)
+        except ValueError:
+            raise ValueError(f"{path}: row {number} has label {label!r}, not a choice index") from None
+    return ChoiceExamples(tuple(contexts), tuple(choices), np.asarray(labels, np.int32))
+
+
+def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuffle=False, seed=0, repeat=False):
+    """`(inputs, labels)` batches with inputs `[batch, choices, sequence]`, tokenized in-graph."""
+    n = examples.num_choices
+    contexts = np.repeat(np.asarray(examples.contexts, object)[:, None], n, axis=1)
+    dataset = tf.data.Dataset.from_tensor_slices(((contexts, np.asarray(examples.choices, object)), examples.labels))
+    if repeat:
+        dataset = dataset.repeat()
+    if shuffle:
+        dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed)
+
+    def encode(texts, labels):
+        flat = tokenizer.encode(tf.reshape(texts[0], [-1]), tf.reshape(texts[1], [-1]),
+                                sequence_length=sequence_length)
+        return {k: tf.reshape(v, [-1, n, sequence_length]) for k, v in flat.items()}, labels
+
+    dataset = dataset.batch(batch_size)
+    return dataset.map(encode, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
