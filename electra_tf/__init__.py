@@ -7,11 +7,13 @@ SavedModel.
 
 from electra_tf.config import (
     ElectraConfig,
+    FinetuningConfig,
     PretrainingConfig,
     generator_config,
     load_run_config,
     save_run_config,
 )
+from electra_tf.finetuning import finetune, make_task
 from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.models.embeddings import ElectraEmbedding
 from electra_tf.models.encoder import ElectraModel
@@ -38,11 +40,14 @@ __all__ = [
     "ElectraModel",
     "ElectraPretrainer",
     "ElectraTokenizer",
+    "FinetuningConfig",
     "PretrainingConfig",
     "WarmupLinearDecay",
     "create_optimizer",
+    "finetune",
     "generator_config",
     "load_run_config",
+    "make_task",
     "pretraining_optimizer",
     "save_run_config",
 ]

@@ -36,3 +36,32 @@ def random_batch(batch_size=8, seq_length=16, seed=0, min_length=6):
             ids[row, middle] = SEP
             types[row, middle + 1:length] = 1
     return {"input_ids": ids, "attention_mask": (ids != PAD).astype(np.int32), "token_type_ids": types}
+
+
+FIXTURE_VOCAB = "tests/fixtures/tokenizer/vocab.txt"
+
+
+def write_pretrained_dir(folder, hidden_size=32, seed=0):
+    """A tiny pre-trained model folder as tools/run_pretraining.py writes `final/` (random weights, real vocab)."""
+    import os
+    import shutil
+
+    import keras
+
+    from electra_tf import ElectraDiscriminator, save_run_config
+    from electra_tf.tokenization import load_vocabulary
+
+    keras.utils.set_random_seed(seed)
+    config = ElectraConfig(vocab_size=len(load_vocabulary(FIXTURE_VOCAB)), embedding_size=16,
+                           hidden_size=hidden_size, num_layers=2, num_heads=2, intermediate_size=2 * hidden_size,
+                           max_position_embeddings=128)
+    os.makedirs(folder, exist_ok=True)
+    ElectraDiscriminator(config).save(os.path.join(folder, "discriminator.keras"))
+    save_run_config(os.path.join(folder, "config.json"), config, PretrainingConfig())
+    shutil.copyfile(FIXTURE_VOCAB, os.path.join(folder, "vocab.txt"))
+    return str(folder)
+
+
+@pytest.fixture(scope="session")
+def tiny_pretrained_dir(tmp_path_factory):
+    return write_pretrained_dir(tmp_path_factory.mktemp("pretrained") / "final")

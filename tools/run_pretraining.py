@@ -20,7 +20,6 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   config.json and vocab.txt, ready for fine-tuning and export.
 """
 
-import dataclasses
 import json
 import os
 import shutil
@@ -30,7 +29,7 @@ from absl import app, flags
 
 from electra_tf.config import ElectraConfig, PretrainingConfig
 from electra_tf.data.pipeline import list_files
-from electra_tf.tools.common import exits_cleanly_on_bad_input
+from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
@@ -54,11 +53,7 @@ flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed preci
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
 flags.DEFINE_string("init_checkpoint", None, "A model_dir (or checkpoint prefix) of a run to start from.")
 
-_FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
-               "str": flags.DEFINE_string}
-for _cls in (ElectraConfig, PretrainingConfig):
-    for _field in dataclasses.fields(_cls):
-        _FLAG_TYPES[_field.type.split(" ")[0]](_field.name, None, f"Overrides {_cls.__name__}.{_field.name}.")
+define_config_flags(ElectraConfig, PretrainingConfig)
 
 # Fields a resumed run may change (to train longer, say); any other difference is another run.
 _RESUMABLE_CHANGES = {"train_steps"}
@@ -68,8 +63,7 @@ PREEMPTED_EXIT_CODE = 75
 def resolve_configs(vocabulary_size):
     from electra_tf.config import load_run_config
     model, pretraining = load_run_config(FLAGS.config)
-    overrides = [{f.name: FLAGS[f.name].value for f in dataclasses.fields(cls) if FLAGS[f.name].present}
-                 for cls in (ElectraConfig, PretrainingConfig)]
+    overrides = [config_overrides(cls) for cls in (ElectraConfig, PretrainingConfig)]
     if "vocab_size" not in overrides[0]:
         overrides[0]["vocab_size"] = vocabulary_size
     elif overrides[0]["vocab_size"] != vocabulary_size:

@@ -1,0 +1,495 @@
+"""SQuAD v1.1/v2.0 extractive question answering: examples, windowed features, tf.data, answer spans.
+
+As the original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it:
+
+- the context is split on whitespace into words, each word tokenized into
+  WordPieces (in-graph, one batched tokenizer call for all words);
+- the question is cut to `max_query_length` tokens; the context is cut into
+  windows of at most `max_seq_length - len(question) - 3` tokens, `doc_stride`
+  tokens apart, each packed as `[CLS] question [SEP] window [SEP]`;
+- a token is scored only in the window where the smaller of its left and
+  right context is largest (the original's `_check_is_max_context`);
+- an answer is the original context between the first character of its start
+  token and the last of its end token.
+
+Every context token keeps its character span in the context. Inside a word the
+span of each piece is found by counting characters (the pieces, without `##`,
+spell the word after lower-casing and accent stripping; one `[UNK]` takes what
+is left); when the counts disagree every piece gets the whole word, as the
+original falls back to the whole words. This also does what BERT's
+`_improve_answer_span` does: "1895" in "(1895-1943)." is its own span.
+
+Example:
+>>> from electra_tf.tokenization import ElectraTokenizer
+>>> vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "who", "met", "bob", "ann", "?", "."]
+>>> tokenizer = ElectraTokenizer(vocabulary)
+>>> example = SquadExample("q1", "Who met Bob?", "Ann met Bob.", (("Ann", 0),), False)
+>>> features = squad_features([example], tokenizer, max_seq_length=12, training=True)
+>>> features.input_ids.tolist(), features.start_positions.tolist(), features.end_positions.tolist()
+([[2, 5, 6, 7, 9, 3, 8, 6, 7, 10, 3, 0]], [6], [6])
+>>> x, y = next(iter(squad_dataset(features, batch_size=1, training=True)))
+>>> sorted(x)
+['attention_mask', 'input_ids', 'start_positions', 'token_type_ids']
+>>> sorted(y)
+['end_positions', 'is_impossible', 'start_positions']
+>>> logits = np.where(np.arange(12) == 6, 5.0, 0.0)[None]
+>>> outputs = {"start_logits": logits, "end_logits": logits}
+>>> predictions, nbest, null_odds = postprocess([example], features, outputs)
+>>> predictions, nbest["q1"][0]["char_start"], nbest["q1"][0]["char_end"]
+({'q1': 'Ann'}, 0, 3)
+"""
+
+import dataclasses
+import json
+import os
+import re
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+# ELECTRA's `qa_na_threshold`: "" when the answerable classifier's smallest logit exceeds it.
+ANSWERABLE_NULL_THRESHOLD = -2.75
+# BERT's `null_score_diff_threshold`: "" when null score - best span score exceeds it.
+SPAN_NULL_THRESHOLD = 0.0
+_WORDS_PER_TOKENIZER_CALL = 1 << 16
+
+
+@dataclasses.dataclass(frozen=True)
+class SquadExample:
+    """One question on one context; `answers` are (text, char_start) pairs, empty when unanswerable."""
+
+    qas_id: str
+    question: str
+    context: str
+    answers: tuple = ()
+    is_impossible: bool = False
+
+
+class SquadExamples(list):
+    """The examples of a file (a list); `skipped_ids` names the questions skipped for a misplaced answer."""
+
+    def __init__(self, examples, skipped_ids=()):
+        super().__init__(examples)
+        self.skipped_ids = tuple(skipped_ids)
+
+
+def _field(record, key, where, path):
+    if not isinstance(record, dict) or key not in record:
+        raise ValueError(f"{path}: {where} has no {key!r}")
+    return record[key]
+
+
+def read_squad(path, on_bad_answer="error"):
+    """Reads a SQuAD v1.1 or v2.0 JSON file (any path `tf.io.gfile` opens) into `SquadExample`s.
+
+    An answer must be found at its `answer_start` in the context. With
+    `on_bad_answer="error"` a misplaced answer raises a `ValueError`; with
+    "skip" its question is dropped (as the original drops such training
+    examples), logged, and named in the result's `skipped_ids`. Unanswerable
+    (v2) questions get no answers. Any other bad input (empty file, invalid
+    JSON, a missing key, a repeated id) raises a `ValueError` naming the file
+    and, where there is one, the question id.
+
+    >>> import json, tempfile
+    >>> squad = {"data": [{"paragraphs": [{"context": "Ann met Bob.", "qas": [
+    ...     {"id": "q1", "question": "Who met Bob?", "answers": [{"text": "Ann", "answer_start": 0}]},
+    ...     {"id": "q2", "question": "Who met Cy?", "answers": [], "is_impossible": True}]}]}]}
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     json.dump(squad, f)
+    >>> examples = read_squad(f.name)
+    >>> examples[0]
+    SquadExample(qas_id='q1', question='Who met Bob?', context='Ann met Bob.', answers=(('Ann', 0),), \
+is_impossible=False)
+    >>> examples[1].is_impossible, examples.skipped_ids
+    (True, ())
+    """
+    if on_bad_answer not in ("error", "skip"):
+        raise ValueError(f"on_bad_answer must be 'error' or 'skip', got {on_bad_answer!r}")
+    with tf.io.gfile.GFile(path, "r") as f:
+        text = f.read()
+    if not text.strip():
+        raise ValueError(f"{path}: the file is empty")
+    try:
+        squad = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    examples, skipped_ids, seen_ids = [], [], set()
+    for i, article in enumerate(_field(squad, "data", "the file", path)):
+        for j, paragraph in enumerate(_field(article, "paragraphs", f"data[{i}]", path)):
+            where = f"data[{i}].paragraphs[{j}]"
+            context = _field(paragraph, "context", where, path)
+            for k, qa in enumerate(_field(paragraph, "qas", where, path)):
+                qas_id = _field(qa, "id", f"{where}.qas[{k}]", path)
+                where_qa = f"question {qas_id!r}"
+                if qas_id in seen_ids:
+                    raise ValueError(f"{path}: {where_qa} appears more than once")
+                seen_ids.add(qas_id)
+                question = _field(qa, "question", where_qa, path)
+                is_impossible = bool(qa.get("is_impossible", False))
+                answers = () if is_impossible else tuple(
+                    (_field(answer, "text", f"an answer of {where_qa}", path),
+                     _field(answer, "answer_start", f"an answer of {where_qa}", path))
+                    for answer in _field(qa, "answers", where_qa, path))
+                misplaced = [(answer_text, start) for answer_text, start in answers
+                             if not isinstance(start, int) or start < 0
+                             or context[start:start + len(answer_text)] != answer_text]
+                if misplaced and on_bad_answer == "error":
+                    raise ValueError(f"{path}: {where_qa}: the answer {misplaced[0][0]!r} is not at "
+                                     f"character {misplaced[0][1]!r} of its context")
+                if misplaced:
+                    skipped_ids.append(qas_id)
+                else:
+                    examples.append(SquadExample(qas_id, question, context, answers, is_impossible))
+    if skipped_ids:
+        logging.warning("%s: skipped %d question(s) whose answer is not at its answer_start, e.g. %s",
+                        path, len(skipped_ids), skipped_ids[:5])
+    logging.info("%s: %d questions", path, len(examples))
+    return SquadExamples(examples, skipped_ids)
+
+
+@dataclasses.dataclass
+class SquadFeatures:
+    """The windows of the examples (features), numpy arrays with one row per window.
+
+    input_ids, attention_mask, token_type_ids: int32 `[F, L]`, padded with [PAD] (0) and 0.
+    example_index: int32 `[F]`, the example a window comes from.
+    token_char_start, token_char_end: int32 `[F, L]`, the context characters
+        `[start, end)` each context token comes from; -1 for other tokens.
+    token_is_max_context: bool `[F, L]`, the token has more context in this
+        window than in any other window of its example.
+    start_positions, end_positions, is_impossible: int32 `[F]` labels from the
+        first answer; 0/0 ([CLS]) and is_impossible 1 when the answer is not
+        wholly inside the window or there is none. `None` unless built with
+        `training=True`.
+    truncated_questions: how many questions were cut to `max_query_length`.
+    """
+
+    input_ids: np.ndarray
+    attention_mask: np.ndarray
+    token_type_ids: np.ndarray
+    example_index: np.ndarray
+    token_char_start: np.ndarray
+    token_char_end: np.ndarray
+    token_is_max_context: np.ndarray
+    start_positions: np.ndarray | None = None
+    end_positions: np.ndarray | None = None
+    is_impossible: np.ndarray | None = None
+    truncated_questions: int = 0
+
+    def __len__(self):
+        return len(self.input_ids)
+
+
+def _tokenize(tokenizer, texts):
+    """Token ids of strings: flat int32 ids and row splits, in batched in-graph calls."""
+    ids, splits = [], [np.zeros(1, np.int64)]
+    for begin in range(0, len(texts), _WORDS_PER_TOKENIZER_CALL):
+        ragged = tokenizer(tf.constant(texts[begin:begin + _WORDS_PER_TOKENIZER_CALL], tf.string))
+        ids.append(ragged.flat_values.numpy().astype(np.int32))
+        splits.append(ragged.row_splits.numpy()[1:] + splits[-1][-1])
+    return np.concatenate(ids or [np.zeros(0, np.int32)]), np.concatenate(splits)
+
+
+def _piece_lengths(tokenizer):
+    """Characters each vocabulary entry spells (without the `##` suffix marker); -1 for [UNK]."""
+    marker = tokenizer.suffix_indicator
+    lengths = np.array([len(token[len(marker):] if token.startswith(marker) else token)
+                        for token in tokenizer.get_vocabulary()], np.int64)
+    lengths[tokenizer.token_to_id(tokenizer.oov_token)] = -1
+    return lengths
+
+
+def _tokenize_contexts(contexts, tokenizer):
+    """Per context: (piece ids, char starts, char ends) of its WordPieces."""
+    word_spans = [[m.span() for m in re.finditer(r"\S+", context)] for context in contexts]
+    words = [context[start:end] for context, spans in zip(contexts, word_spans) for start, end in spans]
+    ids, splits = _tokenize(tokenizer, words)
+    word_start = np.array([start for spans in word_spans for start, _ in spans], np.int64)
+    word_end = np.array([end for spans in word_spans for _, end in spans], np.int64)
+    # Characters per piece; a word is aligned when its pieces spell as many characters as it has.
+    word_of_piece = np.repeat(np.arange(len(words)), np.diff(splits))
+    lengths = _piece_lengths(tokenizer)[ids]
+    is_unknown = lengths < 0
+    known_chars = np.bincount(word_of_piece, np.where(is_unknown, 0, lengths), minlength=len(words))
+    unknowns = np.bincount(word_of_piece, is_unknown, minlength=len(words))
+    word_chars = word_end - word_start
+    aligned = ((unknowns == 0) & (known_chars == word_chars)) | ((unknowns == 1) & (known_chars < word_chars))
+    lengths = np.where(is_unknown, (word_chars - known_chars).astype(np.int64)[word_of_piece], lengths)
+    ends = np.cumsum(lengths)
+    ends -= np.concatenate([[0], ends])[splits[:-1]][word_of_piece]  # each piece's end inside its word
+    char_start = np.where(aligned[word_of_piece], word_start[word_of_piece] + ends - lengths,
+                          word_start[word_of_piece])
+    char_end = np.where(aligned[word_of_piece], word_start[word_of_piece] + ends, word_end[word_of_piece])
+    first_word = np.cumsum([0] + [len(spans) for spans in word_spans])
+    return [(ids[splits[a]:splits[b]], char_start[splits[a]:splits[b]], char_end[splits[a]:splits[b]])
+            for a, b in zip(first_word[:-1], first_word[1:])]
+
+
+def _windows(n_tokens, max_window, stride):
+    """(start, length) of the windows over `n_tokens` context tokens; one empty window when there are none."""
+    windows, start = [], 0
+    while True:
+        length = min(n_tokens - start, max_window)
+        windows.append((start, length))
+        if start + length == n_tokens:
+            return windows
+        start += min(length, stride)
+
+
+def _max_context_window(windows, n_tokens):
+    """For each context token, the window with the most context around it (the first on ties)."""
+    positions = np.arange(n_tokens)
+    best_score, best_window = np.full(n_tokens, -np.inf), np.zeros(n_tokens, np.int64)
+    for index, (start, length) in enumerate(windows):
+        score = np.minimum(positions - start, start + length - 1 - positions) + 0.01 * length
+        better = (positions >= start) & (positions < start + length) & (score > best_score)
+        best_score[better], best_window[better] = score[better], index
+    return best_window
+
+
+def _answer_tokens(char_start, char_end, answer):
+    """First and last context token overlapping the answer's characters, or None when none does."""
+    text, start = answer
+    first = int(np.searchsorted(char_end, start, side="right"))
+    last = int(np.searchsorted(char_start, start + len(text), side="left")) - 1
+    return (first, last) if first <= last else None
+
+
+def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_query_length=64, training=False):
+    """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (see the module doc).
+
+    `tokenizer` is an `ElectraTokenizer` (called on batches of strings).
+    `training=True` adds the labels from each example's first answer; use it
+    also for a dev set that needs an evaluation loss.
+    """
+    if not examples:
+        raise ValueError("no examples")
+    if doc_stride < 1 or max_query_length < 1:
+        raise ValueError(f"doc_stride and max_query_length must be positive, got {doc_stride}, {max_query_length}")
+    contexts = list(dict.fromkeys(example.context for example in examples))
+    context_tokens = dict(zip(contexts, _tokenize_contexts(contexts, tokenizer)))
+    question_ids, question_splits = _tokenize(tokenizer, [example.question for example in examples])
+    special = (tokenizer.cls_token_id, tokenizer.sep_token_id)
+
+    rows, truncated, unlocated = [], 0, 0
+    for index, example in enumerate(examples):
+        query = question_ids[question_splits[index]:question_splits[index + 1]]
+        truncated += len(query) > max_query_length
+        query = query[:max_query_length]
+        max_window = max_seq_length - len(query) - 3
+        if max_window < 1:
+            raise ValueError(f"max_seq_length {max_seq_length} leaves no room for the context after a "
+                             f"{len(query)}-token question and 3 special tokens")
+        ids, char_start, char_end = context_tokens[example.context]
+        windows = _windows(len(ids), max_window, doc_stride)
+        max_context_window = _max_context_window(windows, len(ids))
+        answer_tokens = None
+        if training and not example.is_impossible:
+            if not example.answers:
+                raise ValueError(f"question {example.qas_id!r} has no answer and is not marked impossible")
+            answer_tokens = _answer_tokens(char_start, char_end, example.answers[0])
+            unlocated += answer_tokens is None
+        for window, (start, length) in enumerate(windows):
+            inside = answer_tokens is not None and start <= answer_tokens[0] and answer_tokens[1] < start + length
+            offset = len(query) + 2 - start  # window token i sits at i + offset
+            positions = (answer_tokens[0] + offset, answer_tokens[1] + offset) if inside else (0, 0)
+            rows.append((index, query, slice(start, start + length), max_context_window == window, positions))
+
+    shape = (len(rows), max_seq_length)
+    input_ids = np.full(shape, tokenizer.pad_token_id, np.int32)
+    attention_mask, token_type_ids = np.zeros(shape, np.int32), np.zeros(shape, np.int32)
+    token_char_start, token_char_end = np.full(shape, -1, np.int32), np.full(shape, -1, np.int32)
+    token_is_max_context = np.zeros(shape, bool)
+    for row, (index, query, window, is_max_context, _) in enumerate(rows):
+        ids, char_start, char_end = context_tokens[examples[index].context]
+        begin, end = len(query) + 2, len(query) + 2 + len(ids[window])
+        input_ids[row, :end + 1] = np.concatenate([[special[0]], query, [special[1]], ids[window], [special[1]]])
+        attention_mask[row, :end + 1] = 1
+        token_type_ids[row, begin:end + 1] = 1
+        token_char_start[row, begin:end], token_char_end[row, begin:end] = char_start[window], char_end[window]
+        token_is_max_context[row, begin:end] = is_max_context[window]
+    labels = {}
+    if training:
+        positions = np.array([row[4] for row in rows], np.int32).reshape(-1, 2)
+        labels = dict(start_positions=positions[:, 0], end_positions=positions[:, 1],
+                      is_impossible=(positions[:, 0] == 0).astype(np.int32))
+    logging.info("SQuAD features: %d examples in %d windows; %d question(s) cut to %d tokens%s", len(examples),
+                 len(rows), truncated, max_query_length,
+                 f"; {unlocated} answer(s) on no token" if unlocated else "")
+    return SquadFeatures(input_ids, attention_mask, token_type_ids,
+                         np.array([row[0] for row in rows], np.int32), token_char_start, token_char_end,
+                         token_is_max_context, truncated_questions=int(truncated), **labels)
+
+
+def squad_dataset(features, batch_size, training, shuffle=False, seed=0):
+    """A batched `tf.data.Dataset` of `SquadFeatures`.
+
+    Yields `(x, y)` when the features have labels, else `x`: x holds int32
+    `[B, L]` `input_ids`, `attention_mask`, `token_type_ids` (and, in training,
+    the gold `start_positions` `[B]` the joint head conditions its end logits
+    on); y holds int32 `[B]` `start_positions`, `end_positions`,
+    `is_impossible`. Training drops the last partial batch.
+    """
+    x = {"input_ids": features.input_ids, "attention_mask": features.attention_mask,
+         "token_type_ids": features.token_type_ids}
+    labelled = features.start_positions is not None
+    if training and not labelled:
+        raise ValueError("training needs features built with squad_features(..., training=True)")
+    if labelled:
+        y = {"start_positions": features.start_positions, "end_positions": features.end_positions,
+             "is_impossible": features.is_impossible}
+        if training:
+            x["start_positions"] = features.start_positions
+    dataset = tf.data.Dataset.from_tensor_slices((x, y) if labelled else x)
+    if shuffle:
+        dataset = dataset.shuffle(len(features), seed=seed, reshuffle_each_iteration=True)
+    return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+
+
+def _top(scores, allowed, n):
+    """Indices of the `n` highest allowed scores, best first."""
+    masked = np.where(allowed, scores, -np.inf)
+    best = np.argsort(-masked, kind="stable")[:n]
+    return best[np.isfinite(masked[best])]
+
+
+def _softmax(scores):
+    exp = np.exp(scores - scores.max(initial=-np.inf))
+    return exp / exp.sum()
+
+
+def _log_softmax(logits, allowed):
+    masked = np.where(allowed, logits, -np.inf)
+    shifted = masked - masked.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def _feature_spans(outputs, feature, context, n_best_size):
+    """Candidate spans (start, end, start score, end score) of one feature, and its null score.
+
+    Independent head: raw logits, null = the [CLS] start + end logits. Joint
+    head: log-softmax over [CLS] and the context, as the original; null = the
+    [CLS] start log-prob plus the [CLS] end log-prob where [CLS] is a start
+    candidate. An answerable logit, when given, is the null score.
+    """
+    start_logits, end_logits = outputs["start_logits"][feature], outputs["end_logits"][feature]
+    if end_logits.ndim == 1:
+        starts, ends = _top(start_logits, context, n_best_size), _top(end_logits, context, n_best_size)
+        spans = [(s, e, start_logits[s], end_logits[e]) for s in starts for e in ends]
+        null_score = start_logits[0] + end_logits[0]
+    else:
+        answer_mask = context.copy()
+        answer_mask[0] = True
+        start_log_probs = _log_softmax(start_logits, answer_mask)
+        spans, null_end = [], 0.0
+        for start, row in zip(outputs["start_candidates"][feature], end_logits):
+            end_log_probs = _log_softmax(row, answer_mask)
+            null_end = end_log_probs[0] if start == 0 else null_end
+            spans += [(start, e, start_log_probs[start], end_log_probs[e])
+                      for e in _top(end_log_probs, context, n_best_size)]
+        null_score = start_log_probs[0] + null_end
+    if "answerable_logits" in outputs:
+        null_score = outputs["answerable_logits"][feature]
+    return spans, float(null_score)
+
+
+def _check_outputs(outputs, shape):
+    """The outputs as numpy arrays, checked against the features' `[N, L]`."""
+    outputs = {name: np.asarray(value) for name, value in outputs.items()}
+    start, end = outputs["start_logits"], outputs["end_logits"]
+    if start.shape != shape or end.shape[0] != shape[0] or end.shape[-1] != shape[1]:
+        raise ValueError(f"start_logits {start.shape} and end_logits {end.shape} do not fit features {shape}")
+    if end.ndim == 3 and outputs.get("start_candidates", np.zeros(0)).shape != end.shape[:2]:
+        raise ValueError(f"end_logits {end.shape} [N, K, L] need start_candidates [N, K]")
+    if "answerable_logits" in outputs:
+        outputs["answerable_logits"] = outputs["answerable_logits"].reshape(shape[0])
+    return outputs
+
+
+def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=30, null_threshold=None,
+                version_2=False):
+    """Answer texts from model outputs, as the original `qa_metrics.py` picks them.
+
+    `outputs` (numpy, one row per feature) is either Hugging Face's
+    `start_logits`/`end_logits` `[N, L]`, or the original joint head's
+    `start_logits` `[N, L]`, `end_logits` `[N, K, L]` given start
+    `start_candidates` `[N, K]`, and optionally `answerable_logits` `[N]`
+    (higher = impossible). A span must lie in the context, start where its
+    start token has its maximum context and be at most `max_answer_length`
+    tokens; its score is start + end score.
+
+    The null odds of a question are its smallest answerable logit over its
+    windows, or without that classifier its smallest null score minus its best
+    span score. With `version_2`, "" is predicted when they exceed
+    `null_threshold` (default: ELECTRA's -2.75 with the classifier, BERT's 0.0
+    without); v1.1 always answers.
+
+    Returns `(predictions, nbest, null_odds)` keyed by question id: the text,
+    up to `n_best_size` {text, probability, start_logit, end_logit, char_start,
+    char_end} (distinct texts, best first), and the null odds.
+
+    >>> ids = np.array([[2, 5, 3, 6, 7, 3]])  # [CLS] who [SEP] ann bob [SEP]
+    >>> features = SquadFeatures(ids, np.ones_like(ids), np.array([[0, 0, 0, 1, 1, 1]]), np.array([0]),
+    ...     token_char_start=np.array([[-1, -1, -1, 0, 4, -1]]), token_char_end=np.array([[-1, -1, -1, 3, 7, -1]]),
+    ...     token_is_max_context=np.array([[0, 0, 0, 1, 1, 0]], bool))
+    >>> example = SquadExample("q1", "Who?", "Ann Bob", (("Ann", 0),), False)
+    >>> outputs = {"start_logits": np.array([[3., 0, 0, 2, 1, 0]]), "end_logits": np.array([[3., 0, 0, 1, 2, 0]])}
+    >>> postprocess([example], features, outputs)[0], postprocess([example], features, outputs, version_2=True)[0]
+    ({'q1': 'Ann Bob'}, {'q1': ''})
+    """
+    outputs = _check_outputs(outputs, features.input_ids.shape)
+    if null_threshold is None:
+        null_threshold = ANSWERABLE_NULL_THRESHOLD if "answerable_logits" in outputs else SPAN_NULL_THRESHOLD
+    if len(features) and features.example_index.max() >= len(examples):
+        raise ValueError(f"features of example {features.example_index.max()} but {len(examples)} examples")
+    context = features.token_char_start >= 0
+    features_of_example = [[] for _ in examples]
+    for feature, index in enumerate(features.example_index):
+        features_of_example[index].append(feature)
+
+    predictions, all_nbest, all_null_odds = {}, {}, {}
+    for example, feature_indices in zip(examples, features_of_example):
+        candidates, null_scores = [], []
+        for feature in feature_indices:
+            spans, null_score = _feature_spans(outputs, feature, context[feature], n_best_size)
+            null_scores.append(null_score)
+            char_start, char_end = features.token_char_start[feature], features.token_char_end[feature]
+            candidates += [(start_score + end_score, start_score, end_score, char_start[s], char_end[e])
+                           for s, e, start_score, end_score in spans
+                           if s <= e < s + max_answer_length and features.token_is_max_context[feature, s]]
+        best, seen_texts = [], set()
+        for candidate in sorted(candidates, key=lambda c: -c[0]):
+            text = example.context[candidate[3]:candidate[4]]
+            if text not in seen_texts and len(best) < n_best_size:
+                seen_texts.add(text)
+                best.append((*candidate, text))
+        scores = np.array([candidate[0] for candidate in best])
+        nbest = [{"text": text, "probability": float(probability), "start_logit": float(start_score),
+                  "end_logit": float(end_score), "char_start": int(char_start), "char_end": int(char_end)}
+                 for (_, start_score, end_score, char_start, char_end, text), probability
+                 in zip(best, _softmax(scores))]
+        null_score = min(null_scores, default=np.inf)
+        if "answerable_logits" in outputs:
+            null_odds = null_score
+        else:
+            null_odds = null_score - scores[0] if best else np.inf
+        answer_is_null = not nbest or (version_2 and null_odds > null_threshold)
+        predictions[example.qas_id] = "" if answer_is_null else nbest[0]["text"]
+        all_nbest[example.qas_id], all_null_odds[example.qas_id] = nbest, float(null_odds)
+    return predictions, all_nbest, all_null_odds
+
+
+def write_predictions(predictions, path):
+    """Writes SQuAD's `predictions.json` (question id → text) atomically: a temporary file renamed into place.
+
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "predictions.json")
+    >>> write_predictions({"q1": "Ann"}, path)
+    >>> json.load(open(path))
+    {'q1': 'Ann'}
+    """
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with tf.io.gfile.GFile(tmp, "w") as f:
+        f.write(json.dumps(predictions, ensure_ascii=False, indent=1))
+    tf.io.gfile.rename(tmp, path, overwrite=True)

@@ -1,0 +1,173 @@
+"""Each task kind fine-tunes end to end from a pre-trained folder, through `electra_tf.finetuning`."""
+
+import json
+
+import numpy as np
+import pytest
+
+from electra_tf.config import FinetuningConfig
+from electra_tf.finetuning import finetune, make_task
+from electra_tf.tokenization import ElectraTokenizer
+
+WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_pretrained_dir):
+    return ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+
+
+def config(task, **changes):
+    values = {"task": task, "learning_rate": 3e-3, "layerwise_lr_decay": 1.0, "epochs": 6.0, "max_seq_length": 24,
+              "batch_size": 8, "predict_batch_size": 16, "beam_size": 4, **changes}
+    return FinetuningConfig.from_dict(values)
+
+
+def sentences(rng, n, marker=None):
+    """Random word sentences; `marker` (if given) is put into those labelled 1."""
+    texts, labels = [], []
+    for i in range(n):
+        words = list(rng.choice(WORDS, size=6))
+        label = i % 2
+        if marker and label:
+            words[int(rng.integers(0, 6))] = marker
+        texts.append(" ".join(words))
+        labels.append(label)
+    return texts, labels
+
+
+def test_text_classification_learns_a_marker_word_and_writes_predictions(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(0)
+    for split, n in (("train", 96), ("dev", 32)):
+        texts, labels = sentences(rng, n, marker="zebra")
+        rows = [json.dumps({"text": t, "label": ["no", "yes"][y]}) for t, y in zip(texts, labels)]
+        (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
+    task = make_task(config("text_classification"), tokenizer,
+                     files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
+    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    dev = task.load("dev")
+    predictions = task.predict(model, dev)
+    assert task.score(dev, predictions)["accuracy"] >= 0.9
+    path = task.write_predictions(dev, predictions, str(tmp_path), "dev")
+    lines = open(path).read().splitlines()
+    assert lines[0] == "index\tprediction" and len(lines) == 33 and {l.split("\t")[1] for l in lines[1:]} <= {"no", "yes"}
+
+
+def test_regression_on_glue_tsv_files(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(1)
+    folder = tmp_path / "STS-B"
+    folder.mkdir()
+    header = "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore"
+    for split, n in (("train", 64), ("dev", 16)):
+        rows = [header]
+        for i in range(n):
+            count = int(rng.integers(0, 4))
+            first = " ".join(["zebra"] * count + list(rng.choice(WORDS, size=3)))
+            rows.append(f"{i}\tmain\tf\t2012\t{i}\tnone\tnone\t{first}\t{' '.join(rng.choice(WORDS, 3))}\t{count}.0")
+        (folder / f"{split}.tsv").write_text("\n".join(rows) + "\n")
+    (folder / "test.tsv").write_text("index\tsentence1\tsentence2\n0\tzebra zebra cat\tdog\n")
+    task = make_task(config("stsb", epochs=10.0), tokenizer, data_dir=str(tmp_path))
+    train = task.load("train")
+    assert task.train_dataset(train)[1] == 2 * 64 // 8  # sentence-order doubling
+    model = finetune(task, tiny_pretrained_dir, train)
+    dev = task.load("dev")
+    assert task.score(dev, task.predict(model, dev))["pearson"] > 0.8
+    test = task.load("test")
+    path = task.write_predictions(test, task.predict(model, test), str(tmp_path), "test")
+    assert path.endswith("STS-B.tsv") and open(path).read().startswith("index\tprediction\n0\t")
+
+
+def test_tagging_learns_entities(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(2)
+    for split, n in (("train", 96), ("dev", 24)):
+        lines = []
+        for _ in range(n):
+            words = list(rng.choice(WORDS, size=7))
+            words[int(rng.integers(0, 7))] = str(rng.choice(["paris", "london"]))
+            for word in words:
+                tag = "I-LOC" if word in ("paris", "london") else "O"  # IOB1, as CoNLL-2003
+                lines.append(f"{word} NN I-NP {tag}")
+            lines.append("")
+        (tmp_path / f"{split}.txt").write_text("-DOCSTART- -X- -X- O\n\n" + "\n".join(lines))
+    task = make_task(config("conll2003", epochs=8.0, max_seq_length=48), tokenizer, data_dir=str(tmp_path))
+    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    dev = task.load("dev")
+    predictions = task.predict(model, dev)
+    assert [len(p) for p in predictions] == [len(s.words) for s in dev]
+    assert task.score(dev, predictions)["f1"] > 0.9
+
+
+def _squad_file(path, rng, n, version_2=True):
+    paragraphs = []
+    for i in range(n):
+        words = list(rng.choice(WORDS, size=10))
+        answerable = not version_2 or i % 3
+        if answerable:
+            position = int(rng.integers(0, 10))
+            words[position] = "Zebra"
+        context = " ".join(words) + "."
+        qa = {"id": f"q{i}", "question": "which animal is striped?", "is_impossible": not answerable,
+              "answers": [{"text": "Zebra", "answer_start": context.index("Zebra")}] if answerable else []}
+        paragraphs.append({"context": context, "qas": [qa]})
+    path.write_text(json.dumps({"version": "v2.0", "data": [{"title": "t", "paragraphs": paragraphs}]}))
+
+
+@pytest.mark.parametrize("task_name, head", [("squad", "original"), ("squadv1", "huggingface")])
+def test_question_answering_finds_the_answer(tmp_path, tokenizer, tiny_pretrained_dir, task_name, head):
+    rng = np.random.default_rng(3)
+    version_2 = task_name == "squad"
+    _squad_file(tmp_path / "train.json", rng, 96, version_2)
+    _squad_file(tmp_path / "dev.json", rng, 24, version_2)
+    task = make_task(config(task_name, head=head, epochs=10.0, max_seq_length=32, doc_stride=8), tokenizer,
+                     files={"train": str(tmp_path / "train.json"), "dev": str(tmp_path / "dev.json")})
+    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    dev = task.load("dev")
+    predictions = task.predict(model, dev)
+    assert set(predictions) == {e.qas_id for e in dev}
+    assert task.score(dev, predictions)["exact_match"] >= 75
+    path = task.write_predictions(dev, predictions, str(tmp_path), "dev")
+    assert json.load(open(path)) == predictions
+
+
+def test_multiple_choice_picks_the_marked_ending(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(4)
+    for split, n in (("train", 64), ("val", 16)):
+        rows = ["sent1,sent2,ending0,ending1,ending2,ending3,label"]
+        for i in range(n):
+            endings = [" ".join(rng.choice(WORDS, 3)) for _ in range(4)]
+            endings[i % 4] += " zebra"
+            rows.append(f"{' '.join(rng.choice(WORDS, 4))},the,{','.join(endings)},{i % 4}")
+        (tmp_path / f"{split}.csv").write_text("\n".join(rows) + "\n")
+    task = make_task(config("swag", epochs=10.0), tokenizer, data_dir=str(tmp_path))
+    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    dev = task.load("dev")
+    assert task.score(dev, task.predict(model, dev))["accuracy"] >= 0.75
+
+
+def test_unknown_task_and_missing_split(tokenizer):
+    with pytest.raises(ValueError, match="unknown GLUE task 'glu'"):
+        make_task(config("glu"), tokenizer)
+    task = make_task(config("swag"), tokenizer)
+    with pytest.raises(ValueError, match="no file for split 'train'"):
+        task.load("train")
+
+
+def test_mnli_from_tfds_mock_data_predicts_every_split_with_glue_file_names(tmp_path, tokenizer,
+                                                                          tiny_pretrained_dir):
+    import tensorflow_datasets as tfds
+
+    task = make_task(config("mnli", epochs=1.0, batch_size=4), tokenizer, tfds=True)
+    assert task.splits == ("train", "dev", "dev_mismatched", "test", "test_mismatched", "ax")
+    with tfds.testing.mock_data(num_examples=8, policy=tfds.testing.MockPolicy.USE_CODE):
+        model = finetune(task, tiny_pretrained_dir, task.load("train"))
+        names = {}
+        for split in task.splits[1:]:
+            examples = task.load(split)
+            predictions = task.predict(model, examples)
+            if task.scored(split):
+                assert 0.0 <= task.score(examples, predictions)["accuracy"] <= 1.0
+            names[split] = task.write_predictions(examples, predictions, str(tmp_path), split).rsplit("/", 1)[1]
+    assert names == {"dev": "mnli_dev.tsv", "dev_mismatched": "mnli_dev_mismatched.tsv", "test": "MNLI-m.tsv",
+                     "test_mismatched": "MNLI-mm.tsv", "ax": "AX.tsv"}
+    rows = open(tmp_path / "AX.tsv").read().splitlines()
+    assert len(rows) == 9 and rows[1].split("\t")[1] in ("entailment", "neutral", "contradiction")

@@ -1,0 +1,72 @@
+"""tools/run_finetuning.py as users run it: trials and their median, GLUE files, resume, bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
+
+
+def run(*arguments):
+    return subprocess.run([sys.executable, "-m", "electra_tf.tools.run_finetuning", *arguments],
+                          capture_output=True, text=True, timeout=600, env=ENV)
+
+
+@pytest.fixture(scope="module")
+def rte_dir(tmp_path_factory):
+    """RTE-shaped TSV files: entailment when both sentences share their first word."""
+    folder = tmp_path_factory.mktemp("glue") / "RTE"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    for split, n in (("train", 64), ("dev", 16), ("test", 8)):
+        rows = ["index\tsentence1\tsentence2" + ("" if split == "test" else "\tlabel")]
+        for i in range(n):
+            first, second = rng.choice(WORDS, 3), rng.choice(WORDS, 3)
+            if i % 2:
+                second[0] = first[0] = "zebra"
+            label = "" if split == "test" else ["not_entailment", "entailment"][i % 2]
+            rows.append("\t".join([str(i), " ".join(first), " ".join(second)] + ([label] if label else [])))
+        (folder / f"{split}.tsv").write_text("\n".join(rows) + "\n")
+    return str(folder.parent)
+
+
+def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_dir, tmp_path):
+    output = tmp_path / "rte"
+    arguments = ["--task=rte", f"--data_dir={rte_dir}", f"--init_checkpoint={tiny_pretrained_dir}",
+                 f"--output_dir={output}", "--num_trials=2", "--epochs=3", "--batch_size=8", "--max_seq_length=16",
+                 "--learning_rate=3e-3"]
+    result = run(*arguments)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads((output / "results.json").read_text())
+    trials = results["dev"]["dev"]["accuracy"]["trials"]
+    assert len(trials) == 2 and results["dev"]["dev"]["accuracy"]["median"] == pytest.approx(np.median(trials))
+    assert results["config"]["epochs"] == 3.0 and results["model_size"] == "small"
+    for trial in (0, 1):
+        trial_results = json.loads((output / f"trial_{trial}" / "results.json").read_text())
+        assert trial_results["seed"] == trial
+        submission = (output / f"trial_{trial}" / "RTE.tsv").read_text().splitlines()
+        assert submission[0] == "index\tprediction" and len(submission) == 9
+    # An interrupted run is re-run with the same command: finished trials are kept, not trained again.
+    (output / "trial_1" / "results.json").unlink()
+    again = run(*arguments)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "trial 0: done before, kept" in again.stdout and "trial 1: done before" not in again.stdout
+
+
+def test_bad_input_exits_with_a_clear_error(rte_dir, tiny_pretrained_dir, tmp_path):
+    bad = tmp_path / "RTE"
+    bad.mkdir()
+    (bad / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta b\tc d\tperhaps\n")
+    common = [f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={tmp_path / 'out'}"]
+    result = run("--task=rte", f"--data_dir={tmp_path}", *common)
+    assert result.returncode == 2 and "labels ['perhaps'] are not in the declared set" in result.stderr
+    result = run("--task=glu", f"--data_dir={rte_dir}", *common)
+    assert result.returncode == 2 and "unknown GLUE task 'glu'" in result.stderr
+    result = run("--task=rte", f"--data_dir={rte_dir}", "--init_checkpoint=/no/such/model",
+                 f"--output_dir={tmp_path / 'out'}")
+    assert result.returncode == 2 and "no pre-trained ELECTRA here" in result.stderr

@@ -1,0 +1,135 @@
+r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes predictions.
+
+    python -m electra_tf.tools.run_finetuning --task=mrpc --data_dir=glue_data \
+        --init_checkpoint=runs/small/final --output_dir=runs/mrpc --num_trials=5
+
+- Tasks: GLUE (cola sst2 mrpc stsb qqp mnli qnli rte wnli; `ax` is predicted by
+  an `mnli` run), `text_classification` (CSV/TSV/JSONL: --train_file,
+  --dev_file, --test_file, --text_columns, --label_column), `conll2003`,
+  `chunk`, `squad` (2.0), `squadv1`, `swag`.
+- Data: --data_dir with the task's usual file names (the GLUE download's
+  layout, train.txt/dev.txt/test.txt, train-v2.0.json/dev-v2.0.json,
+  train.csv/val.csv/test.csv), --tfds for GLUE from TensorFlow Datasets, or
+  explicit --{train,dev,test}_file.
+- Settings: the original per-task defaults (`FinetuningConfig.for_task`,
+  sized by --model_size or the checkpoint's width); any `FinetuningConfig`
+  field is a flag.
+- Output: <output_dir>/trial_<i>/{results.json, predictions}, and
+  <output_dir>/results.json with every trial's dev scores and their median
+  (the paper reports medians over fine-tuning seeds). A re-run skips finished
+  trials, so an interrupted run resumes.
+"""
+
+import os
+import statistics
+
+from absl import app, flags
+
+from electra_tf.config import FinetuningConfig
+from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("init_checkpoint", None, "A pre-trained model folder (tools/run_pretraining.py's final/).",
+                    required=True)
+flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
+flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
+                  "Picks the original defaults (large: lr 5e-5, decay 0.9); from the checkpoint's width if unset.")
+flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
+flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
+flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
+flags.DEFINE_string("train_file", None, "Training file (overrides --data_dir's).")
+flags.DEFINE_string("dev_file", None, "Development file, scored after training.")
+flags.DEFINE_string("test_file", None, "Unlabelled test file, predicted after training.")
+flags.DEFINE_list("text_columns", ["text"], "text_classification: one or two text columns.")
+flags.DEFINE_string("label_column", "label", "text_classification: the label column.")
+flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")
+flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
+flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
+flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
+define_config_flags(FinetuningConfig)  # --task among them
+flags.mark_flag_as_required("task")
+flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
+
+
+def model_size(init_checkpoint):
+    from electra_tf.config import load_run_config
+    from electra_tf.pretrained import pretrained_dir
+    width = load_run_config(os.path.join(pretrained_dir(init_checkpoint), "config.json"))[0].hidden_size
+    return "large" if width >= 1024 else "small" if width <= 256 else "base"
+
+
+def make_task(config):
+    from electra_tf.finetuning import make_task as make
+    from electra_tf.tokenization import ElectraTokenizer
+    return make(config, ElectraTokenizer.from_pretrained(FLAGS.init_checkpoint),
+                files={"train": FLAGS.train_file, "dev": FLAGS.dev_file, "test": FLAGS.test_file},
+                data_dir=FLAGS.data_dir, tfds=FLAGS.tfds, tfds_data_dir=FLAGS.tfds_data_dir,
+                text_columns=FLAGS.text_columns, label_column=FLAGS.label_column, label_names=FLAGS.label_names,
+                regression=FLAGS.regression, tag_column=FLAGS.tag_column)
+
+
+def run_trial(config, folder):
+    """Trains one seed, scores every labelled evaluation split and predicts the others; returns the results."""
+    from electra_tf.finetuning import finetune, write_json
+
+    task = make_task(config)
+    model = finetune(task, FLAGS.init_checkpoint, task.load("train"))
+    os.makedirs(folder, exist_ok=True)
+    results = {"seed": config.seed, "scores": {}, "predictions": {}}
+    for split in task.splits:
+        if split == "train":
+            continue
+        examples = task.load(split)
+        predictions = task.predict(model, examples)
+        if task.scored(split):
+            results["scores"][split] = task.score(examples, predictions)
+        results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
+    results["data"] = task.stats
+    write_json(os.path.join(folder, "results.json"), results)  # last: marks the trial done
+    return results
+
+
+def summarise(trials):
+    """Each split's metrics as the median over trials, with every trial's value."""
+    summary = {}
+    for split in trials[0]["scores"]:
+        for metric in trials[0]["scores"][split]:
+            values = [t["scores"][split][metric] for t in trials]
+            summary.setdefault(split, {})[metric] = {"median": statistics.median(values), "trials": values}
+    return summary
+
+
+@exits_cleanly_on_bad_input
+def main(argv):
+    del argv
+    import json
+
+    from electra_tf.finetuning import write_json
+    size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
+    overrides = config_overrides(FinetuningConfig)
+    base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    trials = []
+    for trial in range(FLAGS.num_trials):
+        folder = os.path.join(FLAGS.output_dir, f"trial_{trial}")
+        config = base.replace(seed=base.seed + trial)
+        done = os.path.join(folder, "results.json")
+        if os.path.exists(done):
+            with open(done, encoding="utf-8") as f:
+                trials.append(json.load(f))
+            print(f"trial {trial}: done before, kept")
+        else:
+            trials.append(run_trial(config, folder))
+        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}", flush=True)
+    results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,
+               "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials)}
+    write_json(os.path.join(FLAGS.output_dir, "results.json"), results)
+    print(json.dumps(results["dev"], indent=2))
+
+
+def run():
+    app.run(main)
+
+
+if __name__ == "__main__":
+    run()
