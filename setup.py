@@ -29,6 +29,8 @@ setup(
         # Task metrics (accuracy, F1, MCC, Pearson/Spearman) come from these.
         "scikit-learn>=1.4",
         "scipy>=1.11",
+        # Hugging Face checkpoints: read and written as safetensors (never pickles).
+        "safetensors>=0.4",
     ],
     extras_require={
         "test": ["pytest>=8", "hypothesis>=6"],
