@@ -43,6 +43,7 @@ setup(
             "electra-build-vocab=electra_tf.tools.build_vocab:run",
             "electra-build-pretraining-data=electra_tf.tools.build_pretraining_data:run",
             "electra-pretrain=electra_tf.tools.run_pretraining:run",
+            "electra-finetune=electra_tf.tools.run_finetuning:run",
         ],
     },
 )

@@ -351,8 +351,6 @@ def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig
 
 def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig) -> None:
     """Writes both configs as one JSON file, atomically."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"model": model.to_dict(), "pretraining": pretraining.to_dict()}, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+    from electra_tf.atomic import write_text  # (config.py is imported before TensorFlow is needed)
+
+    write_text(path, json.dumps({"model": model.to_dict(), "pretraining": pretraining.to_dict()}, indent=2) + "\n")

@@ -30,6 +30,7 @@ import keras
 import numpy as np
 from absl import logging
 
+from electra_tf.atomic import write_text
 from electra_tf.data.tasks import classification, multiple_choice, squad, tagging
 from electra_tf.metrics import classification_scores, entity_f1, squad_scores
 from electra_tf.models.qa_head import question_answering_losses
@@ -45,13 +46,6 @@ QA_TASKS = {"squad": {"train": "train-v2.0.json", "dev": "dev-v2.0.json"},
             "squadv1": {"train": "train-v1.1.json", "dev": "dev-v1.1.json"}}
 CHOICE_TASKS = {"swag": {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}}
 TEXT_CLASSIFICATION = "text_classification"
-
-
-def _atomic_write(path, text):
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 class FinetuningTask:
@@ -173,7 +167,7 @@ class ClassificationTask(FinetuningTask):
             name = {"test_mismatched": "MNLI-mm", "ax": "AX"}.get(
                 split, "MNLI-m" if self.glue.name == "mnli" else classification.GLUE_FOLDERS[self.glue.name])
         path = os.path.join(folder, f"{name}.tsv")
-        _atomic_write(path, "index\tprediction\n" + "".join(f"{i}\t{v}\n" for i, v in zip(examples.ids, values)))
+        write_text(path, "index\tprediction\n" + "".join(f"{i}\t{v}\n" for i, v in zip(examples.ids, values)))
         return path
 
 
@@ -220,7 +214,7 @@ class TaggingTask(FinetuningTask):
     def write_predictions(self, sentences, predictions, folder, split):
         """CoNLL format: `word<TAB>predicted tag`, a blank line after each sentence."""
         path = os.path.join(folder, f"{self.config.task}_{split}.txt")
-        _atomic_write(path, "".join("".join(f"{w}\t{t}\n" for w, t in zip(s.words, tags)) + "\n"
+        write_text(path, "".join("".join(f"{w}\t{t}\n" for w, t in zip(s.words, tags)) + "\n"
                                     for s, tags in zip(sentences, predictions)))
         return path
 
@@ -327,7 +321,7 @@ class MultipleChoiceTask(FinetuningTask):
 
     def write_predictions(self, examples, predictions, folder, split):
         path = os.path.join(folder, f"{self.config.task}_{split}.tsv")
-        _atomic_write(path, "index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in enumerate(predictions)))
+        write_text(path, "index\tprediction\n" + "".join(f"{i}\t{p}\n" for i, p in enumerate(predictions)))
         return path
 
 
@@ -377,4 +371,4 @@ def finetune(task, init_checkpoint, train_examples, callbacks=()):
 
 def write_json(path, values):
     """Writes `values` as indented JSON, atomically."""
-    _atomic_write(path, json.dumps(values, indent=2, sort_keys=True) + "\n")
+    write_text(path, json.dumps(values, indent=2, sort_keys=True) + "\n")

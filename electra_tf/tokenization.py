@@ -16,13 +16,13 @@ Example:
 """
 
 import collections
-import os
 
 import keras
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from electra_tf.atomic import write_text
 from electra_tf.text_normalization import bert_pretokenize
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -60,10 +60,7 @@ def load_vocabulary(path):
 def save_vocabulary(vocabulary, path):
     """Writes `vocab.txt` atomically (a temporary file renamed into place)."""
     validate_vocabulary(vocabulary, source=path)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.writelines(token + "\n" for token in vocabulary)
-    os.replace(tmp, path)
+    write_text(path, "".join(token + "\n" for token in vocabulary))
 
 
 def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
@@ -124,11 +121,21 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
                          strip_accents=lowercase if strip_accents is None else strip_accents, **kwargs)
 
     @classmethod
-    def from_pretrained(cls, path, lowercase=True, strip_accents=None):
-        """The tokenizer of a pre-trained model folder (its `vocab.txt`), or of a `vocab.txt` path."""
-        from electra_tf.pretrained import vocabulary_file
+    def from_pretrained(cls, path, lowercase=None, strip_accents=None):
+        """The tokenizer beside a checkpoint in any format (its `vocab.txt`, or a Hugging Face
+        `tokenizer.json`), or of a `vocab.txt`/`tokenizer.json` path.
 
-        return cls(vocabulary_file(path), lowercase=lowercase, strip_accents=strip_accents)
+        `lowercase`/`strip_accents` left as `None` follow the checkpoint's tokenizer files
+        (`tokenizer_config.json`'s `do_lower_case`, `tokenizer.json`'s normalizer), else lower-case.
+        """
+        from electra_tf.pretrained import tokenizer_arguments
+
+        vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path)
+        if lowercase is None:
+            lowercase = True if saved_lowercase is None else saved_lowercase
+        if strip_accents is None:
+            strip_accents = saved_strip_accents
+        return cls(vocabulary, lowercase=lowercase, strip_accents=strip_accents)
 
     def _set_vocabulary_tf(self):
         # keras-hub's, with room for 100 characters of up to 4 UTF-8 bytes

@@ -16,11 +16,15 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
                             env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "held-out metrics after pre-training" in result.stdout
-    metrics = json.loads(result.stdout.split("held-out metrics after pre-training")[1])
+    metrics = json.loads(result.stdout.split("held-out metrics after pre-training")[1].split("\n==")[0])
     assert {"loss", "mlm_loss", "rtd_loss", "rtd_auc", "rtd_accuracy"} <= set(metrics)
     assert all(value == value for value in metrics.values())  # no NaN
+    accuracy, baseline = map(float, re.search(r"ELECTRA fine-tuned: ([\d.]+)\s+majority class: ([\d.]+)",
+                                              result.stdout).groups())
+    assert accuracy > baseline > 0.2  # three classes, capped at 600 examples each
+    assert (out / "docstring_kinds" / "classifier.keras").exists()
     model_dir = out / "model"
-    for name in ("pretrainer.keras", "discriminator.keras", "generator.keras", "config.json", "vocabulary.txt"):
+    for name in ("pretrainer.keras", "discriminator.keras", "generator.keras", "config.json", "vocab.txt"):
         assert (model_dir / name).exists(), name
     pretrainer = keras.saving.load_model(str(model_dir / "pretrainer.keras"), safe_mode=True)
     assert pretrainer.generator.backbone.embedding is pretrainer.discriminator.backbone.embedding
@@ -44,3 +48,11 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
                              env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert example.returncode == 0, example.stderr[-3000:]
     assert (tmp_path / "readme_discriminator.keras").exists()
+
+    code = re.search(r"Fine-tuning models sit on .*?```python\n(.*?)```", readme, re.S).group(1)
+    snippet.write_text(code.replace("runs/demo", str(out)).replace('"classifier.keras"',
+                                                                    repr(str(tmp_path / "readme_classifier.keras"))))
+    example = subprocess.run([sys.executable, str(snippet)], capture_output=True, text=True, timeout=600,
+                             env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert example.returncode == 0, example.stderr[-3000:]
+    assert (tmp_path / "readme_classifier.keras").exists()

@@ -1,7 +1,6 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 from conftest import random_batch
 
 from electra_tf.config import PretrainingConfig, save_run_config

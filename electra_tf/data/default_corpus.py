@@ -21,6 +21,8 @@ import os
 import re
 import sysconfig
 
+from electra_tf.atomic import atomic_open, write_text
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _CODE_LINE = re.compile(r"^\s*(>>>|\.\.\.|\$ |#|[{}\[\]()]|def |class |import |from \S+ import)")
 _SKIPPED_DIRS = {"test", "tests", "idle_test", "site-packages", "dist-packages", "__pycache__"}
@@ -36,17 +38,21 @@ def _stdlib_sources():
                 yield os.path.join(directory, name)
 
 
+_KINDS = {ast.Module: "module", ast.ClassDef: "class", ast.FunctionDef: "function", ast.AsyncFunctionDef: "function"}
+
+
 def _docstrings(path):
+    """(kind, docstring) of the module, classes and functions of a source file."""
     try:
         with open(path, encoding="utf-8") as f:
             tree = ast.parse(f.read(), filename=path)
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        if type(node) in _KINDS:
             text = ast.get_docstring(node)
             if text and len(text) >= _MIN_DOCUMENT_CHARS:
-                yield text
+                yield _KINDS[type(node)], text
 
 
 def _pydoc_topics(path):
@@ -80,7 +86,7 @@ def to_sentences(text):
 def default_corpus_documents(max_documents=None):
     """Documents (lists of sentences) in a fixed order: stdlib docstrings, then pydoc topics."""
     stdlib = sysconfig.get_paths()["stdlib"]
-    texts = [text for path in _stdlib_sources() for text in _docstrings(path)]
+    texts = [text for path in _stdlib_sources() for _, text in _docstrings(path)]
     texts += list(_pydoc_topics(os.path.join(stdlib, "pydoc_data", "topics.py")))
     documents = []
     for text in texts:
@@ -98,10 +104,45 @@ def write_default_corpus(path, max_documents=None):
     Returns the number of documents written. The file appears atomically.
     """
     documents = default_corpus_documents(max_documents)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_open(path) as f:
         for sentences in documents:
-            f.writelines(sentence + "\n" for sentence in sentences)
-            f.write("\n")
-    os.replace(tmp, path)
+            f.write("".join(sentence + "\n" for sentence in sentences) + "\n")
     return len(documents)
+
+
+def docstring_kinds(max_per_kind=600):
+    """A labelled task from the same corpus: what a docstring documents (module, class or function).
+
+    Each example is a docstring's first two prose sentences; at most
+    `max_per_kind` per kind (the stdlib has ~3,400 function, ~600 class and
+    ~400 module docstrings), in a fixed order. Returns `(text, kind)` pairs.
+    """
+    examples, counts = [], {}
+    for path in _stdlib_sources():
+        for kind, text in _docstrings(path):
+            sentences = to_sentences(text)
+            if sentences and counts.get(kind, 0) < max_per_kind:
+                counts[kind] = counts.get(kind, 0) + 1
+                examples.append((" ".join(sentences[:2]), kind))
+    return examples
+
+
+def write_docstring_kinds(folder, dev_fraction=0.2, max_per_kind=600):
+    """Writes `docstring_kinds` as `train.jsonl` and `dev.jsonl` (fields `text`, `label`); returns their paths.
+
+    An example goes to dev when a hash of its text says so: the split does not
+    depend on the order or on the Python version's other docstrings.
+    """
+    import hashlib
+    import json
+
+    os.makedirs(folder, exist_ok=True)
+    splits = {"train": [], "dev": []}
+    for text, kind in docstring_kinds(max_per_kind):
+        bucket = int(hashlib.sha1(text.encode("utf-8")).hexdigest()[:8], 16) / 16**8
+        splits["dev" if bucket < dev_fraction else "train"].append(json.dumps({"text": text, "label": kind}))
+    paths = {}
+    for split, rows in splits.items():
+        paths[split] = os.path.join(folder, f"{split}.jsonl")
+        write_text(paths[split], "\n".join(rows) + "\n")
+    return paths

@@ -27,6 +27,7 @@ import time
 
 import tensorflow as tf
 
+from electra_tf.atomic import write_text
 from electra_tf.data.packing import ExampleBuilder
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.tokenization import ElectraTokenizer
@@ -101,10 +102,7 @@ def _check_manifest(output_dir, settings):
 def _write_manifest(output_dir, settings, shards):
     path = os.path.join(output_dir, MANIFEST)
     totals = {key: sum(s[key] for s in shards.values()) for key in ("examples", "tokens", "documents")}
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"settings": settings, "totals": totals, "shards": shards}, f, indent=2, sort_keys=True)
-    os.replace(tmp, path)
+    write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards}, indent=2, sort_keys=True))
 
 
 def tokenized_documents(documents, tokenizer):

@@ -311,7 +311,7 @@ def count_truncated(examples, tokenizer, sequence_length, batch_size=1024):
 
 
 def classification_dataset(examples, tokenizer, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                           drop_remainder=False, repeat=False):
+                           drop_remainder=False):
     """`(inputs, labels)` batches, tokenized in-graph; long examples are truncated and their count logged.
 
     Inputs are the model's `input_ids`, `attention_mask`, `token_type_ids`;
@@ -323,8 +323,6 @@ def classification_dataset(examples, tokenizer, sequence_length=128, batch_size=
                      truncated, len(examples), sequence_length)
     labels = examples.labels if examples.labels.dtype != np.float32 else examples.labels[:, None]
     dataset = tf.data.Dataset.from_tensor_slices((tuple(np.asarray(c, object) for c in examples.texts), labels))
-    if repeat:
-        dataset = dataset.repeat()
     if shuffle:
         dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed, reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)

@@ -67,13 +67,11 @@ def read_swag(path, num_choices=4):
     return ChoiceExamples(tuple(contexts), tuple(choices), np.asarray(labels, np.int32))
 
 
-def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuffle=False, seed=0, repeat=False):
+def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuffle=False, seed=0):
     """`(inputs, labels)` batches with inputs `[batch, choices, sequence]`, tokenized in-graph."""
     n = examples.num_choices
     contexts = np.repeat(np.asarray(examples.contexts, object)[:, None], n, axis=1)
     dataset = tf.data.Dataset.from_tensor_slices(((contexts, np.asarray(examples.choices, object)), examples.labels))
-    if repeat:
-        dataset = dataset.repeat()
     if shuffle:
         dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed)
 

@@ -41,12 +41,13 @@ Example:
 
 import dataclasses
 import json
-import os
 import re
 
 import numpy as np
 import tensorflow as tf
 from absl import logging
+
+from electra_tf.atomic import write_text
 
 # ELECTRA's `qa_na_threshold`: "" when the answerable classifier's smallest logit exceeds it.
 ANSWERABLE_NULL_THRESHOLD = -2.75
@@ -489,7 +490,4 @@ def write_predictions(predictions, path):
     >>> json.load(open(path))
     {'q1': 'Ann'}
     """
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with tf.io.gfile.GFile(tmp, "w") as f:
-        f.write(json.dumps(predictions, ensure_ascii=False, indent=1))
-    tf.io.gfile.rename(tmp, path, overwrite=True)
+    write_text(path, json.dumps(predictions, ensure_ascii=False, indent=1))

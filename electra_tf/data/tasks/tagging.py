@@ -239,7 +239,7 @@ def _sentence_encoder(tokenizer, sequence_length):
 
 
 def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                    scheme="bioes", drop_remainder=False, repeat=False):
+                    scheme="bioes", drop_remainder=False):
     """`(inputs, labels, sample_weight)` batches, tokenized in-graph, and statistics.
 
     Inputs are int32 `[batch, sequence_length]` `input_ids` (`[CLS] pieces
@@ -279,8 +279,6 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
         logging.warning("%d of %d sentences are longer than %d tokens: %d words are cut and tagged O",
                         stats["truncated_sentences"], len(sentences), sequence_length, stats["truncated_words"])
     dataset = _sentence_dataset(sentences, word_label_ids)
-    if repeat:
-        dataset = dataset.repeat()
     if shuffle:
         dataset = dataset.shuffle(min(len(sentences), 10_000), seed=seed, reshuffle_each_iteration=True)
     dataset = dataset.map(_sentence_encoder(tokenizer, sequence_length), num_parallel_calls=tf.data.AUTOTUNE,
