@@ -35,7 +35,8 @@ setup(
     extras_require={
         "test": ["pytest>=8", "hypothesis>=6"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
-        "fixtures": ["transformers>=4.40"],
+        # (CPU torch: `pip install torch==2.13.0`.)
+        "fixtures": ["transformers>=4.40", "torch"],
     },
     entry_points={
         "console_scripts": [
@@ -44,6 +45,7 @@ setup(
             "electra-build-pretraining-data=electra_tf.tools.build_pretraining_data:run",
             "electra-pretrain=electra_tf.tools.run_pretraining:run",
             "electra-finetune=electra_tf.tools.run_finetuning:run",
+            "electra-convert-checkpoint=electra_tf.tools.convert_checkpoint:run",
         ],
     },
 )

@@ -29,8 +29,9 @@ from electra_tf.config import FinetuningConfig
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("init_checkpoint", None, "A pre-trained model folder (tools/run_pretraining.py's final/).",
-                    required=True)
+flags.DEFINE_string("init_checkpoint", None,
+                    "The pre-trained model: our folder (tools/run_pretraining.py's final/), a Hugging Face folder "
+                    "(config.json + model.safetensors) or a Google ELECTRA checkpoint.", required=True)
 flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
 flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
                   "Picks the original defaults (large: lr 5e-5, decay 0.9); from the checkpoint's width if unset.")
@@ -52,9 +53,8 @@ flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >
 
 
 def model_size(init_checkpoint):
-    from electra_tf.config import load_run_config
-    from electra_tf.pretrained import pretrained_dir
-    width = load_run_config(os.path.join(pretrained_dir(init_checkpoint), "config.json"))[0].hidden_size
+    from electra_tf.pretrained import read_config
+    width = read_config(init_checkpoint).hidden_size
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 

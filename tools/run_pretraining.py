@@ -11,8 +11,10 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   the same command resumes at the last one with the optimizer state, the same
   random draws and the same data order. SIGTERM (preemption) saves and exits
   with code 75; re-run to continue.
-- --init_checkpoint starts a new run from another run's weights with a fresh
-  optimizer and schedule (continued pre-training).
+- --init_checkpoint starts a new run from the discriminator and generator
+  weights of another run, of a converted or released model (our folder, a
+  Google TF1 checkpoint; see tools/convert_checkpoint.py for Hugging Face
+  pairs), with a fresh optimizer and schedule (continued pre-training).
 - TensorBoard scalars in <model_dir>/logs every --log_every steps: metrics,
   learning rate, examples/s, tokens/s, training FLOPs so far; evaluation on
   --eval_files every --eval_every steps (dropout off).
@@ -29,6 +31,7 @@ from absl import app, flags
 
 from electra_tf.config import ElectraConfig, PretrainingConfig
 from electra_tf.data.pipeline import list_files
+from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
@@ -51,7 +54,12 @@ flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker",
 flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
-flags.DEFINE_string("init_checkpoint", None, "A model_dir (or checkpoint prefix) of a run to start from.")
+flags.DEFINE_bool("skip_corrupt_records", False,
+                  "Read past damaged TFRecords (each damaged file is read up to its damage; they are listed "
+                  "and counted first). Without it a damaged file stops the run, naming it.")
+flags.DEFINE_string("init_checkpoint", None,
+                    "Start from these weights: another run's model_dir, our saved/converted model folder, or a "
+                    "Google ELECTRA checkpoint (discriminator and generator both restored).")
 
 define_config_flags(ElectraConfig, PretrainingConfig)
 
@@ -90,11 +98,32 @@ def check_model_dir(path, model, pretraining):
 
 
 def load_initial_weights(pretrainer, init_checkpoint):
-    """Weights (not optimizer state) of another run, checked against this run's config."""
+    """Weights (not optimizer state) to start from, checked against this run's config: another run
+    (its model_dir, or a checkpoint prefix of it), or a pre-trained model holding both networks in
+    any `from_pretrained` format: our own saved folder (`<model_dir>/final`, or one
+    tools/convert_checkpoint.py wrote from a Hugging Face discriminator + generator pair) or an
+    original Google checkpoint (a released electra_small/base/large, prefix or folder)."""
     import tensorflow as tf
 
     from electra_tf.config import load_run_config
+
+    def is_training_checkpoint(path):
+        """A prefix of a checkpoint this tool wrote (object-based names, not Google's TF1 ones)."""
+        return os.path.exists(path + ".index") and not any(
+            name.startswith(("electra/", "generator/"))
+            for name in tf.train.load_checkpoint(path).get_variable_to_shape_map())
+
     prefix = init_checkpoint
+    run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
+        os.path.join(init_checkpoint, "checkpoints"))
+    if not run_checkpoint and not is_training_checkpoint(init_checkpoint):
+        from electra_tf.pretrained import load_pretrainer_weights
+        try:
+            load_pretrainer_weights(pretrainer, init_checkpoint)
+        except ValueError as e:
+            raise ValueError(f"--init_checkpoint {init_checkpoint}: {e}") from None
+        print(f"initialised from {init_checkpoint}", flush=True)
+        return
     if os.path.isdir(init_checkpoint):
         config_file = os.path.join(init_checkpoint, "config.json")
         if os.path.exists(config_file):
@@ -104,9 +133,7 @@ def load_initial_weights(pretrainer, init_checkpoint):
             if differing:
                 raise ValueError(f"--init_checkpoint {init_checkpoint} has another model config "
                                  f"(field: (checkpoint, this run)): {differing}")
-        prefix = tf.train.latest_checkpoint(os.path.join(init_checkpoint, "checkpoints"))
-        if prefix is None:
-            raise ValueError(f"--init_checkpoint {init_checkpoint}: no checkpoint in its checkpoints/ folder")
+        prefix = run_checkpoint
     # The networks only: the optimizer (and its step) hangs off the model too,
     # and a new run starts a new schedule.
     networks = {name: getattr(pretrainer, name) for name in ("discriminator", "generator")
@@ -131,7 +158,8 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     def dataset_fn(context=None):
         if train_files:
             dataset = pretraining_dataset(train_files, pc.batch_size, pc.max_seq_length, seed=pc.seed,
-                                          deterministic=True, input_context=context)
+                                          deterministic=True, input_context=context,
+                                          skip_corrupt=FLAGS.skip_corrupt_records)
         else:
             documents = (text_documents(list_files(FLAGS.train_text_files)) if FLAGS.train_text_files
                          else tfds_documents(FLAGS.tfds_name, FLAGS.tfds_split, FLAGS.tfds_text_key,
@@ -177,6 +205,10 @@ def main(argv):
     if len(sources) != 1:
         raise ValueError("give exactly one of --train_files, --train_text_files and --tfds_name")
     train_files = ",".join(list_files(FLAGS.train_files)) if FLAGS.train_files else None
+    if train_files and FLAGS.skip_corrupt_records:
+        damaged = find_corrupt_records(train_files.split(","))
+        print(f"--skip_corrupt_records: {len(damaged)} damaged file(s)"
+              + (f": {describe_corrupt_records(damaged)}" if damaged else ""), flush=True)
     # Before any TensorFlow op: multi-worker collectives are configured at start-up.
     strategy = get_strategy(FLAGS.strategy, FLAGS.tpu)
     tokenizer = ElectraTokenizer(FLAGS.vocab_file)
@@ -230,8 +262,13 @@ def main(argv):
         first = epoch - done % epoch
         steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
                          else (epoch, (total - done) // epoch))
-        pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
-                       epochs=epochs, callbacks=callbacks, verbose=0, **validation)
+        try:
+            pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
+                           epochs=epochs, callbacks=callbacks, verbose=0, **validation)
+        except tf.errors.DataLossError:
+            damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, FLAGS.eval_files]))))
+            raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "
+                             "checkpoint is kept. Rebuild the shards, or re-run with --skip_corrupt_records") from None
         done = int(micro_steps(pretrainer.optimizer).numpy())
     step = done // k
     if saver.preempted:

@@ -5,6 +5,7 @@ Hugging Face's `ElectraForPreTraining`; the model ELECTRA pre-training keeps.
 
 import keras
 
+from electra_tf.models.activations import activation
 from electra_tf.models.encoder import ElectraModel, ElectraNetwork, as_config, model_inputs
 from electra_tf.models.heads import ReplacedTokenDetectionHead
 
@@ -39,7 +40,7 @@ class ElectraDiscriminator(ElectraNetwork):
         # === Layers ===
         backbone = ElectraModel(config, embedding=embedding,
                                 output_hidden_states=output_hidden_states, name="electra")
-        head = ReplacedTokenDetectionHead(config.hidden_size, activation=config.hidden_act,
+        head = ReplacedTokenDetectionHead(config.hidden_size, activation=activation(config.hidden_act),
                                           initializer_range=config.initializer_range,
                                           name="discriminator_predictions")
         # === Functional Model ===

@@ -7,6 +7,7 @@ transformer blocks with exact GELU. No pooler: ELECTRA has none.
 import keras
 
 from electra_tf.config import ElectraConfig
+from electra_tf.models.activations import activation
 from electra_tf.models.embeddings import ElectraEmbedding
 from electra_tf.models.transformer_layer import ElectraTransformerLayer
 
@@ -45,6 +46,20 @@ class ElectraNetwork(keras.Model):
     @classmethod
     def from_config(cls, config):
         return cls(**config)
+
+    @classmethod
+    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, **arguments):
+        """This model with the weights of a checkpoint: our own saved model, a Hugging Face folder
+        (ELECTRA, or BERT for `ElectraModel`) or a Google checkpoint prefix; see `electra_tf.pretrained`.
+
+        `arguments` go to the constructor (e.g. `output_hidden_states=True`). A checkpoint of another
+        class gives its encoder; a head it lacks is new. Strict: a ValueError lists missing,
+        unexpected or mis-shaped weights (`allow_missing`/`allow_unexpected` relax it).
+        """
+        from electra_tf.pretrained import load_pretrained
+
+        return load_pretrained(cls, path, allow_missing=allow_missing, allow_unexpected=allow_unexpected,
+                               **arguments)
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -98,7 +113,7 @@ class ElectraModel(ElectraNetwork):
             ElectraTransformerLayer(
                 intermediate_dim=config.intermediate_size, num_heads=config.num_heads,
                 dropout=config.hidden_dropout, attention_dropout=config.attention_dropout,
-                activation=config.hidden_act, layer_norm_epsilon=config.layer_norm_eps,
+                activation=activation(config.hidden_act), layer_norm_epsilon=config.layer_norm_eps,
                 kernel_initializer=truncated_normal(config), name=f"transformer_layer_{i}")
             for i in range(config.num_layers)
         ]
@@ -122,10 +137,3 @@ class ElectraModel(ElectraNetwork):
         self.embedding = embedding
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
-
-    @classmethod
-    def from_pretrained(cls, path):
-        """The pre-trained discriminator's encoder from a folder `tools/run_pretraining.py` wrote."""
-        from electra_tf.pretrained import load_pretrained_encoder
-
-        return load_pretrained_encoder(path)

@@ -8,6 +8,7 @@ generator head; only the RTD head is written here.
 import keras
 import keras_hub
 
+from electra_tf.models.activations import activation
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ReplacedTokenDetectionHead(keras.layers.Layer):
@@ -57,7 +58,7 @@ def masked_lm_head(word_embeddings, config, name="generator_predictions"):
     """The generator head, tied to `word_embeddings` (a `ReversibleEmbedding`)."""
     return keras_hub.layers.MaskedLMHead(
         token_embedding=word_embeddings,
-        intermediate_activation=config.hidden_act,
+        intermediate_activation=activation(config.hidden_act),
         layer_norm_epsilon=config.layer_norm_eps,
         kernel_initializer=keras.initializers.TruncatedNormal(stddev=config.initializer_range),
         name=name)

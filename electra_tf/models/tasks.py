@@ -18,8 +18,11 @@ Face's heads as options (so converted Hugging Face classifiers can load):
   dense(H) → gelu → dropout → dense(1) per choice (Hugging Face's
   `SequenceSummary` head), logits `[batch, choices]`.
 
-`from_pretrained(path)` takes a directory written by
-`tools/run_pretraining.py` (its `final/` folder, or the run folder itself).
+`from_pretrained(path)` takes our own saved model (a folder written by
+`tools/run_pretraining.py`, or a `.keras` file), a Hugging Face folder or a
+Google checkpoint (see `electra_tf.pretrained`): a checkpoint of the same
+class loads with its head (a Hugging Face one picks `head="huggingface"` and
+its `num_labels`), any other gives the encoder and a new head.
 
 Example:
 >>> import numpy as np
@@ -35,6 +38,7 @@ TensorShape([1, 3])
 
 import keras
 
+from electra_tf.models.activations import activation
 from electra_tf.models.encoder import INPUT_NAMES, ElectraModel, as_config, model_inputs, truncated_normal
 from electra_tf.models.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
 
@@ -84,14 +88,14 @@ class _TaskModel(keras.Model):
         return cls(**config)
 
     @classmethod
-    def from_pretrained(cls, path, **arguments):
-        """This task model on the encoder of a pre-training run (a new head)."""
-        from electra_tf.pretrained import load_pretrained_encoder
+    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, **arguments):
+        """This task model from a checkpoint in any format (see the module docstring); `arguments` go to
+        the constructor. Strict: a ValueError lists missing, unexpected or mis-shaped weights
+        (`allow_missing`/`allow_unexpected` relax it)."""
+        from electra_tf.pretrained import load_pretrained
 
-        encoder = load_pretrained_encoder(path)
-        model = cls(encoder.config, **arguments)
-        model.encoder.set_weights(encoder.get_weights())
-        return model
+        return load_pretrained(cls, path, allow_missing=allow_missing, allow_unexpected=allow_unexpected,
+                               **arguments)
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -107,7 +111,7 @@ class ElectraForSequenceClassification(_TaskModel):
         x = encoder(inputs)["last_hidden_state"][:, 0]
         if head == "huggingface":
             x = keras.layers.Dropout(dropout)(x)
-            x = keras.layers.Dense(config.hidden_size, activation=config.hidden_act,
+            x = keras.layers.Dense(config.hidden_size, activation=activation(config.hidden_act),
                                    kernel_initializer=truncated_normal(config), name="dense")(x)
         x = keras.layers.Dropout(dropout)(x)
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="out_proj")(x)
@@ -189,7 +193,7 @@ class ElectraForMultipleChoice(_TaskModel):
         inputs = {name: keras.Input(shape=(num_choices, None), dtype="int32", name=name) for name in INPUT_NAMES}
         flat = {name: ChoiceReshape(name=f"fold_{name}")(tensor) for name, tensor in inputs.items()}
         x = encoder(flat)["last_hidden_state"][:, 0]
-        x = keras.layers.Dense(config.hidden_size, activation=config.hidden_act,
+        x = keras.layers.Dense(config.hidden_size, activation=activation(config.hidden_act),
                                kernel_initializer=truncated_normal(config), name="summary")(x)
         x = keras.layers.Dropout(config.hidden_dropout)(x)
         scores = keras.layers.Dense(1, kernel_initializer=truncated_normal(config), name="classifier")(x)

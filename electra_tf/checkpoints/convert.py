@@ -1,0 +1,196 @@
+"""Converting a checkpoint from any format into any other (the work of tools/convert_checkpoint.py).
+
+Every conversion goes through our models: the input is loaded (strictly) into
+the matching model of ours, which is then written. So a conversion checks the
+weights against the config on the way, and what comes out loads back
+exactly.
+
+- A pre-training pair (our run folder, a Google checkpoint, or a Hugging Face
+  discriminator folder with `input_generator=` its generator folder) becomes
+  our run folder (`config.json`, `discriminator.keras`, `generator.keras`,
+  `vocab.txt`), a Google checkpoint (both networks, shared embeddings once),
+  or Hugging Face folders (`networks=`: the discriminator, the generator, or
+  both in `<output>/discriminator` and `<output>/generator`).
+- A single model (a Hugging Face `ElectraModel`/`BertModel`, a task model, a
+  lone discriminator or generator, one of our `.keras` files) becomes the same
+  model in the other format (Google: pre-training networks only).
+
+Example:
+>>> import tempfile
+>>> out = tempfile.mkdtemp()
+>>> convert("tests/fixtures/hf/discriminator", out + "/ours", to="ours") == [out + "/ours"]
+True
+>>> sorted(os.listdir(out + "/ours"))
+['config.json', 'discriminator.keras', 'discriminator.weights.h5', 'vocab.txt']
+>>> prefix = convert(out + "/ours", out + "/google/model.ckpt", to="google")[0]
+>>> sorted(os.listdir(out + "/google"))
+['checkpoint', 'config.json', 'model.ckpt.data-00000-of-00001', 'model.ckpt.index', 'vocab.txt']
+"""
+
+import os
+
+from electra_tf import pretrained
+from electra_tf.checkpoints import save_google, save_huggingface, transfer
+from electra_tf.config import PretrainingConfig, generator_config
+
+FORMATS = ("ours", "huggingface", "google")
+
+
+def _our_class(architecture):
+    import electra_tf as et
+
+    classes = {"ElectraModel": et.ElectraModel, "ElectraForPreTraining": et.ElectraDiscriminator,
+               "ElectraForMaskedLM": et.ElectraGenerator,
+               "ElectraForSequenceClassification": et.ElectraForSequenceClassification,
+               "ElectraForTokenClassification": et.ElectraForTokenClassification,
+               "ElectraForQuestionAnswering": et.ElectraForQuestionAnswering,
+               "ElectraForMultipleChoice": et.ElectraForMultipleChoice}
+    if architecture in classes:
+        return classes[architecture]
+    if architecture in ("BertModel", "BertForPreTraining", "BertForMaskedLM"):
+        return et.ElectraModel  # the encoder; BERT's own heads are not ELECTRA's
+    raise ValueError(f"no model of ours for a {architecture} checkpoint")
+
+
+def _pair_pretraining(discriminator, generator, source_name):
+    """The `PretrainingConfig` under which the original recipe builds this generator for this discriminator."""
+    width, depth = (generator.config.hidden_size / discriminator.config.hidden_size,
+                    generator.config.num_layers / discriminator.config.num_layers)
+    pretraining = PretrainingConfig(generator_hidden_size=width, generator_layers=depth)
+    expected = generator_config(discriminator.config, pretraining)
+    if generator.config.replace(hidden_dropout=expected.hidden_dropout,
+                                attention_dropout=expected.attention_dropout) != expected:
+        raise ValueError(f"{source_name}: the generator ({generator.config}) is not one the ELECTRA recipe derives "
+                         f"from the discriminator (expected {expected}); convert them separately")
+    return pretraining
+
+
+def _networks(source, name):
+    """`(discriminator, generator or None, pretraining)` models of ours loaded from a pair source."""
+    import electra_tf as et
+
+    main, gen = source.networks["model"], source.networks["generator"]
+    pretraining = source.pretraining
+    if pretraining is None:
+        pretraining = _pair_pretraining(main, gen, name)
+    tied = not pretraining.untied_generator_embeddings
+    if tied:
+        embedding_keys = [key for key in main.state if key.startswith("electra.embeddings.")]
+        differing = [key for key in embedding_keys
+                     if key in gen.state and (main.state[key].shape != gen.state[key].shape
+                                              or (main.state[key] != gen.state[key]).any())]
+        if differing:
+            pretraining = pretraining.replace(untied_generator_embeddings=True)
+            tied = False
+    discriminator = et.ElectraDiscriminator(main.config, name="discriminator")
+    generator = et.ElectraGenerator(gen.config, embedding=discriminator.backbone.embedding if tied else None,
+                                    name="generator")
+    transfer.load_state(discriminator, main.state, main.architecture, source=f"{name} (discriminator)")
+    transfer.load_state(generator, gen.state, gen.architecture, source=f"{name} (generator)")
+    return discriminator, generator, pretraining
+
+
+def _tokenizer(path, vocab_file):
+    """`(vocabulary list or None, lowercase, strip_accents)` beside the input (or from `vocab_file`)."""
+    from electra_tf.tokenization import load_vocabulary, validate_vocabulary
+
+    try:
+        vocabulary, lowercase, strip_accents = pretrained.tokenizer_arguments(vocab_file or path)
+    except ValueError:
+        return None, True, None
+    if isinstance(vocabulary, str):
+        vocabulary = load_vocabulary(vocabulary)
+    validate_vocabulary(vocabulary, source=vocab_file or path)
+    return vocabulary, True if lowercase is None else lowercase, strip_accents
+
+
+def _google_prefix(output):
+    return os.path.join(output, "model.ckpt") if os.path.isdir(output) or output.endswith(os.sep) else output
+
+
+def _save_vocabulary(folder, vocabulary):
+    if vocabulary is not None:
+        from electra_tf.tokenization import save_vocabulary
+
+        os.makedirs(folder, exist_ok=True)
+        save_vocabulary(vocabulary, os.path.join(folder, "vocab.txt"))
+
+
+def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer):
+    vocabulary, lowercase, strip_accents = tokenizer
+    if to == "ours":
+        pretrained.save_pretrained(output, discriminator, generator, discriminator.config, pretraining, vocabulary)
+        return [output]
+    if to == "google":
+        prefix = _google_prefix(output)
+        save_google(prefix, discriminator, generator, pretraining)
+        _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
+        return [prefix]
+    chosen = {"discriminator": [("discriminator", discriminator)], "generator": [("generator", generator)],
+              "both": [("discriminator", discriminator), ("generator", generator)]}[networks]
+    written = []
+    for part, model in chosen:
+        folder = os.path.join(output, part) if networks == "both" else output
+        save_huggingface(model, folder, vocabulary, lowercase, strip_accents)
+        written.append(folder)
+    return written
+
+
+def _write_single(model, output, to, tokenizer):
+    from electra_tf.models.discriminator import ElectraDiscriminator
+    from electra_tf.models.encoder import ElectraModel
+    from electra_tf.models.generator import ElectraGenerator
+
+    vocabulary, lowercase, strip_accents = tokenizer
+    if to == "huggingface":
+        save_huggingface(model, output, vocabulary, lowercase, strip_accents)
+    elif to == "google":
+        if type(model) not in (ElectraDiscriminator, ElectraModel):
+            raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
+                             f"a lone {type(model).__name__} has no place in it")
+        output = _google_prefix(output)
+        save_google(output, model)
+        _save_vocabulary(os.path.dirname(os.path.abspath(output)), vocabulary)
+    elif isinstance(model, ElectraDiscriminator):
+        pretrained.save_pretrained(output, discriminator=model, vocabulary=vocabulary)
+    elif isinstance(model, ElectraGenerator):  # a generator alone: the full model of an MLM run
+        pretrained.save_pretrained(output, generator=model, pretraining=PretrainingConfig(objective="mlm"),
+                                   vocabulary=vocabulary)
+    else:
+        os.makedirs(output, exist_ok=True)
+        model.save(os.path.join(output, pretrained.SINGLE_MODEL_FILE))
+        _save_vocabulary(output, vocabulary)
+    return [output]
+
+
+def convert(input_path, output, to, input_generator=None, networks="discriminator", run_config=None,
+            vocab_file=None):
+    """Converts the checkpoint at `input_path` into format `to` ("ours", "huggingface", "google") at `output`
+    (a folder; for Google, a prefix, or an existing folder that gets `model.ckpt`). Returns what it wrote
+    (folders, or the Google prefix)."""
+    if to not in FORMATS:
+        raise ValueError(f"to must be one of {FORMATS}, got {to!r}")
+    if networks not in ("discriminator", "generator", "both"):
+        raise ValueError(f"networks must be discriminator, generator or both, got {networks!r}")
+    name = os.fspath(input_path)
+    source = pretrained.read_source(input_path, run_config=run_config)
+    if input_generator is not None:
+        if source.format != pretrained.HUGGINGFACE:
+            raise ValueError("input_generator pairs a Hugging Face generator folder with a Hugging Face "
+                             f"discriminator folder; {name} is a {source.format} checkpoint")
+        generator_source = pretrained.read_source(input_generator)
+        if generator_source.format != pretrained.HUGGINGFACE or \
+                generator_source.networks["model"].architecture != "ElectraForMaskedLM":
+            raise ValueError(f"{input_generator}: not a Hugging Face ElectraForMaskedLM folder")
+        source.networks["generator"] = generator_source.networks["model"]
+    tokenizer = _tokenizer(name, vocab_file)
+    if tokenizer[0] is not None and len(tokenizer[0]) != source.config.vocab_size:
+        raise ValueError(f"the vocabulary has {len(tokenizer[0])} tokens, the model {source.config.vocab_size}")
+    if "generator" in source.networks:
+        discriminator, generator, pretraining = _networks(source, name)
+        return _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer)
+    if networks != "discriminator" and "generator" not in source.networks:
+        raise ValueError(f"{name} holds one network, not a discriminator and generator pair (networks={networks!r})")
+    model = pretrained.model_from_source(_our_class(source.networks["model"].architecture), source) \
+        if source.model is None else source.model
+    return _write_single(model, output, to, tokenizer)

@@ -1,0 +1,224 @@
+"""Original Google ELECTRA checkpoints (TF1, as in the released `electra_{small,base,large}` zips).
+
+Read with `tf.train.load_checkpoint` (no TF1 graph code) and written with the
+`SaveV2` op, under the original variable names (`electra-anchors.md` §1.9):
+the discriminator in scope `electra/`, the generator in `generator/`, the
+shared embedding block in `electra/embeddings/` (in `generator/embeddings/`
+with untied generator embeddings), the heads in `discriminator_predictions/`
+and `generator_predictions/`. `global_step` and the Adam slots
+(`…/adam_m`, `…/adam_v`) are ignored.
+
+The released checkpoints come without a config: it is inferred from the
+shapes, with 64-wide attention heads as in every released model and in the
+original's generator (`max(1, hidden // 64)` heads); a run config
+(`{"model": …, "pretraining": …}`) named `config.json` beside the checkpoint,
+or passed in, takes precedence.
+
+Example (the released ELECTRA-Small, from its variable shapes):
+>>> shapes = {"electra/embeddings/word_embeddings": [30522, 128],
+...           "electra/embeddings/position_embeddings": [512, 128],
+...           "electra/embeddings/token_type_embeddings": [2, 128]}
+>>> for scope in ("electra", "generator"):
+...     for i in range(12):
+...         shapes[f"{scope}/encoder/layer_{i}/attention/self/query/kernel"] = [256, 256]
+...         shapes[f"{scope}/encoder/layer_{i}/intermediate/dense/kernel"] = [256, 1024]
+>>> model, pretraining = infer_configs(shapes)
+>>> model.hidden_size, model.num_heads, model.embedding_size, pretraining.generator_hidden_size
+(256, 4, 128, 1.0)
+"""
+
+import dataclasses
+import json
+import os
+import re
+
+import numpy as np
+
+from electra_tf.checkpoints import mapping
+from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config
+
+DISCRIMINATOR_SCOPE, GENERATOR_SCOPE = "electra", "generator"
+_HEAD_SCOPES = {"ElectraForPreTraining": "discriminator_predictions", "ElectraForMaskedLM": "generator_predictions"}
+_IGNORED = re.compile(r"(^global_step$|/adam_[mv]$|^temperature$)")
+
+
+@dataclasses.dataclass
+class GoogleCheckpoint:
+    """A Google checkpoint read into Hugging Face-keyed state dicts (see `mapping`)."""
+
+    prefix: str
+    config: ElectraConfig  # the discriminator's
+    pretraining: PretrainingConfig | None
+    discriminator: dict | None  # ElectraForPreTraining (or ElectraModel) keys
+    generator: dict | None  # ElectraForMaskedLM keys
+    generator_config: ElectraConfig | None
+    unrecognized: dict  # {name: shape} of variables neither network has (not optimizer slots)
+
+    @property
+    def architecture(self):
+        return "ElectraForPreTraining" if "discriminator_predictions.dense.weight" in (self.discriminator or {}) \
+            else "ElectraModel"
+
+
+def checkpoint_prefix(path):
+    """The checkpoint prefix of `path` (a prefix, or a folder with a `checkpoint` file or one `*.index`), or None."""
+    import tensorflow as tf
+
+    if os.path.exists(path + ".index"):
+        return path
+    if os.path.isdir(path):
+        latest = tf.train.latest_checkpoint(path)
+        if latest:
+            return latest
+        indexes = [name for name in os.listdir(path) if name.endswith(".index")]
+        if len(indexes) == 1:
+            return os.path.join(path, indexes[0][:-len(".index")])
+    return None
+
+
+def is_google_checkpoint(prefix):
+    import tensorflow as tf
+
+    names = set(tf.train.load_checkpoint(prefix).get_variable_to_shape_map())
+    return any(f"{scope}/embeddings/word_embeddings" in names for scope in (DISCRIMINATOR_SCOPE, GENERATOR_SCOPE))
+
+
+def _rows(scope, embeddings_scope, num_layers, projected, architecture):
+    """`{hf_key: (google_name, layout)}` for one network."""
+    rows = {}
+    encoder = mapping.ENCODER_ROWS if projected else tuple(
+        row for row in mapping.ENCODER_ROWS if not row[0].startswith("embeddings_project"))
+    for _, hf, google, layout in encoder:
+        prefix = embeddings_scope if google.startswith("embeddings/") else scope
+        for i in (range(num_layers) if "{i}" in hf else [None]):
+            rows[mapping.ENCODER_PREFIX + hf.format(i=i)] = (f"{prefix}/{google.format(i=i)}", layout)
+    for _, hf, google, layout in mapping.HEAD_ROWS.get(architecture, ()):
+        rows[hf] = (google, layout)
+    return rows
+
+
+def _num_layers(shapes, scope):
+    pattern = re.compile(rf"^{scope}/encoder/layer_(\d+)/")
+    return len({int(m.group(1)) for name in shapes for m in [pattern.match(name)] if m})
+
+
+def _network_config(shapes, scope, embeddings_scope):
+    vocab_size, embedding_size = shapes[f"{embeddings_scope}/embeddings/word_embeddings"]
+    hidden_size = shapes[f"{scope}/encoder/layer_0/attention/self/query/kernel"][1]
+    return ElectraConfig(
+        vocab_size=vocab_size, embedding_size=embedding_size, hidden_size=hidden_size,
+        num_layers=_num_layers(shapes, scope), num_heads=max(1, hidden_size // 64),
+        intermediate_size=shapes[f"{scope}/encoder/layer_0/intermediate/dense/kernel"][1],
+        max_position_embeddings=shapes[f"{embeddings_scope}/embeddings/position_embeddings"][0],
+        type_vocab_size=shapes[f"{embeddings_scope}/embeddings/token_type_embeddings"][0])
+
+
+def infer_configs(shapes):
+    """`(discriminator config, PretrainingConfig or None)` from `{name: shape}` of a Google checkpoint."""
+    untied = f"{GENERATOR_SCOPE}/embeddings/word_embeddings" in shapes
+    if _num_layers(shapes, DISCRIMINATOR_SCOPE) == 0:
+        raise ValueError("no discriminator (electra/encoder/layer_*) in this checkpoint")
+    model = _network_config(shapes, DISCRIMINATOR_SCOPE, DISCRIMINATOR_SCOPE)
+    if _num_layers(shapes, GENERATOR_SCOPE) == 0:
+        return model, None
+    generator = _network_config(shapes, GENERATOR_SCOPE, GENERATOR_SCOPE if untied else DISCRIMINATOR_SCOPE)
+    pretraining = PretrainingConfig(generator_hidden_size=generator.hidden_size / model.hidden_size,
+                                    generator_layers=generator.num_layers / model.num_layers,
+                                    untied_generator_embeddings=untied)
+    if generator_config(model, pretraining) != generator:
+        pretraining = None  # a generator the original recipe would not build: still loadable on its own
+    return model, pretraining
+
+
+def read_checkpoint(prefix, config=None, pretraining=None):
+    """A `GoogleCheckpoint`; `config`/`pretraining` default to `config.json` beside it, else to the shapes."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(prefix)
+    shapes = reader.get_variable_to_shape_map()
+    beside = os.path.join(os.path.dirname(prefix), "config.json")
+    if config is None and os.path.exists(beside):
+        with open(beside, encoding="utf-8") as f:
+            is_run_config = "model" in json.load(f)
+        if is_run_config:
+            config, pretraining = load_run_config(beside)
+    if config is None:
+        config, pretraining = infer_configs(shapes)
+    used = set()
+
+    def network(scope, embeddings_scope, net_config, architecture):
+        projected = net_config.embedding_size != net_config.hidden_size
+        rows = _rows(scope, embeddings_scope, net_config.num_layers, projected, architecture)
+        head_scope = _HEAD_SCOPES[architecture]
+        if not any(name.startswith(head_scope + "/") for name in shapes):
+            rows = {hf: row for hf, row in rows.items() if hf.startswith(mapping.ENCODER_PREFIX)}
+        state = {}
+        for hf, (google, layout) in rows.items():
+            if google in shapes:
+                state[hf] = mapping.hf_to_google(reader.get_tensor(google), layout).astype(np.float32)
+                used.add(google)
+        return state
+
+    discriminator = network(DISCRIMINATOR_SCOPE, DISCRIMINATOR_SCOPE, config, "ElectraForPreTraining")
+    generator = gen_config = None
+    if _num_layers(shapes, GENERATOR_SCOPE):
+        untied = f"{GENERATOR_SCOPE}/embeddings/word_embeddings" in shapes
+        if pretraining is not None:
+            gen_config = generator_config(config, pretraining)
+        else:
+            gen_config = _network_config(shapes, GENERATOR_SCOPE, GENERATOR_SCOPE if untied else DISCRIMINATOR_SCOPE)
+        generator = network(GENERATOR_SCOPE, GENERATOR_SCOPE if untied else DISCRIMINATOR_SCOPE, gen_config,
+                            "ElectraForMaskedLM")
+    unrecognized = {name: tuple(shapes[name]) for name in sorted(shapes)
+                    if name not in used and not _IGNORED.search(name)}
+    return GoogleCheckpoint(prefix, config, pretraining, discriminator, generator, gen_config, unrecognized)
+
+
+def google_names(state, scope, tied=True):
+    """`{google_name: array}` of a Hugging Face-keyed state dict of one network (`scope`: electra or
+    generator); with `tied`, the generator's embedding block goes to `electra/embeddings/`."""
+    num_layers = len({key.split(".")[3] for key in state if key.startswith("electra.encoder.layer.")})
+    projected = "electra.embeddings_project.weight" in state
+    architecture = ("ElectraForMaskedLM" if "generator_lm_head.bias" in state
+                    else "ElectraForPreTraining" if "discriminator_predictions.dense.weight" in state
+                    else "ElectraModel")
+    embeddings_scope = DISCRIMINATOR_SCOPE if tied else scope
+    rows = _rows(scope, embeddings_scope, num_layers, projected, architecture)
+    missing = sorted(set(state) - set(rows))
+    if missing:
+        raise ValueError(f"no Google name for {missing[:6]} (only pre-training networks exist in that format)")
+    return {rows[key][0]: mapping.hf_to_google(array, rows[key][1]) for key, array in state.items()}
+
+
+def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_config=None, extra=None):
+    """Writes Hugging Face-keyed state dicts (`ElectraForPreTraining`/`ElectraModel` and
+    `ElectraForMaskedLM`) under the original names at `prefix`, with a `checkpoint` file and, given
+    `(ElectraConfig, PretrainingConfig)` as `run_config`, a `config.json` beside it. `extra` adds
+    tensors as they are (e.g. `global_step`)."""
+    import tensorflow as tf
+
+    from electra_tf.config import save_run_config
+
+    tensors = {}
+    if discriminator is not None:
+        tensors.update(google_names(discriminator, DISCRIMINATOR_SCOPE))
+    if generator is not None:
+        named = google_names(generator, GENERATOR_SCOPE, tied=tied)
+        for name, array in named.items():
+            if name in tensors and not np.array_equal(tensors[name], array):
+                raise ValueError(f"{name}: the generator's differs from the discriminator's, so they cannot be "
+                                 "written tied (pass tied=False)")
+            tensors[name] = array
+    tensors.update(extra or {})
+    folder = os.path.dirname(os.path.abspath(prefix))
+    os.makedirs(folder, exist_ok=True)
+    names = sorted(tensors)
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                      tensors=[tf.constant(tensors[name]) for name in names])
+    from electra_tf.atomic import write_text
+
+    base = os.path.basename(prefix)
+    write_text(os.path.join(folder, "checkpoint"),
+               f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
+    if run_config is not None:
+        save_run_config(os.path.join(folder, "config.json"), *run_config)

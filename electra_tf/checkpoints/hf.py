@@ -1,0 +1,289 @@
+"""Hugging Face folders: `config.json` ↔ `ElectraConfig`, state-dict keys, tokenizer files.
+
+A Hugging Face model folder holds `config.json`, `model.safetensors` (or
+shards with `model.safetensors.index.json`) and the tokenizer (`vocab.txt`,
+`tokenizer.json`, `tokenizer_config.json`). ELECTRA (`model_type: electra`)
+and plain BERT (`model_type: bert`, the same encoder with embedding_size =
+hidden_size) are read; ELECTRA is written. `pytorch_model.bin` is a pickle and
+is never opened: the error says how to convert it.
+
+Example:
+>>> config, extras = config_from_hf({"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2,
+...                                  "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 99})
+>>> config.embedding_size, config.num_layers, extras["architecture"]
+(64, 2, 'BertModel')
+>>> config_to_hf(config, "ElectraForPreTraining")["num_hidden_layers"]
+2
+"""
+
+import dataclasses
+import json
+import os
+
+import numpy as np
+
+from electra_tf.checkpoints import mapping
+from electra_tf.checkpoints.safetensors_io import INDEX_NAME, WEIGHTS_NAME, read_safetensors, write_safetensors
+from electra_tf.config import ElectraConfig
+
+CONFIG_NAME = "config.json"
+_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
+                "gelu_fast": "gelu_approximate", "relu": "relu"}
+_ACTIVATIONS_OUT = {"gelu": "gelu", "gelu_approximate": "gelu_new", "relu": "relu"}
+# Hugging Face's class defaults, for keys a config.json leaves out.
+_DEFAULTS = {
+    "electra": dict(vocab_size=30522, embedding_size=128, hidden_size=256, num_hidden_layers=12,
+                    num_attention_heads=4, intermediate_size=1024),
+    "bert": dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                 intermediate_size=3072),
+}
+# Heads in which Hugging Face hard-codes GELU whatever `hidden_act` says (ours follow hidden_act).
+_GELU_HEADS = ("ElectraForMaskedLM", "ElectraForSequenceClassification", "ElectraForMultipleChoice")
+_BUFFERS = (".position_ids", ".token_type_ids")
+
+
+@dataclasses.dataclass
+class HFCheckpoint:
+    """A Hugging Face folder read into memory: config, class name and state dict (keys normalised
+    to `ElectraFor…` names: `electra.` encoder prefix, `weight`/`bias` LayerNorms)."""
+
+    folder: str
+    config: ElectraConfig
+    architecture: str
+    state: dict
+    num_labels: int | None = None
+    classifier_dropout: float | None = None
+
+
+def is_hf_config(values):
+    return isinstance(values, dict) and "model_type" in values
+
+
+def config_from_hf(values, source=CONFIG_NAME):
+    """`(ElectraConfig, extras)` from a Hugging Face `config.json` dict; extras hold the class
+    (`architecture`), `num_labels` and `classifier_dropout`. Raises a ValueError for what our models
+    cannot express."""
+    model_type = values.get("model_type")
+    if model_type not in _DEFAULTS:
+        raise ValueError(f"{source}: model_type {model_type!r} is not supported (electra or bert)")
+    get = {**_DEFAULTS[model_type], **values}.get
+    unsupported = [(key, get(key)) for key, ok in (
+        ("position_embedding_type", lambda v: v in (None, "absolute")), ("is_decoder", lambda v: not v),
+        ("add_cross_attention", lambda v: not v)) if not ok(get(key))]
+    activation = get("hidden_act", "gelu")
+    if activation not in _ACTIVATIONS:
+        unsupported.append(("hidden_act", activation))
+    architectures = values.get("architectures") or [("BertModel" if model_type == "bert" else "ElectraModel")]
+    architecture = architectures[0]
+    if architecture in _GELU_HEADS and activation != "gelu":
+        unsupported.append(("hidden_act", f"{activation} with {architecture}, whose head Hugging Face runs with "
+                                          "gelu (ours follows hidden_act)"))
+    if architecture == "ElectraForMultipleChoice":
+        for key, ok in (("summary_type", lambda v: v == "first"), ("summary_use_proj", bool),
+                        ("summary_activation", lambda v: v == "gelu"), ("summary_proj_to_labels", lambda v: not v)):
+            if not ok(values.get(key, {"summary_type": "first", "summary_use_proj": True,
+                                       "summary_activation": "gelu"}.get(key))):
+                unsupported.append((key, values.get(key)))
+    if unsupported:
+        raise ValueError(f"{source}: settings our models do not implement: "
+                         + ", ".join(f"{k}={v!r}" for k, v in unsupported))
+    hidden_dropout = get("hidden_dropout_prob", 0.1)
+    config = ElectraConfig(
+        vocab_size=get("vocab_size"), embedding_size=get("embedding_size", get("hidden_size")),
+        hidden_size=get("hidden_size"), num_layers=get("num_hidden_layers"), num_heads=get("num_attention_heads"),
+        intermediate_size=get("intermediate_size"), hidden_act=_ACTIVATIONS[activation],
+        hidden_dropout=float(hidden_dropout), attention_dropout=float(get("attention_probs_dropout_prob", 0.1)),
+        max_position_embeddings=get("max_position_embeddings", 512), type_vocab_size=get("type_vocab_size", 2),
+        initializer_range=float(get("initializer_range", 0.02)), layer_norm_eps=float(get("layer_norm_eps", 1e-12)))
+    labels = values.get("id2label")
+    num_labels = len(labels) if labels else values.get("num_labels")
+    return config, {"architecture": architecture, "num_labels": num_labels, "model_type": model_type,
+                    "classifier_dropout": values.get("classifier_dropout")}
+
+
+def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None, pad_token_id=0):
+    """A Hugging Face `config.json` dict for `config` and the class `architecture`."""
+    values = {
+        "architectures": [architecture], "model_type": "electra",
+        "vocab_size": config.vocab_size, "embedding_size": config.embedding_size,
+        "hidden_size": config.hidden_size, "num_hidden_layers": config.num_layers,
+        "num_attention_heads": config.num_heads, "intermediate_size": config.intermediate_size,
+        "hidden_act": _ACTIVATIONS_OUT[config.hidden_act], "hidden_dropout_prob": config.hidden_dropout,
+        "attention_probs_dropout_prob": config.attention_dropout,
+        "max_position_embeddings": config.max_position_embeddings, "type_vocab_size": config.type_vocab_size,
+        "initializer_range": config.initializer_range, "layer_norm_eps": config.layer_norm_eps,
+        "position_embedding_type": "absolute", "pad_token_id": pad_token_id, "tie_word_embeddings": True,
+        "summary_type": "first", "summary_use_proj": True, "summary_activation": "gelu",
+        "summary_last_dropout": config.hidden_dropout, "classifier_dropout": classifier_dropout,
+        "dtype": "float32",
+    }
+    if num_labels is not None:
+        values["id2label"] = {str(i): f"LABEL_{i}" for i in range(num_labels)}
+        values["label2id"] = {f"LABEL_{i}": i for i in range(num_labels)}
+    return values
+
+
+def normalize_state(state):
+    """Keys as `ElectraFor…` classes name them: the encoder under `electra.` (bare base-model keys and
+    BERT's `bert.` too), LayerNorm `gamma`/`beta` (older BERT conversions) as `weight`/`bias`; the
+    non-persistent buffers some old checkpoints hold (`position_ids`) dropped."""
+    encoder_starts = ("embeddings.", "embeddings_project.", "encoder.")
+    normalized = {}
+    for key, array in state.items():
+        if key.endswith(_BUFFERS) and "embeddings" in key:
+            continue
+        if key.startswith("bert."):
+            key = key[len("bert."):]  # the encoder gets `electra.` below; BERT's pooler stays `pooler.`
+        if key.startswith(encoder_starts):
+            key = mapping.ENCODER_PREFIX + key
+        if "LayerNorm." in key:
+            key = key.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias")
+        normalized[key] = array
+    return normalized
+
+
+def _tied_lm_head(state, source):
+    """Drops `generator_lm_head.weight` when it is (as always in ELECTRA) the word embedding table."""
+    head = state.pop("generator_lm_head.weight", None)
+    table = state.get("electra.embeddings.word_embeddings.weight")
+    if head is not None and (table is None or head.shape != table.shape or not np.array_equal(head, table)):
+        raise ValueError(f"{source}: generator_lm_head.weight differs from the word embeddings; our generator "
+                         "ties its output layer to them, so untied weights cannot be loaded")
+    return state
+
+
+def weights_error(folder):
+    """Why `folder` has no loadable weights: a ValueError with the way out."""
+    if os.path.exists(os.path.join(folder, "pytorch_model.bin")):
+        architecture = "AutoModel"
+        try:
+            with open(os.path.join(folder, CONFIG_NAME), encoding="utf-8") as f:
+                architecture = (json.load(f).get("architectures") or [architecture])[0]
+        except (OSError, ValueError):
+            pass
+        return ValueError(
+            f"{folder}: only pytorch_model.bin here, a pickle, which electra_tf never unpickles. Convert it once to "
+            f"model.safetensors with transformers (and torch) installed:\n  python -c \"import transformers; "
+            f"transformers.{architecture}.from_pretrained('{folder}').save_pretrained('{folder}')\"")
+    if os.path.exists(os.path.join(folder, "tf_model.h5")):
+        return ValueError(f"{folder}: only tf_model.h5 (Hugging Face's TF format) here; save the model again with "
+                          "transformers' PyTorch class to get model.safetensors")
+    return ValueError(f"{folder}: config.json but no {WEIGHTS_NAME} (nor {INDEX_NAME})")
+
+
+def read_folder(folder):
+    """An `HFCheckpoint` from a Hugging Face model folder."""
+    with open(os.path.join(folder, CONFIG_NAME), encoding="utf-8") as f:
+        try:
+            values = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{folder}/{CONFIG_NAME}: not valid JSON ({e})") from None
+    config, extras = config_from_hf(values, source=os.path.join(folder, CONFIG_NAME))
+    if not any(os.path.exists(os.path.join(folder, name)) for name in (WEIGHTS_NAME, INDEX_NAME)):
+        raise weights_error(folder)
+    state = normalize_state(read_safetensors(folder))
+    state = _tied_lm_head(state, folder)
+    architecture = extras["architecture"] if values.get("architectures") else _architecture_of(state, values)
+    return HFCheckpoint(folder, config, architecture, state, extras["num_labels"], extras["classifier_dropout"])
+
+
+def _architecture_of(state, values):
+    """The class of a checkpoint whose config.json does not say, from its keys."""
+    if values.get("model_type") == "bert":
+        return "BertForPreTraining" if any(key.startswith("cls.") for key in state) else "BertModel"
+    for prefix, architecture in (("discriminator_predictions.", "ElectraForPreTraining"),
+                                 ("generator_", "ElectraForMaskedLM"),
+                                 ("classifier.out_proj.", "ElectraForSequenceClassification"),
+                                 ("qa_outputs.", "ElectraForQuestionAnswering"),
+                                 ("sequence_summary.", "ElectraForMultipleChoice"),
+                                 ("classifier.", "ElectraForTokenClassification")):
+        if any(key.startswith(prefix) for key in state):
+            return architecture
+    return "ElectraModel"
+
+
+def write_folder(model, folder, vocabulary=None, lowercase=True, strip_accents=None):
+    """Writes one of our models as a Hugging Face folder: `config.json`, `model.safetensors` and,
+    given a vocabulary, `vocab.txt` and `tokenizer_config.json`."""
+    architecture = mapping.hf_architecture(model)
+    if architecture is None:
+        raise ValueError(f"{type(model).__name__} with head='original' has no Hugging Face class; build it with "
+                         "head='huggingface' to export it")
+    config = mapping.encoder_of(model).config
+    if architecture in _GELU_HEADS and config.hidden_act != "gelu":
+        raise ValueError(f"{architecture}: Hugging Face runs this head with gelu, but this model's hidden_act is "
+                         f"{config.hidden_act!r}: transformers would compute other outputs")
+    state = mapping.model_state(model)
+    if architecture == "ElectraModel":  # as transformers saves a base model: without the `electra.` prefix
+        state = {key[len(mapping.ENCODER_PREFIX):]: array for key, array in state.items()}
+    arguments = getattr(model, "_arguments", {})
+    num_labels = arguments.get("num_labels") if architecture in (
+        "ElectraForSequenceClassification", "ElectraForTokenClassification") else None
+    pad_token_id = 0
+    os.makedirs(folder, exist_ok=True)
+    if vocabulary is not None:
+        from electra_tf.tokenization import save_vocabulary
+
+        vocabulary = list(vocabulary)
+        save_vocabulary(vocabulary, os.path.join(folder, "vocab.txt"))
+        pad_token_id = vocabulary.index("[PAD]")
+        _write_json(os.path.join(folder, "tokenizer_config.json"), {
+            "tokenizer_class": "ElectraTokenizer", "do_lower_case": lowercase, "strip_accents": strip_accents,
+            "model_max_length": config.max_position_embeddings})
+    write_safetensors(os.path.join(folder, WEIGHTS_NAME), state)
+    _write_json(os.path.join(folder, CONFIG_NAME), config_to_hf(
+        config, architecture, num_labels=num_labels, classifier_dropout=arguments.get("classifier_dropout"),
+        pad_token_id=pad_token_id))
+
+
+def _write_json(path, values):
+    from electra_tf.atomic import write_text
+
+    write_text(path, json.dumps(values, indent=2, sort_keys=True) + "\n")
+
+
+def tokenizer_settings(folder):
+    """`(vocabulary, lowercase, strip_accents)` from a folder's `vocab.txt` (with `tokenizer_config.json`'s
+    `do_lower_case`) or `tokenizer.json` (a WordPiece model); `None` when it has neither. `vocabulary` is a
+    path or a list; `lowercase`/`strip_accents` are `None` when the files do not say."""
+    lowercase = strip_accents = None
+    config_file = os.path.join(folder, "tokenizer_config.json")
+    if os.path.exists(config_file):
+        with open(config_file, encoding="utf-8") as f:
+            values = json.load(f)
+        lowercase, strip_accents = values.get("do_lower_case"), values.get("strip_accents")
+    if os.path.exists(os.path.join(folder, "vocab.txt")):
+        return os.path.join(folder, "vocab.txt"), lowercase, strip_accents
+    tokenizer_file = os.path.join(folder, "tokenizer.json")
+    if not os.path.exists(tokenizer_file):
+        return None
+    vocabulary, json_lowercase, json_strip_accents = tokenizer_json_settings(tokenizer_file)
+    return (vocabulary, json_lowercase if json_lowercase is not None else lowercase,
+            json_strip_accents if json_strip_accents is not None else strip_accents)
+
+
+def tokenizer_json_settings(path):
+    """`(vocabulary list, lowercase, strip_accents)` of a Hugging Face `tokenizer.json` (BERT WordPiece)."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            values = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not valid JSON ({e})") from None
+    model = values.get("model") or {}
+    if model.get("type") != "WordPiece" or model.get("continuing_subword_prefix", "##") != "##":
+        raise ValueError(f"{path}: not a BERT WordPiece tokenizer (model type {model.get('type')!r})")
+    vocab = model["vocab"]
+    vocabulary = [None] * len(vocab)
+    for token, index in vocab.items():
+        if not 0 <= index < len(vocab) or vocabulary[index] is not None:
+            raise ValueError(f"{path}: the WordPiece ids are not 0..{len(vocab) - 1}")
+        vocabulary[index] = token
+    lowercase = strip_accents = None
+    normalizers = [values.get("normalizer") or {}]
+    if normalizers[0].get("type") == "Sequence":
+        normalizers = normalizers[0].get("normalizers", [])
+    for normalizer in normalizers:
+        if normalizer.get("type") == "BertNormalizer":
+            lowercase = normalizer.get("lowercase")
+            strip_accents = normalizer.get("strip_accents")
+    return vocabulary, lowercase, strip_accents

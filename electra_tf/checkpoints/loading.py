@@ -1,0 +1,113 @@
+"""Assigning a `{name: array}` dictionary into a model's variables, strictly and all at once.
+
+Everything is checked before anything is assigned: shapes, missing names and
+unexpected names are listed together in one error, so a failed load leaves
+the model untouched (nothing half-loaded).
+
+Example:
+>>> import keras, numpy as np
+>>> w = keras.Variable(np.zeros((2, 3), "float32"), name="w")
+>>> slots = {"w": Slot(w, (2, 3), lambda array: array)}
+>>> assign(slots, {"w": np.ones((2, 3), "float32")}).loaded
+['w']
+>>> assign(slots, {"w": np.ones((3, 2), "float32"), "v": np.ones(2, "float32")}, source="ckpt")
+Traceback (most recent call last):
+...
+electra_tf.checkpoints.loading.CheckpointMismatchError: ckpt does not fit the model:
+  shape mismatch (checkpoint vs model; is the config right?): w: (3, 2) vs (2, 3)
+  unexpected (in the checkpoint, not in the model; allow_unexpected=True ignores them): v
+"""
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+SHOWN = 10
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint does not fit a model: shapes, missing or unexpected weights."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """Where one checkpoint array goes: the variable, the array's expected shape in the
+    checkpoint's layout, and the conversion into the variable's layout."""
+
+    variable: object
+    shape: tuple
+    convert: Callable
+
+
+@dataclasses.dataclass
+class LoadReport:
+    """What a load did: names loaded, names missing (left as they were), names ignored; with
+    `new` (our variables left initialised: a new head) and `dropped` (the checkpoint's pre-training
+    head, which the model does not have) when filled in by `transfer.load_state`."""
+
+    loaded: list
+    missing: list = dataclasses.field(default_factory=list)
+    unexpected: list = dataclasses.field(default_factory=list)
+    new: list = dataclasses.field(default_factory=list)
+    dropped: list = dataclasses.field(default_factory=list)
+
+
+def _listing(names):
+    shown = ", ".join(names[:SHOWN])
+    return shown + (f" … and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
+
+
+def plan(slots, arrays, allow_missing=False, allow_unexpected=False, source="checkpoint"):
+    """Checks everything and converts every array; returns `(LoadReport, assignments)` without
+    assigning. `assign` runs `plan` and then the assignments; loading several models all-or-nothing
+    plans each first."""
+    missing = [name for name in slots if name not in arrays]
+    unexpected = [name for name in arrays if name not in slots]
+    mismatched = [f"{name}: {tuple(np.shape(arrays[name]))} vs {tuple(slot.shape)}"
+                  for name, slot in slots.items()
+                  if name in arrays and tuple(np.shape(arrays[name])) != tuple(slot.shape)]
+    problems = []
+    if mismatched:
+        problems.append("shape mismatch (checkpoint vs model; is the config right?): " + _listing(mismatched))
+    if missing and not allow_missing:
+        problems.append("missing (in the model, not in the checkpoint; allow_missing=True keeps them as "
+                        "initialised): " + _listing(missing))
+    if unexpected and not allow_unexpected:
+        problems.append("unexpected (in the checkpoint, not in the model; allow_unexpected=True ignores "
+                        "them): " + _listing(unexpected))
+    if problems:
+        raise CheckpointMismatchError(f"{source} does not fit the model:\n  " + "\n  ".join(problems))
+    assignments = []
+    for name, slot in slots.items():
+        if name in arrays:
+            value = np.asarray(slot.convert(arrays[name]))
+            if not np.issubdtype(value.dtype, np.number):
+                raise CheckpointMismatchError(f"{source}: {name} holds {value.dtype}, not numbers")
+            assignments.append((slot.variable, value.astype(slot.variable.dtype)))
+    report = LoadReport(loaded=[name for name in slots if name in arrays], missing=missing, unexpected=unexpected)
+    return report, assignments
+
+
+def apply(assignments):
+    """Assigns the values `plan` prepared."""
+    for variable, value in assignments:
+        variable.assign(value)
+
+
+def assign(slots, arrays, allow_missing=False, allow_unexpected=False, source="checkpoint"):
+    """Assigns `arrays[name]` into `slots[name].variable` for every name, after checking all.
+
+    Args:
+        slots: `{name: Slot}`, the model side.
+        arrays: `{name: np.ndarray}`, the checkpoint side (same names).
+        allow_missing: leave the variables of names absent from `arrays` as they are.
+        allow_unexpected: ignore names of `arrays` that no slot takes.
+        source: how to name the checkpoint in errors.
+
+    Returns a `LoadReport`. Raises `CheckpointMismatchError` (a ValueError)
+    naming the first mismatching names and shapes, and assigns nothing then.
+    """
+    report, assignments = plan(slots, arrays, allow_missing, allow_unexpected, source)
+    apply(assignments)
+    return report

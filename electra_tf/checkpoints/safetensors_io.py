@@ -1,0 +1,88 @@
+"""Reading and writing `.safetensors` files as NumPy arrays (no torch, never a pickle).
+
+`safetensors.numpy` does the work; this module adds what a user needs when a
+file is wrong: a truncated or corrupt file is named with its expected and
+actual size, and a sharded checkpoint (`model.safetensors.index.json`) is read
+as one dictionary. Floating arrays are returned as float32 (half and bfloat16
+checkpoints included), since our models hold float32 variables.
+
+Example:
+>>> import os, tempfile, numpy as np
+>>> path = os.path.join(tempfile.mkdtemp(), "model.safetensors")
+>>> write_safetensors(path, {"w": np.ones((2, 3), "float32")})
+>>> read_safetensors(path)["w"].shape
+(2, 3)
+>>> with open(path, "r+b") as f:
+...     _ = f.truncate(os.path.getsize(path) - 4)
+>>> read_safetensors(path)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: ...model.safetensors: truncated or corrupt safetensors file (the header promises 120 bytes, the file has 116); download or convert it again
+"""
+
+import json
+import os
+import struct
+
+import numpy as np
+from safetensors import SafetensorError
+from safetensors.numpy import load_file, save_file
+
+WEIGHTS_NAME = "model.safetensors"
+INDEX_NAME = "model.safetensors.index.json"
+
+
+def _expected_size(path):
+    """The file size the header describes, or None when even the header is unreadable."""
+    try:
+        with open(path, "rb") as f:
+            (header_length,) = struct.unpack("<Q", f.read(8))
+            if header_length > os.path.getsize(path):
+                return None
+            header = json.loads(f.read(header_length))
+        ends = [entry["data_offsets"][1] for name, entry in header.items() if name != "__metadata__"]
+        return 8 + header_length + max(ends, default=0)
+    except (struct.error, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def _read_one(path):
+    try:
+        arrays = load_file(path)
+    except (SafetensorError, OSError, ValueError) as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        expected, actual = _expected_size(path), os.path.getsize(path)
+        detail = (f"the header promises {expected} bytes, the file has {actual}" if expected is not None
+                  else f"unreadable header: {e}")
+        raise ValueError(f"{path}: truncated or corrupt safetensors file ({detail}); "
+                         "download or convert it again") from None
+    return {name: (array.astype(np.float32) if np.issubdtype(array.dtype, np.floating)
+                   or array.dtype.name == "bfloat16" else array)
+            for name, array in arrays.items()}
+
+
+def read_safetensors(path):
+    """All tensors of a `.safetensors` file, or of a folder's (possibly sharded) `model.safetensors`."""
+    if os.path.isdir(path):
+        index = os.path.join(path, INDEX_NAME)
+        if os.path.exists(index):
+            with open(index, encoding="utf-8") as f:
+                shards = sorted(set(json.load(f)["weight_map"].values()))
+            arrays = {}
+            for shard in shards:
+                arrays.update(_read_one(os.path.join(path, shard)))
+            return arrays
+        path = os.path.join(path, WEIGHTS_NAME)
+    return _read_one(path)
+
+
+def write_safetensors(path, arrays, metadata=None):
+    """Writes `{name: array}` atomically (a temporary file renamed into place).
+
+    `metadata` defaults to `{"format": "pt"}`, which `transformers` expects.
+    """
+    tmp = f"{path}.tmp-{os.getpid()}"
+    save_file({name: np.ascontiguousarray(array) for name, array in arrays.items()}, tmp,
+              metadata=metadata or {"format": "pt"})
+    os.replace(tmp, path)

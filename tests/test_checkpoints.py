@@ -1,0 +1,356 @@
+"""Checkpoint interop: Hugging Face and Google ELECTRA checkpoints into our models and back, with parity.
+
+The Hugging Face fixtures (tests/fixtures/hf, written by tools/make_hf_fixtures.py) hold tiny random
+`transformers` models with their inputs and outputs; these tests need neither torch nor transformers.
+"""
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from electra_tf import (
+    ElectraConfig,
+    ElectraDiscriminator,
+    ElectraForMultipleChoice,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+    ElectraGenerator,
+    ElectraModel,
+    ElectraPretrainer,
+    ElectraTokenizer,
+    PretrainingConfig,
+)
+from electra_tf.checkpoints import CheckpointMismatchError, google, hf, save_google, save_huggingface
+from electra_tf.checkpoints.convert import convert
+from electra_tf.checkpoints.safetensors_io import read_safetensors, write_safetensors
+from electra_tf.checkpoints.transfer import load_state
+from electra_tf.pretrained import load_pretrainer_weights
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hf"
+TOLERANCE = 1e-5
+HIDDEN = {"output_hidden_states": True}
+CASES = {
+    "electra_model_projected": (ElectraModel, HIDDEN),
+    "electra_model_square": (ElectraModel, HIDDEN),
+    "electra_model_gelu_new": (ElectraModel, HIDDEN),
+    "bert_model": (ElectraModel, HIDDEN),
+    "discriminator": (ElectraDiscriminator, HIDDEN),
+    "generator": (ElectraGenerator, HIDDEN),
+    "sequence_classification": (ElectraForSequenceClassification, {}),
+    "token_classification": (ElectraForTokenClassification, {}),
+    "question_answering": (ElectraForQuestionAnswering, {}),
+    "multiple_choice": (ElectraForMultipleChoice, {"num_choices": 3}),
+}
+
+
+def io_of(name):
+    return read_safetensors(str(FIXTURES / name / "io.safetensors"))
+
+
+def inputs_of(io, cls):
+    batch = {key: io[key] for key in ("input_ids", "attention_mask", "token_type_ids")}
+    if cls is ElectraGenerator:  # Hugging Face scores every position
+        batch["mask_positions"] = np.tile(np.arange(batch["input_ids"].shape[1], dtype=np.int32),
+                                          (batch["input_ids"].shape[0], 1))
+    return batch
+
+
+def max_differences(model, name, cls):
+    io = io_of(name)
+    outputs = model(inputs_of(io, cls))
+    return {key: float(np.max(np.abs(np.asarray(outputs[key]) - io[key])))
+            for key in ("hidden_states", "logits", "start_logits", "end_logits") if key in io and key in outputs}
+
+
+def vocabulary():
+    return (FIXTURES / "discriminator" / "vocab.txt").read_text().split("\n")[:-1]
+
+
+def copy_fixture(name, tmp_path):
+    return Path(shutil.copytree(FIXTURES / name, tmp_path / name))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_huggingface_checkpoints_load_with_parity_and_go_back_exactly(name, tmp_path):
+    cls, arguments = CASES[name]
+    model = cls.from_pretrained(str(FIXTURES / name), **arguments)
+    differences = max_differences(model, name, cls)
+    assert differences and max(differences.values()) < TOLERANCE, differences
+    if cls is not ElectraModel:
+        assert {"logits", "start_logits"} & set(differences)
+    if name == "bert_model":
+        return  # a BERT checkpoint becomes an ELECTRA encoder (its pooler dropped): no BERT export
+    # Ours → Hugging Face → ours is exact: the same tensors, bit for bit, and the same config.
+    save_huggingface(model, str(tmp_path / "hf"), vocabulary=vocabulary())
+    written, original = read_safetensors(str(tmp_path / "hf")), read_safetensors(str(FIXTURES / name))
+    assert sorted(written) == sorted(original)
+    for key in original:
+        np.testing.assert_array_equal(written[key], original[key], err_msg=key)
+    with open(tmp_path / "hf" / "config.json") as f, open(FIXTURES / name / "config.json") as g:
+        assert hf.config_from_hf(json.load(f)) == hf.config_from_hf(json.load(g))
+    again = cls.from_pretrained(str(tmp_path / "hf"), **arguments)
+    for a, b in zip(again.weights, model.weights, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("name", ["discriminator", "bert_model"])
+def test_the_tokenizer_comes_from_vocab_txt_or_tokenizer_json(name):
+    assert (FIXTURES / name / "vocab.txt").exists() == (name != "bert_model")
+    tokenizer = ElectraTokenizer.from_pretrained(str(FIXTURES / name))
+    assert tokenizer("Hello, world! (tiny)").numpy().tolist() == io_of(name)["text_ids"].tolist()
+    assert tokenizer.lowercase
+
+
+def test_a_task_model_keeps_the_encoder_of_a_pretraining_checkpoint_and_gets_a_new_head(caplog):
+    with caplog.at_level(logging.INFO, logger="electra_tf"):
+        model = ElectraForSequenceClassification.from_pretrained(str(FIXTURES / "discriminator"), num_labels=4)
+    assert "new weights" in caplog.text and "out_proj/kernel" in caplog.text
+    assert "discriminator_predictions.dense.weight" in caplog.text  # dropped, and said so
+    discriminator = ElectraDiscriminator.from_pretrained(str(FIXTURES / "discriminator"))
+    for a, b in zip(model.encoder.weights, discriminator.backbone.weights, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    # A task head of another class is never dropped silently; the matching class takes it with its labels.
+    with pytest.raises(CheckpointMismatchError, match=r"unexpected.*classifier\.out_proj\.weight"):
+        ElectraForTokenClassification.from_pretrained(str(FIXTURES / "sequence_classification"))
+    ElectraForTokenClassification.from_pretrained(str(FIXTURES / "sequence_classification"), allow_unexpected=True)
+    with pytest.raises(CheckpointMismatchError, match="unexpected"):
+        ElectraForSequenceClassification.from_pretrained(str(FIXTURES / "sequence_classification"), head="original")
+    loaded = ElectraForSequenceClassification.from_pretrained(str(FIXTURES / "sequence_classification"))
+    assert loaded._arguments["head"] == "huggingface" and loaded._arguments["num_labels"] == 3
+    assert loaded.config.layer_norm_eps == 1e-7
+
+
+def test_a_config_that_does_not_match_the_weights_lists_names_and_shapes(tmp_path):
+    folder = copy_fixture("discriminator", tmp_path)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "hidden_size": 64}))
+    with pytest.raises(CheckpointMismatchError,
+                       match=r"shape mismatch .*electra\.embeddings_project\.weight: \(32, 16\) vs \(64, 16\)"):
+        ElectraDiscriminator.from_pretrained(str(folder))
+    (folder / "config.json").write_text(json.dumps({**config, "position_embedding_type": "relative_key"}))
+    with pytest.raises(ValueError, match="position_embedding_type='relative_key'"):
+        ElectraDiscriminator.from_pretrained(str(folder))
+
+
+def test_missing_and_unexpected_weights_are_listed_and_can_be_allowed(tmp_path):
+    folder = copy_fixture("discriminator", tmp_path)
+    state = read_safetensors(str(folder))
+    del state["discriminator_predictions.dense.bias"]
+    state["junk.weight"] = np.zeros(3, np.float32)
+    write_safetensors(str(folder / "model.safetensors"), state)
+    with pytest.raises(CheckpointMismatchError) as error:
+        ElectraDiscriminator.from_pretrained(str(folder))
+    assert "missing" in str(error.value) and "discriminator_predictions.dense.bias" in str(error.value)
+    assert "unexpected" in str(error.value) and "junk.weight" in str(error.value)
+    with pytest.raises(CheckpointMismatchError, match="unexpected"):
+        ElectraDiscriminator.from_pretrained(str(folder), allow_missing=True)
+    model = ElectraDiscriminator.from_pretrained(str(folder), allow_missing=True, allow_unexpected=True)
+    np.testing.assert_array_equal(model.head.dense.bias, np.zeros(32))  # left as initialised
+    np.testing.assert_array_equal(model.head.dense.kernel, state["discriminator_predictions.dense.weight"].T)
+
+
+def test_a_failed_load_leaves_the_model_as_it_was():
+    checkpoint = hf.read_folder(str(FIXTURES / "discriminator"))
+    model = ElectraDiscriminator(checkpoint.config)
+    before = [np.array(v) for v in model.weights]
+    state = dict(checkpoint.state)
+    state["electra.encoder.layer.1.output.dense.weight"] = np.zeros((32, 47), np.float32)  # the last layer's
+    with pytest.raises(CheckpointMismatchError, match=r"layer\.1\.output\.dense\.weight: \(32, 47\) vs \(32, 48\)"):
+        load_state(model, state, checkpoint.architecture)
+    for a, b in zip(model.weights, before, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), b)
+
+
+def test_folders_without_a_usable_checkpoint_give_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match="no pre-trained ELECTRA here"):
+        ElectraModel.from_pretrained(str(tmp_path))
+    # pytorch_model.bin is a pickle: never opened, the error tells the conversion.
+    folder = tmp_path / "torch_only"
+    folder.mkdir()
+    shutil.copyfile(FIXTURES / "discriminator" / "config.json", folder / "config.json")
+    (folder / "pytorch_model.bin").write_bytes(b"not a pickle: unpickling this would fail differently")
+    conversion = r"(?s)never unpickles.*ElectraForPreTraining\.from_pretrained.*save_pretrained"
+    with pytest.raises(ValueError, match=conversion):
+        ElectraDiscriminator.from_pretrained(str(folder))
+    truncated = copy_fixture("generator", tmp_path)
+    size = (truncated / "model.safetensors").stat().st_size
+    with open(truncated / "model.safetensors", "r+b") as f:
+        f.truncate(size // 2)
+    with pytest.raises(ValueError, match=f"truncated or corrupt safetensors file .* promises {size} bytes"):
+        ElectraGenerator.from_pretrained(str(truncated))
+    (folder / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    with pytest.raises(ValueError, match="model_type 'gpt2' is not supported"):
+        ElectraModel.from_pretrained(str(folder))
+
+
+def test_older_layouts_load_too(tmp_path):
+    """`bert.`-prefixed keys with LayerNorm gamma/beta and BERT's pre-training heads; sharded safetensors."""
+    folder = copy_fixture("bert_model", tmp_path)
+    state = read_safetensors(str(folder))
+    renamed = {"bert." + key.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"):
+               array for key, array in state.items()}
+    renamed["cls.predictions.bias"] = np.zeros(99, np.float32)
+    write_safetensors(str(folder / "model.safetensors"), renamed)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "architectures": ["BertForPreTraining"]}))
+    model = ElectraModel.from_pretrained(str(folder), output_hidden_states=True)
+    assert max(max_differences(model, "bert_model", ElectraModel).values()) < TOLERANCE
+    sharded = copy_fixture("discriminator", tmp_path)
+    state, names = read_safetensors(str(sharded)), sorted(read_safetensors(str(sharded)))
+    shards = {"model-00001-of-00002.safetensors": names[:20], "model-00002-of-00002.safetensors": names[20:]}
+    for shard, keys in shards.items():
+        write_safetensors(str(sharded / shard), {key: state[key] for key in keys})
+    os.remove(sharded / "model.safetensors")
+    weight_map = {key: shard for shard, keys in shards.items() for key in keys}
+    (sharded / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    model = ElectraDiscriminator.from_pretrained(str(sharded), output_hidden_states=True)
+    assert max(max_differences(model, "discriminator", ElectraDiscriminator).values()) < TOLERANCE
+
+
+# === Google TF1 checkpoints ===
+
+@pytest.fixture(scope="module")
+def google_checkpoint(tmp_path_factory):
+    """The discriminator and generator fixtures under the original names, with optimizer slots and a step."""
+    discriminator = hf.read_folder(str(FIXTURES / "discriminator"))
+    generator = hf.read_folder(str(FIXTURES / "generator"))
+    prefix = str(tmp_path_factory.mktemp("google") / "model.ckpt-7")
+    kernel = "electra/encoder/layer_0/output/dense/kernel"
+    extra = {"global_step": np.int64(7), f"{kernel}/adam_m": np.zeros((48, 32), np.float32),
+             f"{kernel}/adam_v": np.zeros((48, 32), np.float32)}
+    google.write_checkpoint(prefix, discriminator.state, generator.state, tied=True, extra=extra,
+                            run_config=(discriminator.config, PretrainingConfig(generator_hidden_size=0.5)))
+    shutil.copyfile(FIXTURES / "discriminator" / "vocab.txt", os.path.join(os.path.dirname(prefix), "vocab.txt"))
+    return prefix
+
+
+def test_google_checkpoints_load_with_parity(google_checkpoint):
+    names = dict(tf.train.list_variables(google_checkpoint))
+    assert names["electra/embeddings/word_embeddings"] == [99, 16]  # shared: written once
+    assert not any(name.startswith("generator/embeddings/") for name in names)
+    assert names["discriminator_predictions/dense_1/kernel"] == [32, 1]
+    assert names["generator_predictions/output_bias"] == [99] and "global_step" in names
+    for name, cls in (("discriminator", ElectraDiscriminator), ("generator", ElectraGenerator)):
+        model = cls.from_pretrained(google_checkpoint, output_hidden_states=True)
+        differences = max_differences(model, name, cls)
+        assert max(differences.values()) < TOLERANCE, (name, differences)
+    folder = os.path.dirname(google_checkpoint)  # the folder works too (its `checkpoint` file)
+    encoder = ElectraModel.from_pretrained(folder, output_hidden_states=True)
+    assert max(max_differences(encoder, "discriminator", ElectraModel).values()) < TOLERANCE
+    assert ElectraTokenizer.from_pretrained(google_checkpoint).vocabulary_size() == 99
+
+
+def test_google_variables_of_neither_network_are_unexpected(google_checkpoint, tmp_path):
+    checkpoint = google.read_checkpoint(google_checkpoint)
+    prefix = str(tmp_path / "model.ckpt")
+    google.write_checkpoint(prefix, checkpoint.discriminator, checkpoint.generator,
+                            extra={"task_specific/rte/kernel": np.zeros((32, 2), np.float32)},
+                            run_config=(checkpoint.config, checkpoint.pretraining))
+    with pytest.raises(CheckpointMismatchError, match=r"unexpected.*task_specific/rte/kernel"):
+        ElectraDiscriminator.from_pretrained(prefix)
+    ElectraDiscriminator.from_pretrained(prefix, allow_unexpected=True)
+
+
+def test_a_pretrainer_restores_both_networks_and_writes_them_back(google_checkpoint, tmp_path):
+    discriminator = hf.read_folder(str(FIXTURES / "discriminator"))
+    pretraining = PretrainingConfig(generator_hidden_size=0.5, max_seq_length=9)
+    pretrainer = ElectraPretrainer(discriminator.config, pretraining, 4, [0, 2, 3, 4])
+    load_pretrainer_weights(pretrainer, google_checkpoint)
+    for name, network in (("discriminator", pretrainer.discriminator), ("generator", pretrainer.generator)):
+        io = io_of(name)
+        logits = network(inputs_of(io, type(network)))["logits"]
+        assert np.max(np.abs(np.asarray(logits) - io["logits"])) < TOLERANCE, name
+    prefix = str(tmp_path / "again" / "model.ckpt")
+    save_google(prefix, pretrainer.discriminator, pretrainer.generator, pretraining)
+    original, written = google.read_checkpoint(google_checkpoint), google.read_checkpoint(prefix)
+    for part in ("discriminator", "generator"):
+        a, b = getattr(original, part), getattr(written, part)
+        assert sorted(a) == sorted(b)
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    # A checkpoint whose generator does not fit leaves the whole pre-trainer untouched.
+    other = ElectraPretrainer(discriminator.config, pretraining.replace(generator_hidden_size=0.25), 4, [0, 2, 3, 4])
+    before = [np.array(v) for v in other.weights]
+    with pytest.raises(ValueError, match="generator has another model config"):
+        load_pretrainer_weights(other, google_checkpoint)
+    for a, b in zip(other.weights, before, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), b)
+
+
+def test_a_released_style_checkpoint_with_a_full_size_generator_loads_from_its_shapes(tmp_path):
+    """As the released ELECTRA-Small: no config beside it, a generator as wide as the discriminator."""
+    config = ElectraConfig(vocab_size=40, embedding_size=16, hidden_size=128, num_layers=1, num_heads=2,
+                           intermediate_size=64, max_position_embeddings=16)
+    pretraining = PretrainingConfig(generator_hidden_size=1.0, max_seq_length=8)
+    pretrainer = ElectraPretrainer(config, pretraining, 4, [0, 2, 3, 4])
+    prefix = str(tmp_path / "electra_small" / "model.ckpt-1000000")
+    save_google(prefix, pretrainer.discriminator, pretrainer.generator, pretraining)
+    os.remove(tmp_path / "electra_small" / "config.json")
+    inferred, inferred_pretraining = google.infer_configs(dict(tf.train.list_variables(prefix)))
+    assert inferred_pretraining.generator_hidden_size == 1.0
+    assert inferred.num_heads == 2 and inferred.replace(hidden_dropout=0.1) == config  # 64-wide heads
+    fresh = ElectraPretrainer(config, pretraining, 4, [0, 2, 3, 4])
+    load_pretrainer_weights(fresh, prefix)
+    for a, b in zip(fresh.weights, pretrainer.weights, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+# === The converter and continued pre-training ===
+
+def test_convert_a_huggingface_pair_through_every_format(tmp_path):
+    ours = str(tmp_path / "ours")
+    convert(str(FIXTURES / "discriminator"), ours, to="ours", input_generator=str(FIXTURES / "generator"))
+    assert {"config.json", "discriminator.keras", "generator.keras", "vocab.txt"} <= set(os.listdir(ours))
+    assert json.loads(Path(ours, "config.json").read_text())["pretraining"]["generator_hidden_size"] == 0.5
+    discriminator = ElectraDiscriminator.from_pretrained(ours)
+    assert max(max_differences(discriminator, "discriminator", ElectraDiscriminator).values()) < TOLERANCE
+    generator = ElectraGenerator.from_pretrained(ours)
+    assert max(max_differences(generator, "generator", ElectraGenerator).values()) < TOLERANCE
+    convert(ours, str(tmp_path / "google" / "model.ckpt"), to="google")
+    convert(str(tmp_path / "google"), str(tmp_path / "hf"), to="huggingface", networks="both")
+    for name in ("discriminator", "generator"):
+        back, original = read_safetensors(str(tmp_path / "hf" / name)), read_safetensors(str(FIXTURES / name))
+        assert sorted(back) == sorted(original)
+        for key in original:
+            np.testing.assert_array_equal(back[key], original[key], err_msg=key)
+    vocab = (FIXTURES / "generator" / "vocab.txt").read_text()
+    assert (tmp_path / "hf" / "generator" / "vocab.txt").read_text() == vocab
+    task = str(tmp_path / "task")
+    convert(str(FIXTURES / "question_answering"), task, to="ours")
+    model = ElectraForQuestionAnswering.from_pretrained(task)
+    assert max(max_differences(model, "question_answering", ElectraForQuestionAnswering).values()) < TOLERANCE
+    with pytest.raises(ValueError, match="Google format holds pre-training networks"):
+        convert(task, str(tmp_path / "nowhere"), to="google")
+
+
+def test_the_tools_convert_and_continue_pretraining_from_a_converted_model(tmp_path):
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    converted = tmp_path / "converted"
+    result = subprocess.run(
+        [sys.executable, "-m", "electra_tf.tools.convert_checkpoint", f"--input={FIXTURES / 'discriminator'}",
+         f"--input_generator={FIXTURES / 'generator'}", "--to=ours", f"--output={converted}"],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(f"hello world {i} (tiny) text.\nmore words here!\n\n" for i in range(40)))
+    result = subprocess.run(
+        [sys.executable, "-m", "electra_tf.tools.run_pretraining", f"--config={converted / 'config.json'}",
+         f"--vocab_file={converted / 'vocab.txt'}", f"--train_text_files={corpus}", f"--model_dir={tmp_path / 'run'}",
+         f"--init_checkpoint={converted}", "--max_seq_length=16", "--batch_size=4", "--train_steps=1",
+         "--warmup_steps=1", "--save_every=1", "--log_every=1", "--eval_every=1"],
+        capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"initialised from {converted}" in result.stdout and "done: step 1 of 1" in result.stdout
+    bad = subprocess.run([sys.executable, "-m", "electra_tf.tools.convert_checkpoint", f"--input={tmp_path}",
+                          "--to=huggingface", f"--output={tmp_path / 'out'}"],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert bad.returncode == 2 and "no pre-trained ELECTRA here" in bad.stderr
