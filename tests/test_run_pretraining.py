@@ -1,7 +1,9 @@
 """tools/run_pretraining.py as users run it: resume, preemption, logs, init, bad input, bf16, multi-worker."""
 
+import glob
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -88,11 +90,41 @@ def test_a_killed_run_resumes_to_the_uninterrupted_result(data, reference, tmp_p
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert not (model_dir / "final").exists()
+    # What a kill during the next checkpoint's write leaves (TensorFlow writes into `ckpt-N_temp/`, then
+    # renames, then updates the `checkpoint` file): partial files that the resumed run must not trust.
+    checkpoints = model_dir / "checkpoints"
+    last = tf.train.latest_checkpoint(str(checkpoints))
+    data_file = f"{last}.data-00000-of-00001"
+    partial = open(data_file, "rb").read()[:1000]
+    (checkpoints / "ckpt-999_temp").mkdir()
+    (checkpoints / "ckpt-999_temp" / "part-00000-of-00001.data-00000-of-00001").write_bytes(partial)
+    (checkpoints / "ckpt-999.data-00000-of-00001").write_bytes(partial)
     resumed = run(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}", "--eval_steps=2")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resumed from" in resumed.stdout and "done: step 24 of 24" in resumed.stdout
     for a, b in zip(final_weights(reference), final_weights(model_dir)):
         np.testing.assert_allclose(b, a, atol=1e-5)
+
+
+def test_damaged_tfrecords_are_named_or_skipped(data, tmp_path):
+    shards = sorted(glob.glob(data["train"]))
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    for shard in shards:
+        shutil.copy(shard, damaged)
+    truncated, flipped = (damaged / os.path.basename(s) for s in shards[:2])
+    truncated.write_bytes(truncated.read_bytes()[:-7])
+    body = bytearray(flipped.read_bytes())
+    body[len(body) // 2] ^= 0xFF
+    flipped.write_bytes(bytes(body))
+    files = f"--train_files={damaged}"
+    stopped = run(data, tmp_path / "stopped", "--train_steps=400", "--save_every=1000", files)
+    assert stopped.returncode == 2, stopped.stderr[-3000:]
+    assert "damaged TFRecords:" in stopped.stderr and str(truncated) in stopped.stderr
+    assert str(flipped) in stopped.stderr and "--skip_corrupt_records" in stopped.stderr
+    skipped = run(data, tmp_path / "skipped", "--train_steps=40", files, "--skip_corrupt_records")
+    assert skipped.returncode == 0, skipped.stderr[-3000:]
+    assert "--skip_corrupt_records: 2 damaged file(s)" in skipped.stdout and "done: step 40 of 40" in skipped.stdout
 
 
 def test_sigterm_saves_and_exits_for_a_later_resume(data, tmp_path):

@@ -36,7 +36,7 @@ def list_files(file_patterns):
 
 
 def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True, seed=None,
-                        deterministic=None, input_context=None, shuffle_buffer_size=10_000):
+                        deterministic=None, input_context=None, shuffle_buffer_size=10_000, skip_corrupt=False):
     """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`.
 
     Args:
@@ -50,6 +50,8 @@ def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True,
         seed: shuffling seed.
         deterministic: keep a fixed element order in the interleave (default:
             only when not training).
+        skip_corrupt: a damaged record ends its file's reading instead of the
+            run (see `tfrecord.find_corrupt_records` to name and count them).
     """
     files = list_files(file_patterns)
     names, found_length = detect_format(files)
@@ -69,7 +71,8 @@ def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True,
         dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
     if training:
         dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True).repeat()
-    dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=min(4, len(files)),
+    read = (lambda f: tf.data.TFRecordDataset(f).ignore_errors()) if skip_corrupt else tf.data.TFRecordDataset
+    dataset = dataset.interleave(read, cycle_length=min(4, len(files)),
                                  num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
     if training:
         dataset = dataset.shuffle(shuffle_buffer_size, seed=seed)
