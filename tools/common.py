@@ -1,6 +1,7 @@
 """What the absl tools share: config fields as flags, bad input as a clear exit, no silent overwrites."""
 
 import dataclasses
+import errno
 import functools
 import os
 import sys
@@ -24,8 +25,25 @@ def config_overrides(config_class):
             if flags.FLAGS[f.name].present}
 
 
+WRITE_FAILED_EXIT_CODE = 74  # sysexits' EX_IOERR
+# How a failed write (full disk, quota, file-size limit) reads in OSError and TensorFlow's errors.
+_WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_WRITE_FAILURE_TEXTS = ("No space left on device", "Disk quota exceeded", "File too large")
+
+
+def _is_write_failure(error):
+    if isinstance(error, OSError) and error.errno in _WRITE_FAILURES:
+        return True
+    return type(error).__module__.startswith("tensorflow") and any(t in str(error) for t in _WRITE_FAILURE_TEXTS)
+
+
 def exits_cleanly_on_bad_input(main):
-    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with `error: …` and exit code 2."""
+    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with `error: …` and exit code 2;
+    a write that fails for lack of space ends it with `error: …` and exit code 74.
+
+    Every tool writes its outputs atomically, so what was complete before the failure is kept, and
+    re-running the same command after freeing space continues from there.
+    """
     @functools.wraps(main)
     def wrapped(argv):
         try:
@@ -33,6 +51,13 @@ def exits_cleanly_on_bad_input(main):
         except (ValueError, FileNotFoundError, FileExistsError, FloatingPointError) as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(2)
+        except Exception as e:  # noqa: BLE001 (re-raised unless it is a failed write)
+            if not _is_write_failure(e):
+                raise
+            message = getattr(e, "message", None) or str(e)
+            print(f"error: a write failed ({message.splitlines()[0]}). Outputs completed before it are kept; "
+                  "free some space and re-run the same command to continue.", file=sys.stderr)
+            sys.exit(WRITE_FAILED_EXIT_CODE)
     return wrapped
 
 

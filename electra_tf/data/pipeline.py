@@ -17,7 +17,8 @@ from electra_tf.data.tfrecord import detect_format, parser
 
 
 def list_files(file_patterns):
-    """Sorted files matching comma-separated globs; a matched folder gives the files in it.
+    """Sorted files matching comma-separated globs; a matched folder gives the data files in it (not its
+    `manifest.json`, other JSON or unfinished `.tmp-` files).
 
     Works on any filesystem TensorFlow reads (local, gs://, ...). A ValueError
     names the patterns when nothing matches.
@@ -26,8 +27,9 @@ def list_files(file_patterns):
     for pattern in (p.strip() for p in file_patterns.split(",") if p.strip()):
         for match in tf.io.gfile.glob(pattern):
             if tf.io.gfile.isdir(match):
-                files.update(f for f in (tf.io.gfile.join(match, name) for name in tf.io.gfile.listdir(match))
-                             if not tf.io.gfile.isdir(f))
+                files.update(tf.io.gfile.join(match, name) for name in tf.io.gfile.listdir(match)
+                             if not name.endswith(".json") and ".tmp-" not in name
+                             and not tf.io.gfile.isdir(tf.io.gfile.join(match, name)))
             else:
                 files.add(match)
     if not files:
