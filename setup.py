@@ -37,6 +37,8 @@ setup(
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         # (CPU torch: `pip install torch==2.13.0`.)
         "fixtures": ["transformers>=4.40", "torch"],
+        # benchmarks/: the Hugging Face peer (CPU torch: `pip install torch==2.13.0`) and the plots.
+        "bench": ["transformers>=4.40", "torch", "matplotlib>=3.7"],
     },
     entry_points={
         "console_scripts": [
