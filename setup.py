@@ -33,7 +33,8 @@ setup(
         "safetensors>=0.4",
     ],
     extras_require={
-        "test": ["pytest>=8", "hypothesis>=6"],
+        # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md.
+        "test": ["pytest>=8", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         # (CPU torch: `pip install torch==2.13.0`.)
         "fixtures": ["transformers>=4.40", "torch"],
@@ -48,6 +49,7 @@ setup(
             "electra-pretrain=electra_tf.tools.run_pretraining:run",
             "electra-finetune=electra_tf.tools.run_finetuning:run",
             "electra-convert-checkpoint=electra_tf.tools.convert_checkpoint:run",
+            "electra-export=electra_tf.tools.export_model:run",
         ],
     },
 )

@@ -23,6 +23,10 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
                                               result.stdout).groups())
     assert accuracy > baseline > 0.2  # three classes, capped at 600 examples each
     assert (out / "docstring_kinds" / "classifier.keras").exists()
+    served = re.search(r"serving_default\('Return the number of items in the queue.'\) → (\w+) \(p = ([\d.]+)\)",
+                       result.stdout)
+    assert served and served.group(1) in ("module", "class", "function"), result.stdout[-1500:]
+    assert (out / "exports" / "docstring_kinds" / "1" / "saved_model.pb").exists()
     model_dir = out / "model"
     for name in ("pretrainer.keras", "discriminator.keras", "generator.keras", "config.json", "vocab.txt"):
         assert (model_dir / name).exists(), name

@@ -1,0 +1,107 @@
+"""Writes a model as a TF Serving version, `<export_dir>/<model_name>/<version>/`, with `keras.export.ExportArchive`.
+
+TF Serving watches `<export_dir>/<model_name>/` and serves the highest
+numbered version folder. A version is written into a hidden temporary folder
+beside it and renamed into place, so the server never loads half a model.
+`assets.extra/export_info.json` records what was exported (TF Serving ignores
+it).
+
+Example (exporting takes a few seconds, so not run here):
+>>> from electra_tf import ElectraForSequenceClassification, ElectraTokenizer
+>>> model = ElectraForSequenceClassification.from_pretrained("runs/small/final", num_labels=2)  # doctest: +SKIP
+>>> export_model(model, ElectraTokenizer.from_pretrained("runs/small/final"), "exports",
+...              model_name="sst2", label_names=["negative", "positive"])  # doctest: +SKIP
+'exports/sst2/1'
+"""
+
+import json
+import os
+import shutil
+
+import keras
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from electra_tf.export.signatures import serving_task
+
+SIGNATURES = ("serving_default", "serve_ids", "serve_examples")
+INFO_FILE = os.path.join("assets.extra", "export_info.json")
+
+
+def versions(model_dir):
+    """The version numbers under `<export_dir>/<model_name>`, ascending (none when it does not exist)."""
+    if not os.path.isdir(model_dir):
+        return []
+    return sorted(int(name) for name in os.listdir(model_dir) if name.isdigit())
+
+
+def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=128,
+                 label_names=None, overwrite=False, **options):
+    """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
+
+    Args:
+        model: an `ElectraDiscriminator` or a task model (`electra_tf.models.tasks`).
+        tokenizer: its `ElectraTokenizer` (the vocabulary and casing it was trained with).
+        export_dir: the base folder TF Serving mounts (`--model_base_path` is `<export_dir>/<model_name>`).
+        version: a positive integer; by default one more than the highest version present (or 1).
+        max_seq_length: raw text is truncated and padded to this many tokens.
+        label_names: class or tag names, output as strings beside the ids.
+        overwrite: replace an existing `version` (otherwise a FileExistsError).
+        options: task options, see `electra_tf.export.signatures` (`text_pair=True` for sentence-pair
+            classification; `max_query_length`, `max_answer_length`, `version_2`, `null_threshold`
+            for question answering).
+
+    Returns:
+        The version folder.
+    """
+    task = serving_task(model, tokenizer, max_seq_length, label_names, **options)
+    model_dir = os.path.join(export_dir, model_name)
+    if version is None:
+        version = (versions(model_dir) or [0])[-1] + 1
+    if int(version) < 1:
+        raise ValueError(f"a TF Serving version is a positive integer, got {version}")
+    path = os.path.join(model_dir, str(int(version)))
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists; pick another version or overwrite it")
+
+    archive = keras.export.ExportArchive()
+    archive.track(model)
+
+    def serve_text(*texts):
+        return task.serve_text(**dict(zip(task.text_inputs, texts)))
+
+    # The raw-text signature calls the token-id one: the model is traced once, for `serve_ids`.
+    task.run_ids = archive.add_endpoint("serve_ids", task.serve_ids, input_signature=task.ids_signature())
+    serving_default = archive.add_endpoint("serving_default", serve_text, input_signature=task.text_signature())
+
+    def serve_examples(examples):
+        # Calls the traced raw-text function rather than tracing the model once more.
+        features = tf.io.parse_example(examples, task.example_features())
+        return serving_default(*(features[name] for name in task.text_inputs))
+
+    archive.add_endpoint("serve_examples", serve_examples,
+                         input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
+
+    os.makedirs(model_dir, exist_ok=True)
+    tmp = os.path.join(model_dir, f".tmp-{version}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        archive.write_out(tmp, verbose=False)
+        os.makedirs(os.path.join(tmp, "assets.extra"), exist_ok=True)
+        with open(os.path.join(tmp, INFO_FILE), "w", encoding="utf-8") as f:
+            json.dump(_info(task, options), f, indent=1, ensure_ascii=False)
+        if os.path.exists(path):
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return path
+
+
+def _info(task, options):
+    return {"task": task.task, "signatures": list(SIGNATURES), "text_inputs": list(task.text_inputs),
+            "max_seq_length": task.max_seq_length, "label_names": task.label_names,
+            "lowercase": bool(task.tokenizer.lowercase), "strip_accents": bool(task.tokenizer.strip_accents),
+            "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options,
+            "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
+                           "keras": keras.__version__}}

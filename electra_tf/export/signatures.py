@@ -1,0 +1,298 @@
+"""What each task's serving signatures take and give: raw text, token ids, or `tf.Example`s in; named outputs out.
+
+One class per model kind, whose graph functions use TF and tf-text ops only,
+so the SavedModel needs no Python at serving time:
+
+- `serve_text(**texts)`: `serving_default`, raw strings `[None]` tokenized
+  in-graph (see `electra_tf.export.featurize`), truncated and padded to
+  `max_seq_length`; it runs the model through `run_ids`;
+- `serve_ids(input_ids, attention_mask, token_type_ids)`: int32 `[None, None]`
+  (`[None, num_choices, None]` for multiple choice);
+- `example_features()`: what `serve_examples` parses from serialized
+  `tf.Example`s (the text inputs as bytes features of the same names) before
+  `serving_default` (see `electra_tf.export.archive`).
+
+| task | text inputs | `serving_default` / `serve_examples` outputs |
+|---|---|---|
+| discriminator | text | tokens, token_start, token_end, replaced_probability, logits |
+| classification | text (, text_pair) | logits, probabilities, label_id (, label) |
+| regression | text (, text_pair) | score |
+| tagging | text | words, word_start, word_end, label_id, probability, num_words (, label) |
+| question_answering | question, context | answer, answer_start, answer_end, score, has_answer, null_odds |
+| multiple_choice | context, choices | logits, probabilities, choice |
+
+Offsets count characters (Unicode code points) of the raw input, `end`
+exclusive, -1 where there is nothing. `docs/serving.md` has shapes and examples.
+
+Example:
+>>> import numpy as np
+>>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
+>>> from electra_tf.tokenization import ElectraTokenizer
+>>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"])
+>>> config = ElectraConfig(vocab_size=8, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
+...                        intermediate_size=8)
+>>> task = serving_task(ElectraForSequenceClassification(config, num_labels=2), tokenizer, max_seq_length=8,
+...                     label_names=["neg", "pos"])
+>>> outputs = task.serve_text(text=tf.constant(["Good film", "bad"]))
+>>> sorted(outputs), outputs["probabilities"].shape
+(['label', 'label_id', 'logits', 'probabilities'], TensorShape([2, 2]))
+"""
+
+import tensorflow as tf
+
+from electra_tf.export import featurize, spans
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.models.encoder import INPUT_NAMES
+from electra_tf.models.tasks import (
+    ElectraForMultipleChoice,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+)
+
+TASKS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
+
+
+class ServingTask:
+    """The shared part: signatures' input specs, the model call, label names."""
+
+    task = None
+    text_inputs = ("text",)
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None):
+        self.model, self.tokenizer, self.max_seq_length = model, tokenizer, int(max_seq_length)
+        # The raw-text path runs the model through this: `serve_ids` itself, or (in an export) its
+        # traced function, so the model is traced once and both signatures give the same numbers.
+        self.run_ids = self.serve_ids
+        self.label_names = None if label_names is None else [str(name) for name in label_names]
+        self.cls_id, self.sep_id, self.pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
+        positions = model.config.max_position_embeddings
+        if not 3 <= self.max_seq_length <= positions:
+            raise ValueError(f"max_seq_length must be in 3..{positions} (the model's position embeddings), "
+                             f"got {max_seq_length}")
+
+    # === Signatures ===
+    def text_signature(self):
+        return [tf.TensorSpec([None], tf.string, name=name) for name in self.text_inputs]
+
+    def ids_signature(self):
+        return [tf.TensorSpec([None, None], tf.int32, name=name) for name in INPUT_NAMES]
+
+    def example_features(self):
+        return {name: tf.io.FixedLenFeature([], tf.string) for name in self.text_inputs}
+
+    def serve_text(self, **texts):
+        raise NotImplementedError
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        raise NotImplementedError
+
+    # === Helpers ===
+    def call_model(self, input_ids, attention_mask, token_type_ids):
+        return self.model({"input_ids": input_ids, "attention_mask": attention_mask,
+                           "token_type_ids": token_type_ids}, training=False)
+
+    def check_label_names(self):
+        num_labels = self.model.output["logits"].shape[-1]
+        if self.label_names is not None and len(self.label_names) != num_labels:
+            raise ValueError(f"{len(self.label_names)} label names for a model with {num_labels} labels")
+
+    def with_labels(self, outputs, label_id, mask=None):
+        """Adds `label` (strings, "" where `mask` is False) beside `label_id` when label names were given."""
+        if self.label_names is not None:
+            names = tf.gather(tf.constant(self.label_names), tf.maximum(label_id, 0))
+            outputs["label"] = names if mask is None else tf.where(mask, names, "")
+        return outputs
+
+    def encode(self, texts, pairs=None):
+        return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs)
+
+
+class DiscriminatorServing(ServingTask):
+    """Per-token replaced-token probabilities of a pre-trained discriminator, with each token's characters."""
+
+    task = "discriminator"
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
+        return {"logits": logits, "replaced_probability": tf.sigmoid(logits) * tf.cast(attention_mask, tf.float32)}
+
+    def serve_text(self, text):
+        # Words split where BERT splits them: the ids equal `tokenizer.encode(text)`'s.
+        pieces = featurize.word_pieces(self.tokenizer, featurize.split_words(text, featurize.BERT_WHITESPACE))
+        keep = featurize.fit_single(pieces.ids.row_lengths(), self.max_seq_length - 2)
+        inputs = featurize.pack([featurize.keep_first(pieces.ids, keep)], self.max_seq_length, self.cls_id,
+                                self.sep_id, self.pad_id)
+        outputs = dict(self.run_ids(**inputs))
+        tokens = tf.gather(tf.constant(self.tokenizer.get_vocabulary()), inputs["input_ids"])
+        outputs["tokens"] = tf.where(inputs["attention_mask"] > 0, tokens, "")
+        outputs["token_start"] = featurize.pack_side([featurize.keep_first(pieces.start, keep)], self.max_seq_length)
+        outputs["token_end"] = featurize.pack_side([featurize.keep_first(pieces.end, keep)], self.max_seq_length)
+        return outputs
+
+
+class ClassificationServing(ServingTask):
+    """Sentence (pair) classification: logits, probabilities and the best label."""
+
+    task = "classification"
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None, text_pair=False):
+        super().__init__(model, tokenizer, max_seq_length, label_names)
+        self.text_inputs = ("text", "text_pair") if text_pair else ("text",)
+        self.check_label_names()
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
+        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return self.with_labels({"logits": logits, "probabilities": tf.nn.softmax(logits),
+                                 "label_id": label_id}, label_id)
+
+    def serve_text(self, text, text_pair=None):
+        return self.run_ids(**self.encode(text, text_pair))
+
+
+class RegressionServing(ClassificationServing):
+    """Sentence (pair) regression (`num_labels=1`, e.g. STS-B): one score."""
+
+    task = "regression"
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        logits = self.call_model(input_ids, attention_mask, token_type_ids)["logits"]
+        return {"score": tf.cast(logits, tf.float32)[:, 0]}
+
+
+class TaggingServing(ServingTask):
+    """One label per whitespace-separated word, read at its first piece (as the tagging data labels words)."""
+
+    task = "tagging"
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None):
+        super().__init__(model, tokenizer, max_seq_length, label_names)
+        self.check_label_names()
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
+        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return self.with_labels({"logits": logits, "probabilities": tf.nn.softmax(logits), "label_id": label_id},
+                                label_id)
+
+    def serve_text(self, text):
+        inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text)
+        tokens = self.run_ids(**inputs)
+        position = first_piece.to_tensor(-1)
+        word_kept = position >= 0
+        probabilities = tf.gather(tokens["probabilities"], tf.maximum(position, 0), batch_dims=1)
+        label_id = tf.where(word_kept, tf.argmax(probabilities, axis=-1, output_type=tf.int32), -1)
+        outputs = {"words": featurize.raw_words(text, words), "word_start": words.start.to_tensor(-1),
+                   "word_end": words.end.to_tensor(-1), "label_id": label_id,
+                   "probability": tf.where(word_kept, tf.reduce_max(probabilities, axis=-1), 0.0),
+                   "num_words": tf.cast(words.words.row_lengths(), tf.int32)}
+        return self.with_labels(outputs, label_id, word_kept)
+
+
+class QuestionAnsweringServing(ServingTask):
+    """Extractive QA on one window: the best span's text and characters, its score, and the answer decision."""
+
+    task = "question_answering"
+    text_inputs = ("question", "context")
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None, max_query_length=64,
+                 max_answer_length=30, n_best_size=20, version_2=None, null_threshold=None):
+        super().__init__(model, tokenizer, max_seq_length)
+        if not 1 <= max_query_length <= self.max_seq_length - 4:
+            raise ValueError(f"max_query_length must be in 1..max_seq_length - 4 = {self.max_seq_length - 4} "
+                             f"(room for the context), got {max_query_length}")
+        self.max_query_length, self.max_answer_length = max_query_length, max_answer_length
+        self.n_best_size = n_best_size
+        self.has_answerable_logits = "answerable_logits" in model.output
+        self.version_2 = self.has_answerable_logits if version_2 is None else bool(version_2)
+        self.null_threshold = null_threshold
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        outputs = self.call_model(input_ids, attention_mask, token_type_ids)
+        # The context's tokens: segment 1 without its [SEP] (the raw-text path's tokens with characters).
+        context = (token_type_ids == 1) & (attention_mask == 1) & (input_ids != self.sep_id)
+        span = spans.best_span(outputs["start_logits"], outputs["end_logits"], context,
+                               start_candidates=outputs.get("start_candidates"),
+                               answerable_logits=outputs.get("answerable_logits"),
+                               max_answer_length=self.max_answer_length, n_best_size=self.n_best_size)
+        result = {name: tf.cast(value, tf.float32 if value.dtype.is_floating else tf.int32)
+                  for name, value in outputs.items()}
+        result.update(start_position=span.start, end_position=span.end, score=span.score, null_odds=span.null_odds,
+                      has_answer=spans.answer_decision(span, self.version_2, self.null_threshold))
+        return result
+
+    def serve_text(self, question, context):
+        inputs, char_start, char_end = featurize.squad_window(self.tokenizer, self.max_seq_length,
+                                                              self.max_query_length, question, context)
+        span = self.run_ids(**inputs)
+        found = span["start_position"] >= 0
+        answer_start = tf.where(found, tf.gather(char_start, tf.maximum(span["start_position"], 0), batch_dims=1), -1)
+        answer_end = tf.where(found, tf.gather(char_end, tf.maximum(span["end_position"], 0), batch_dims=1), -1)
+        answer = tf.strings.substr(context, tf.maximum(answer_start, 0), answer_end - tf.maximum(answer_start, 0),
+                                   unit="UTF8_CHAR")
+        return {"answer": tf.where(found, answer, ""), "answer_start": answer_start, "answer_end": answer_end,
+                "score": span["score"], "has_answer": span["has_answer"], "null_odds": span["null_odds"]}
+
+
+class MultipleChoiceServing(ServingTask):
+    """Multiple choice: each `(context, choice)` pair scored, as `choice_dataset` packs them."""
+
+    task = "multiple_choice"
+    text_inputs = ("context", "choices")
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None):
+        super().__init__(model, tokenizer, max_seq_length)
+        self.num_choices = model.input["input_ids"].shape[1]
+
+    def text_signature(self):
+        return [tf.TensorSpec([None], tf.string, name="context"),
+                tf.TensorSpec([None, self.num_choices], tf.string, name="choices")]
+
+    def ids_signature(self):
+        return [tf.TensorSpec([None, self.num_choices, None], tf.int32, name=name) for name in INPUT_NAMES]
+
+    def example_features(self):
+        return {"context": tf.io.FixedLenFeature([], tf.string),
+                "choices": tf.io.FixedLenFeature([self.num_choices], tf.string)}
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
+                "choice": tf.argmax(logits, axis=-1, output_type=tf.int32)}
+
+    def serve_text(self, context, choices):
+        contexts = tf.reshape(tf.repeat(context[:, None], self.num_choices, axis=1), [-1])
+        flat = self.encode(contexts, tf.reshape(choices, [-1]))
+        return self.run_ids(**{name: tf.reshape(value, [-1, self.num_choices, self.max_seq_length])
+                               for name, value in flat.items()})
+
+
+def task_of(model):
+    """The serving task a model is exported as (from its class)."""
+    if isinstance(model, ElectraDiscriminator):
+        return "discriminator"
+    if isinstance(model, ElectraForSequenceClassification):
+        return "regression" if model.output["logits"].shape[-1] == 1 else "classification"
+    if isinstance(model, ElectraForTokenClassification):
+        return "tagging"
+    if isinstance(model, ElectraForQuestionAnswering):
+        return "question_answering"
+    if isinstance(model, ElectraForMultipleChoice):
+        return "multiple_choice"
+    raise ValueError(f"cannot serve a {type(model).__name__}: export an ElectraDiscriminator or a task model "
+                     f"(ElectraForSequenceClassification, ...ForTokenClassification, ...ForQuestionAnswering, "
+                     f"...ForMultipleChoice)")
+
+
+_CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServing, RegressionServing,
+                                      TaggingServing, QuestionAnsweringServing, MultipleChoiceServing)}
+
+
+def serving_task(model, tokenizer, max_seq_length=128, label_names=None, **options):
+    """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
+    `text_pair=True` for classification, `max_query_length`/`version_2` for question answering)."""
+    task = task_of(model)
+    if label_names is not None and task not in ("classification", "tagging"):
+        raise ValueError(f"label names are for classification and tagging, not {task}")
+    return _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)
