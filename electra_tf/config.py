@@ -65,8 +65,10 @@ class _JsonConfig:
             expected = {"int": int, "float": (int, float), "bool": bool, "str": str}.get(
                 field.type.split(" ")[0]
             )
-            if expected is None or value is None:
+            if expected is None or (value is None and "None" in field.type):
                 continue
+            if value is None:
+                _check(False, type(self).__name__, field.name, f"expected {field.type}, got None")
             ok = isinstance(value, expected) and not (
                 expected is not bool and isinstance(value, bool)
             )
@@ -341,12 +343,17 @@ def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig
     try:
         with open(path, encoding="utf-8") as f:
             values = json.load(f)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(values, dict) or set(values) - {"model", "pretraining"}:
         raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
-    return (ElectraConfig.from_dict(values.get("model", {})),
-            PretrainingConfig.from_dict(values.get("pretraining", {})))
+    try:
+        return (ElectraConfig.from_dict(values.get("model", {})),
+                PretrainingConfig.from_dict(values.get("pretraining", {})))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
 
 
 def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig) -> None:

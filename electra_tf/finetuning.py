@@ -356,6 +356,9 @@ def finetune(task, init_checkpoint, train_examples, callbacks=()):
         raise ValueError(f"{len(train_examples)} training examples make no batch of {config.batch_size}")
     steps = max(1, int(batches_per_epoch * config.epochs))
     model = task.build_model(init_checkpoint)
+    if task.tokenizer.vocabulary_size() > model.config.vocab_size:
+        raise ValueError(f"the tokenizer has {task.tokenizer.vocabulary_size()} tokens but {init_checkpoint} embeds "
+                         f"only {model.config.vocab_size}: is its vocab.txt the one the model was trained with?")
     rates = layerwise_lr_multipliers(model, config.layerwise_lr_decay, config.original_top_layer_decay)
     optimizer = create_optimizer(config.learning_rate, steps, int(config.warmup_proportion * steps),
                                  weight_decay=config.weight_decay_rate, epsilon=config.adam_epsilon,

@@ -29,6 +29,7 @@ ValueError: no/such/folder: no pre-trained ELECTRA here. Expected our own saved 
 import dataclasses
 import json
 import os
+import zipfile
 
 from electra_tf.checkpoints import google, hf, mapping, transfer
 from electra_tf.checkpoints.loading import apply
@@ -94,6 +95,8 @@ def _load_keras(path):
     import keras
 
     import electra_tf  # noqa: F401  (registers our classes for deserialisation)
+    if os.path.isfile(path) and not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
     try:
         return keras.saving.load_model(path, safe_mode=True)
     except (ValueError, OSError, TypeError) as e:

@@ -53,6 +53,8 @@ def load_vocabulary(path):
             vocabulary = [line.rstrip("\r\n") for line in f]
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: a vocabulary file must be UTF-8 ({e})") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: a folder, not a vocab.txt file") from None
     validate_vocabulary(vocabulary, source=path)
     return vocabulary
 
@@ -76,6 +78,11 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
     """
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
+    if isinstance(data, (list, tuple)):
+        # Bytes that are not UTF-8 are dropped: the shard builder replaces them by U+FFFD, which the
+        # tokenizer then removes, so the vocabulary sees the same text the tokenizer will.
+        data = tf.data.Dataset.from_tensor_slices(list(data)).map(
+            lambda path: tf.strings.unicode_transcode(tf.io.read_file(path), "UTF-8", "UTF-8", errors="ignore"))
     try:
         vocabulary = keras_hub.tokenizers.compute_word_piece_vocabulary(
             data, vocab_size, lowercase=lowercase, strip_accents=strip_accents,

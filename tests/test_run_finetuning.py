@@ -51,6 +51,8 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
         assert trial_results["seed"] == trial
         submission = (output / f"trial_{trial}" / "RTE.tsv").read_text().splitlines()
         assert submission[0] == "index\tprediction" and len(submission) == 9
+        assert trial_results["label_names"] == ["entailment", "not_entailment"]
+        assert (output / f"trial_{trial}" / "model.keras").exists()
     # An interrupted run is re-run with the same command: finished trials are kept, not trained again.
     (output / "trial_1" / "results.json").unlink()
     again = run(*arguments)

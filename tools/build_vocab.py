@@ -9,6 +9,8 @@ come first. An existing BERT/ELECTRA `vocab.txt` needs no rebuilding: every
 tool accepts it as is.
 """
 
+import os
+
 from absl import app, flags
 
 from electra_tf.data.pipeline import list_files
@@ -26,12 +28,17 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    import tensorflow as tf
+
     from electra_tf.tokenization import build_vocabulary, save_vocabulary
 
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     files = list_files(FLAGS.input_files)
     strip_accents = FLAGS.lowercase if FLAGS.strip_accents is None else FLAGS.strip_accents
     vocabulary = build_vocabulary(files, FLAGS.vocab_size, lowercase=FLAGS.lowercase, strip_accents=strip_accents)
+    folder = os.path.dirname(FLAGS.output)
+    if folder:
+        tf.io.gfile.makedirs(folder)
     save_vocabulary(vocabulary, FLAGS.output)
     print(f"{len(vocabulary)} tokens from {len(files)} file(s) → {FLAGS.output}")
 

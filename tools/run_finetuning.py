@@ -14,7 +14,7 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
 - Settings: the original per-task defaults (`FinetuningConfig.for_task`,
   sized by --model_size or the checkpoint's width); any `FinetuningConfig`
   field is a flag.
-- Output: <output_dir>/trial_<i>/{results.json, predictions}, and
+- Output: <output_dir>/trial_<i>/{results.json, model.keras, predictions}, and
   <output_dir>/results.json with every trial's dev scores and their median
   (the paper reports medians over fine-tuning seeds). A re-run skips finished
   trials, so an interrupted run resumes.
@@ -68,6 +68,41 @@ def make_task(config):
                 regression=FLAGS.regression, tag_column=FLAGS.tag_column)
 
 
+# The flags besides the config that decide what a trial computes.
+_DATA_FLAGS = ("data_dir", "tfds", "tfds_data_dir", "train_file", "dev_file", "test_file", "text_columns",
+               "label_column", "label_names", "regression", "tag_column")
+_PATH_FLAGS = ("init_checkpoint", "data_dir", "tfds_data_dir", "train_file", "dev_file", "test_file")
+
+
+def run_settings(config):
+    """What a trial was computed from, recorded in its results.json: a re-run keeps it only if they match."""
+    values = {name: FLAGS[name].value for name in ("init_checkpoint", *_DATA_FLAGS)}
+    values.update({name: os.path.abspath(values[name]) for name in _PATH_FLAGS if values[name]})
+    return {"config": config.to_dict(), **values}
+
+
+def kept_trial(path, config):
+    """A finished trial's results, after checking they come from the same settings."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            results = json.load(f)
+    except ValueError as e:  # not JSON, not UTF-8
+        raise ValueError(f"{path}: not readable ({e}); delete it to run that trial again") from None
+    if not isinstance(results, dict) or not isinstance(results.get("scores"), dict):
+        raise ValueError(f"{path}: not a trial's results; delete it to run that trial again")
+    recorded, settings = results.get("run"), run_settings(config)
+    if recorded is not None and recorded != settings:  # (results of older versions record nothing)
+        recorded = recorded if isinstance(recorded, dict) else {}
+        recorded_config = recorded.get("config") if isinstance(recorded.get("config"), dict) else {}
+        differing = sorted([k for k, v in settings["config"].items() if recorded_config.get(k) != v]
+                           + [k for k, v in settings.items() if k != "config" and recorded.get(k) != v])
+        raise ValueError(f"{os.path.dirname(path)} holds a trial of another run (differing: {differing}); use a "
+                         "new --output_dir, or the same flags to resume")
+    return results
+
+
 def run_trial(config, folder):
     """Trains one seed, scores every labelled evaluation split and predicts the others; returns the results."""
     from electra_tf.finetuning import finetune, write_json
@@ -75,7 +110,7 @@ def run_trial(config, folder):
     task = make_task(config)
     model = finetune(task, FLAGS.init_checkpoint, task.load("train"))
     os.makedirs(folder, exist_ok=True)
-    results = {"seed": config.seed, "scores": {}, "predictions": {}}
+    results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
     for split in task.splits:
         if split == "train":
             continue
@@ -85,6 +120,8 @@ def run_trial(config, folder):
             results["scores"][split] = task.score(examples, predictions)
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
     results["data"] = task.stats
+    results["label_names"] = list(getattr(task, "label_names", None) or []) or None
+    model.save(os.path.join(folder, "model.keras"))  # for tools/export_model.py
     write_json(os.path.join(folder, "results.json"), results)  # last: marks the trial done
     return results
 
@@ -115,8 +152,7 @@ def main(argv):
         config = base.replace(seed=base.seed + trial)
         done = os.path.join(folder, "results.json")
         if os.path.exists(done):
-            with open(done, encoding="utf-8") as f:
-                trials.append(json.load(f))
+            trials.append(kept_trial(done, config))
             print(f"trial {trial}: done before, kept")
         else:
             trials.append(run_trial(config, folder))

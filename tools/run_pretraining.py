@@ -66,6 +66,9 @@ define_config_flags(ElectraConfig, PretrainingConfig)
 # Fields a resumed run may change (to train longer, say); any other difference is another run.
 _RESUMABLE_CHANGES = {"train_steps"}
 PREEMPTED_EXIT_CODE = 75
+# tf.io.parse_example's complaints about a record that does not fit the first one's features.
+_MALFORMED_RECORD_TEXTS = ("Number of int64 values != expected", "is required but could not be found",
+                           "Data types don't match", "Could not parse example input")
 
 
 def resolve_configs(vocabulary_size):
@@ -109,9 +112,13 @@ def load_initial_weights(pretrainer, init_checkpoint):
 
     def is_training_checkpoint(path):
         """A prefix of a checkpoint this tool wrote (object-based names, not Google's TF1 ones)."""
-        return os.path.exists(path + ".index") and not any(
-            name.startswith(("electra/", "generator/"))
-            for name in tf.train.load_checkpoint(path).get_variable_to_shape_map())
+        if not os.path.exists(path + ".index"):
+            return False
+        try:
+            names = tf.train.load_checkpoint(path).get_variable_to_shape_map()
+        except tf.errors.OpError:
+            return False  # damaged: read_source names the problem
+        return not any(name.startswith(("electra/", "generator/")) for name in names)
 
     prefix = init_checkpoint
     run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
@@ -269,6 +276,13 @@ def main(argv):
             damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, FLAGS.eval_files]))))
             raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "
                              "checkpoint is kept. Rebuild the shards, or re-run with --skip_corrupt_records") from None
+        except tf.errors.InvalidArgumentError as error:
+            if not any(text in error.message for text in _MALFORMED_RECORD_TEXTS):
+                raise
+            detail = error.message.split("ParallelMapV2: ")[-1].splitlines()[0][:300]
+            raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
+                             f"{pretraining.max_seq_length} expected): {detail}; the last checkpoint is kept. "
+                             "Rebuild the shards") from None
         done = int(micro_steps(pretrainer.optimizer).numpy())
     step = done // k
     if saver.preempted:

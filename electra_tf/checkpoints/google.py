@@ -76,10 +76,29 @@ def checkpoint_prefix(path):
     return None
 
 
-def is_google_checkpoint(prefix):
+def _load_checkpoint(prefix):
+    """`tf.train.load_checkpoint`, with a ValueError naming the prefix when the files are damaged."""
     import tensorflow as tf
 
-    names = set(tf.train.load_checkpoint(prefix).get_variable_to_shape_map())
+    try:
+        return tf.train.load_checkpoint(prefix)
+    except (tf.errors.OpError, ValueError) as e:
+        raise ValueError(f"{prefix}: not a readable TensorFlow checkpoint ({getattr(e, 'message', e)}); "
+                         "it is truncated or damaged: download or convert it again") from None
+
+
+def _get_tensor(reader, name, prefix):
+    import tensorflow as tf
+
+    try:
+        return reader.get_tensor(name)
+    except (tf.errors.OpError, IndexError, ValueError) as e:  # IndexError: "Read less bytes than requested"
+        raise ValueError(f"{prefix}: variable {name} is unreadable ({getattr(e, 'message', e)}); the checkpoint "
+                         "is truncated or damaged: download or convert it again") from None
+
+
+def is_google_checkpoint(prefix):
+    names = set(_load_checkpoint(prefix).get_variable_to_shape_map())
     return any(f"{scope}/embeddings/word_embeddings" in names for scope in (DISCRIMINATOR_SCOPE, GENERATOR_SCOPE))
 
 
@@ -132,14 +151,16 @@ def infer_configs(shapes):
 
 def read_checkpoint(prefix, config=None, pretraining=None):
     """A `GoogleCheckpoint`; `config`/`pretraining` default to `config.json` beside it, else to the shapes."""
-    import tensorflow as tf
-
-    reader = tf.train.load_checkpoint(prefix)
+    reader = _load_checkpoint(prefix)
     shapes = reader.get_variable_to_shape_map()
     beside = os.path.join(os.path.dirname(prefix), "config.json")
     if config is None and os.path.exists(beside):
-        with open(beside, encoding="utf-8") as f:
-            is_run_config = "model" in json.load(f)
+        try:
+            with open(beside, encoding="utf-8") as f:
+                values = json.load(f)
+        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+            raise ValueError(f"{beside}: not valid JSON ({e})") from None
+        is_run_config = isinstance(values, dict) and "model" in values
         if is_run_config:
             config, pretraining = load_run_config(beside)
     if config is None:
@@ -155,7 +176,7 @@ def read_checkpoint(prefix, config=None, pretraining=None):
         state = {}
         for hf, (google, layout) in rows.items():
             if google in shapes:
-                state[hf] = mapping.hf_to_google(reader.get_tensor(google), layout).astype(np.float32)
+                state[hf] = mapping.hf_to_google(_get_tensor(reader, google, prefix), layout).astype(np.float32)
                 used.add(google)
         return state
 

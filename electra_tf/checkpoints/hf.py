@@ -88,13 +88,16 @@ def config_from_hf(values, source=CONFIG_NAME):
         raise ValueError(f"{source}: settings our models do not implement: "
                          + ", ".join(f"{k}={v!r}" for k, v in unsupported))
     hidden_dropout = get("hidden_dropout_prob", 0.1)
-    config = ElectraConfig(
-        vocab_size=get("vocab_size"), embedding_size=get("embedding_size", get("hidden_size")),
-        hidden_size=get("hidden_size"), num_layers=get("num_hidden_layers"), num_heads=get("num_attention_heads"),
-        intermediate_size=get("intermediate_size"), hidden_act=_ACTIVATIONS[activation],
-        hidden_dropout=float(hidden_dropout), attention_dropout=float(get("attention_probs_dropout_prob", 0.1)),
-        max_position_embeddings=get("max_position_embeddings", 512), type_vocab_size=get("type_vocab_size", 2),
-        initializer_range=float(get("initializer_range", 0.02)), layer_norm_eps=float(get("layer_norm_eps", 1e-12)))
+    try:
+        config = ElectraConfig(
+            vocab_size=get("vocab_size"), embedding_size=get("embedding_size", get("hidden_size")),
+            hidden_size=get("hidden_size"), num_layers=get("num_hidden_layers"), num_heads=get("num_attention_heads"),
+            intermediate_size=get("intermediate_size"), hidden_act=_ACTIVATIONS[activation],
+            hidden_dropout=float(hidden_dropout), attention_dropout=float(get("attention_probs_dropout_prob", 0.1)),
+            max_position_embeddings=get("max_position_embeddings", 512), type_vocab_size=get("type_vocab_size", 2),
+            initializer_range=float(get("initializer_range", 0.02)), layer_norm_eps=float(get("layer_norm_eps", 1e-12)))
+    except (TypeError, ValueError) as e:  # a value of the wrong type (a list, null, a string for a number)
+        raise ValueError(f"{source}: {e}") from None
     labels = values.get("id2label")
     num_labels = len(labels) if labels else values.get("num_labels")
     return config, {"architecture": architecture, "num_labels": num_labels, "model_type": model_type,
@@ -249,8 +252,13 @@ def tokenizer_settings(folder):
     lowercase = strip_accents = None
     config_file = os.path.join(folder, "tokenizer_config.json")
     if os.path.exists(config_file):
-        with open(config_file, encoding="utf-8") as f:
-            values = json.load(f)
+        try:
+            with open(config_file, encoding="utf-8") as f:
+                values = json.load(f)
+        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+            raise ValueError(f"{config_file}: not valid JSON ({e})") from None
+        if not isinstance(values, dict):
+            raise ValueError(f"{config_file}: expected a JSON object")
         lowercase, strip_accents = values.get("do_lower_case"), values.get("strip_accents")
     if os.path.exists(os.path.join(folder, "vocab.txt")):
         return os.path.join(folder, "vocab.txt"), lowercase, strip_accents
@@ -267,12 +275,14 @@ def tokenizer_json_settings(path):
     with open(path, encoding="utf-8") as f:
         try:
             values = json.load(f)
-        except json.JSONDecodeError as e:
+        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
             raise ValueError(f"{path}: not valid JSON ({e})") from None
-    model = values.get("model") or {}
+    model = (values.get("model") if isinstance(values, dict) else None) or {}
     if model.get("type") != "WordPiece" or model.get("continuing_subword_prefix", "##") != "##":
         raise ValueError(f"{path}: not a BERT WordPiece tokenizer (model type {model.get('type')!r})")
-    vocab = model["vocab"]
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not vocab:
+        raise ValueError(f"{path}: its WordPiece model has no vocab (a token → id object)")
     vocabulary = [None] * len(vocab)
     for token, index in vocab.items():
         if not 0 <= index < len(vocab) or vocabulary[index] is not None:

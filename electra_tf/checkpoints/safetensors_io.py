@@ -67,8 +67,17 @@ def read_safetensors(path):
     if os.path.isdir(path):
         index = os.path.join(path, INDEX_NAME)
         if os.path.exists(index):
-            with open(index, encoding="utf-8") as f:
-                shards = sorted(set(json.load(f)["weight_map"].values()))
+            try:
+                with open(index, encoding="utf-8") as f:
+                    weight_map = json.load(f).get("weight_map")
+            except (ValueError, AttributeError) as e:  # not JSON, not UTF-8, not an object
+                raise ValueError(f"{index}: not a readable safetensors index ({e})") from None
+            if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+                raise ValueError(f"{index}: no weight_map (a weight name → shard file object)")
+            shards = sorted(set(weight_map.values()))
+            outside = [shard for shard in shards if os.path.basename(shard) != shard]
+            if outside:
+                raise ValueError(f"{index}: shard files must sit beside the index, got {outside[:3]}")
             arrays = {}
             for shard in shards:
                 arrays.update(_read_one(os.path.join(path, shard)))

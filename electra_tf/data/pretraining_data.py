@@ -88,9 +88,23 @@ def _check_manifest(output_dir, settings):
     """Reads an existing manifest; an error if it was written with other settings."""
     path = os.path.join(output_dir, MANIFEST)
     if not os.path.exists(path):
+        # No manifest: a build killed before writing it (its shards have this build's names and are all
+        # rewritten), or shards from elsewhere, which a glob over the folder would mix with these.
+        names = {shard_name(i, settings["num_shards"]) for i in range(settings["num_shards"])}
+        foreign = sorted(name for name in os.listdir(output_dir)
+                         if name.startswith("pretrain_data.tfrecord-") and ".tmp-" not in name and name not in names)
+        if foreign:
+            raise ValueError(f"{output_dir} holds shards of another build and no {MANIFEST} (e.g. {foreign[:3]}); "
+                             "use an empty output folder")
         return {}
-    with open(path, encoding="utf-8") as f:
-        manifest = json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
+        raise ValueError(f"{path}: not a readable manifest ({e}); use an empty output folder") from None
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("shards", {}), dict)
+            and isinstance(manifest.get("settings", {}), dict)):
+        raise ValueError(f"{path}: not a manifest this tool wrote; use an empty output folder")
     if manifest.get("settings") != settings:
         changed = sorted(k for k in set(settings) | set(manifest.get("settings", {}))
                          if settings.get(k) != manifest.get("settings", {}).get(k))
@@ -141,6 +155,8 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
         raise ValueError("no input files")
     if num_shards < 1 or num_processes < 1:
         raise ValueError(f"need num_shards >= 1 and num_processes >= 1, got {num_shards}, {num_processes}")
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise ValueError(f"{output_dir}: a file, not a folder for the shards")
     os.makedirs(output_dir, exist_ok=True)
     strip_accents = lowercase if strip_accents is None else strip_accents
     settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,

@@ -18,6 +18,7 @@ Example:
 import os
 
 import tensorflow as tf
+from google.protobuf.message import DecodeError
 
 LEGACY_NAMES = ("input_ids", "input_mask", "segment_ids")
 V2_NAMES = ("input_word_ids", "input_mask", "input_type_ids")
@@ -88,9 +89,16 @@ def detect_format(paths):
     if first is None:
         raise ValueError(f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''}: "
                          "the TFRecord file(s) hold no records")
-    features = tf.train.Example.FromString(first.numpy()).features.feature
+    try:
+        features = tf.train.Example.FromString(first.numpy()).features.feature
+    except DecodeError:
+        raise ValueError(f"{path}: the records are not tf.train.Example protos (is it a pre-training "
+                         "TFRecord file?)") from None
     for names in (LEGACY_NAMES, V2_NAMES):
         if all(name in features for name in names):
+            kinds = {name: features[name].WhichOneof("kind") for name in names}
+            if set(kinds.values()) != {"int64_list"}:
+                raise ValueError(f"{path}: features {names} must be int64 lists, found {kinds}")
             lengths = {len(features[name].int64_list.value) for name in names}
             if len(lengths) != 1:
                 raise ValueError(f"{path}: features {names} have different lengths {sorted(lengths)}")

@@ -240,6 +240,8 @@ def read_text_file(path, text_columns, label_column=None, label_names=None, id_c
     >>> names, examples.labels.tolist()
     (('neg', 'pos'), [1, 0])
     """
+    if len(text_columns) not in (1, 2):
+        raise ValueError(f"text_columns: one column (single texts) or two (pairs), got {list(text_columns)}")
     rows = read_rows(path, file_format)
     if not rows:
         raise ValueError(f"{path}: no examples")
