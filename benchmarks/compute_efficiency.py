@@ -38,6 +38,7 @@ flags.DEFINE_integer("num_layers", 4, "Encoder depth.")
 flags.DEFINE_integer("seq_length", 64, "Pre-training sequence length.")
 flags.DEFINE_integer("batch_size", 32, "Pre-training batch size.")
 flags.DEFINE_float("learning_rate", 1e-3, "Pre-training peak learning rate (both objectives).")
+flags.DEFINE_float("generator_hidden_size", 0.25, "ELECTRA's generator width, a fraction of --hidden_size.")
 flags.DEFINE_integer("electra_steps", 2400, "ELECTRA pre-training steps; MLM gets the same FLOPs.")
 flags.DEFINE_list("budgets", ["0.25", "0.5", "0.75", "1.0"], "Checkpoints, as fractions of the total FLOPs.")
 flags.DEFINE_integer("seeds", 3, "Fine-tuning runs per checkpoint (the median is reported).")
@@ -80,7 +81,8 @@ def configs(objective, vocab_size, steps):
     model = ElectraConfig(vocab_size=vocab_size, embedding_size=FLAGS.embedding_size, hidden_size=FLAGS.hidden_size,
                           num_layers=FLAGS.num_layers, num_heads=max(1, FLAGS.hidden_size // 64),
                           intermediate_size=4 * FLAGS.hidden_size)
-    pretraining = PretrainingConfig(objective=objective, generator_hidden_size=0.25, max_seq_length=FLAGS.seq_length,
+    pretraining = PretrainingConfig(objective=objective, generator_hidden_size=FLAGS.generator_hidden_size,
+                                    max_seq_length=FLAGS.seq_length,
                                     batch_size=FLAGS.batch_size, learning_rate=FLAGS.learning_rate,
                                     train_steps=steps, warmup_steps=max(1, steps // 10))
     return model, pretraining
@@ -187,7 +189,7 @@ def main(argv):
           f"({electra_flops / 1e9:.2f} GFLOP each) = MLM {steps['mlm']} steps ({mlm_flops / 1e9:.2f} GFLOP each)",
           flush=True)
     results = {"settings": {k: FLAGS[k].value for k in ("hidden_size", "embedding_size", "num_layers", "seq_length",
-                                                         "batch_size", "learning_rate", "electra_steps", "seeds",
+                                                         "batch_size", "learning_rate", "generator_hidden_size", "electra_steps", "seeds",
                                                          "finetune_learning_rate", "finetune_layerwise_decay")},
                "steps": steps, "total_flops": total, "runs": []}
     floor = median_accuracy(random_encoder(vocab, os.path.join(out, "checkpoints")), files)
