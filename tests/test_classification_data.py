@@ -120,7 +120,7 @@ def test_classification_dataset_encodes_in_graph_and_counts_truncation(tokenizer
     long_text = " ".join(["word"] * 50)
     examples = TextExamples((("the cat sat", long_text), ("on the mat", "a dog")), np.array([1, 0]), ("0", "1"))
     # [CLS] a [SEP] b [SEP] leaves 13 tokens for the pair: only the 50-word one is cut (it is logged too).
-    assert count_truncated(examples, tokenizer, 16) == 1 and count_truncated(examples, tokenizer, 64) == 0
+    assert count_truncated(examples, tokenizer, 16) == 1 and count_truncated(examples, tokenizer, 256) == 0
     (inputs, labels), = list(classification_dataset(examples, tokenizer, sequence_length=16, batch_size=2))
     encoded = tokenizer.encode(["the cat sat"], ["on the mat"], sequence_length=16)
     np.testing.assert_array_equal(inputs["input_ids"][:1], encoded["input_ids"])
