@@ -94,7 +94,9 @@ def exported(tiny_pretrained_dir, tmp_path_factory):
     discriminator = keras.saving.load_model(os.path.join(tiny_pretrained_dir, "discriminator.keras"))
     exports["electra"] = (discriminator, os.path.join(export_dir, "electra", "4"))
     # The command itself, once (the child runs the same code for every export).
-    cli = subprocess.Popen(["saved_model_cli", "show", "--all", "--dir", exports["electra"][1]],
+    # The venv's own saved_model_cli: CI runs the venv's python without the venv on PATH.
+    saved_model_cli = os.path.join(os.path.dirname(sys.executable), "saved_model_cli")
+    cli = subprocess.Popen([saved_model_cli, "show", "--all", "--dir", exports["electra"][1]],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
     return {"exports": exports, "tokenizer": tokenizer, "export_dir": export_dir, "cli": cli}
 
