@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from electra_tf.config import PretrainingConfig, generator_config
 from electra_tf.models import rng
+from electra_tf.models.counter_dropout import counter_dropout_scope
 from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.models.encoder import as_config
 from electra_tf.models.generator import ElectraGenerator
@@ -291,7 +292,9 @@ class ElectraPretrainer(keras.Model):
         denominators = self._denominators(masked, inputs["attention_mask"])
         step = (self._compiled_losses_and_gradients if getattr(self, "replica_jit_compile", False)
                 else self._losses_and_gradients)
-        outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
+        # Dropout masks from `counter_dropout` (faster, and the same with XLA) in the traced step.
+        with counter_dropout_scope(*[n for n in (self.generator, self.discriminator) if n is not None]):
+            outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
         self.optimizer.apply(gradients, self.trainable_variables)
         return self._update_metrics(outputs, losses)
 

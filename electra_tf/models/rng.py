@@ -79,3 +79,17 @@ def per_row_uniform(keys, shape):
     bits = _mix(keys[:, None] + index[None, :] * _u64(_GOLDEN))
     uniform = tf.cast(tf.bitwise.right_shift(bits, _u64(40)), tf.float32) * (2.0 ** -24)
     return tf.reshape(uniform, tf.concat([tf.shape(keys)[:1], shape], axis=0))
+
+
+def seeded_bits(seed, count):
+    """`[count]` uint64 draws keyed by a `[2]` integer seed (e.g. a Keras `SeedGenerator`'s next state).
+
+    Example:
+    >>> bits = seeded_bits(tf.constant([1, 2], tf.int64), 5)
+    >>> bits.shape, bits.dtype
+    (TensorShape([5]), tf.uint64)
+    """
+    seed = tf.cast(seed, tf.int64)
+    key = _mix(_as_u64(seed[0]) * _u64(_GOLDEN) + _mix(_as_u64(seed[1]) + _u64(_GOLDEN)))
+    index = tf.cast(tf.range(1, tf.cast(count, tf.int32) + 1), tf.uint64)
+    return _mix(key + index * _u64(_GOLDEN))

@@ -1,0 +1,91 @@
+"""Dropout with counter-based masks, used by the pre-training step.
+
+Keras's dropout draws its masks with TensorFlow's stateless Philox. In an
+ELECTRA-Small pre-training step on CPU that costs ~12 % of the step without
+XLA, and XLA's CPU backend expands Philox into a slow per-element loop (the
+XLA step took ~6× as long). These masks come from `rng.seeded_bits`
+(SplitMix64: a few 64-bit integer operations, each draw cut into four 16-bit
+uniforms), keyed by the same Keras seed generator, so a step draws the same
+masks with and without XLA, and a resumed run redraws what the interrupted
+one would have. Measured with `benchmarks/pretrain_throughput.py`.
+
+No library offers a dropout whose random bits XLA and TensorFlow compute
+alike, hence this small module.
+"""
+
+import contextlib
+import threading
+
+import keras
+import tensorflow as tf
+
+from electra_tf.models import rng
+
+_RESOLUTION = 2 ** 16  # the rate is applied in steps of 1/65536
+
+
+def counter_dropout(inputs, rate, seed):
+    """Inverted dropout: zero each element with probability `rate`, scale the rest by `1 / (1 - rate)`.
+
+    `seed` is a `[2]` integer tensor; the same seed gives the same mask.
+
+    Example:
+    >>> y = counter_dropout(tf.ones([4, 1000]), 0.1, tf.constant([1, 2]))
+    >>> round(float(tf.reduce_mean(tf.cast(y == 0, tf.float32))), 1), round(float(tf.reduce_max(y)), 4)
+    (0.1, 1.1111)
+    """
+    size = tf.size(inputs)
+    bits = rng.seeded_bits(seed, (size + 3) // 4)
+    draws = tf.reshape(tf.bitcast(bits, tf.uint16), [-1])[:size]  # four 16-bit uniforms per draw
+    keep = tf.reshape(draws >= tf.constant(round(rate * _RESOLUTION), tf.uint16), tf.shape(inputs))
+    return tf.where(keep, inputs * tf.cast(1.0 / (1.0 - rate), inputs.dtype), tf.zeros_like(inputs))
+
+
+class CounterDropout(keras.layers.Dropout):
+    """`keras.layers.Dropout` drawing `counter_dropout`'s masks from its own seed generator."""
+
+    def call(self, inputs, training=False):
+        if training and self.rate > 0:
+            return counter_dropout(inputs, self.rate, self.seed_generator.next())
+        return inputs
+
+
+_lock = threading.Lock()
+_active = {}  # id(layer) -> [layer, number of scopes using it]
+
+
+@contextlib.contextmanager
+def counter_dropout_scope(*models):
+    """While open, every `keras.layers.Dropout` inside `models` draws `counter_dropout`'s masks.
+
+    Meant around the tracing of a training step: the traced graph keeps the
+    counter masks, and on exit the layers are plain `Dropout` again (so the
+    models save and load as usual); weights and seed states are untouched.
+    Safe when replicas trace the step in parallel threads (MirroredStrategy).
+
+    Example:
+    >>> model = keras.Sequential([keras.Input([8]), keras.layers.Dropout(0.5)])
+    >>> with counter_dropout_scope(model):
+    ...     type(model.layers[0]).__name__
+    'CounterDropout'
+    >>> type(model.layers[0]).__name__
+    'Dropout'
+    """
+    layers = [layer for model in models
+              for layer in model._flatten_layers(include_self=False, recursive=True)
+              if type(layer) in (keras.layers.Dropout, CounterDropout)]
+    with _lock:
+        for layer in layers:
+            entry = _active.setdefault(id(layer), [layer, 0])
+            entry[1] += 1
+            layer.__class__ = CounterDropout
+    try:
+        yield
+    finally:
+        with _lock:
+            for layer in layers:
+                entry = _active[id(layer)]
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del _active[id(layer)]
+                    layer.__class__ = keras.layers.Dropout

@@ -1,0 +1,109 @@
+import os
+import threading
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+from conftest import MASK, SPECIAL_IDS, random_batch
+from scipy import stats
+
+from electra_tf import ElectraPretrainer, PretrainingConfig
+from electra_tf.models.counter_dropout import CounterDropout, counter_dropout, counter_dropout_scope
+
+
+def test_masks_drop_at_the_rate_and_scale_the_rest():
+    x = tf.ones([64, 1000])
+    for rate in (0.1, 0.5):
+        y = counter_dropout(x, rate, tf.constant([3, 4])).numpy()
+        dropped = int((y == 0).sum())
+        # Two-sided binomial test on 64,000 independent draws.
+        assert stats.binomtest(dropped, y.size, rate).pvalue > 1e-3
+        np.testing.assert_allclose(y[y != 0], 1 / (1 - rate), rtol=1e-6)
+        # No structure along rows or columns (the 16-bit quarters of one draw are independent).
+        per_column = (y == 0).mean(axis=0)
+        assert stats.chisquare((y == 0).reshape(-1, 4).sum(axis=0)).pvalue > 1e-3
+        assert per_column.std() < 3 * np.sqrt(rate * (1 - rate) / 64)
+
+
+def test_the_same_seed_gives_the_same_mask_with_and_without_xla():
+    x = tf.random.normal([3, 5, 7], seed=1)
+    seed = tf.constant([11, 12], tf.int64)
+    plain = counter_dropout(x, 0.2, seed)
+    compiled = tf.function(lambda x, s: counter_dropout(x, 0.2, s), jit_compile=True)(x, seed)
+    np.testing.assert_array_equal(plain, compiled)
+    assert not np.array_equal(plain, counter_dropout(x, 0.2, tf.constant([11, 13], tf.int64)))
+
+
+def test_gradient_flows_through_kept_elements_only():
+    x = tf.ones([8, 50])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = counter_dropout(x, 0.25, tf.constant([1, 1]))
+        total = tf.reduce_sum(y)
+    gradient = tape.gradient(total, x).numpy()
+    np.testing.assert_allclose(gradient, y.numpy())
+
+
+def test_scope_swaps_plain_dropout_layers_and_restores_them():
+    class OwnDropout(keras.layers.Dropout):
+        pass
+
+    model = keras.Sequential([keras.Input([4]), keras.layers.Dropout(0.5), OwnDropout(0.5)])
+    plain, own = model.layers
+    with counter_dropout_scope(model):
+        assert type(plain) is CounterDropout and type(own) is OwnDropout  # subclasses are left as they are
+        with counter_dropout_scope(model):
+            pass
+        assert type(plain) is CounterDropout  # still open: the outer scope keeps it
+    assert type(plain) is keras.layers.Dropout
+
+
+def test_scopes_opened_by_parallel_threads_keep_the_swap_until_the_last_closes():
+    model = keras.Sequential([keras.Input([4]), keras.layers.Dropout(0.5)])
+    inside, release, seen = threading.Barrier(2), threading.Event(), []
+
+    def replica(first):
+        with counter_dropout_scope(model):
+            inside.wait()
+            if first:
+                return  # closes while the other is still inside
+            release.wait(5)
+            seen.append(type(model.layers[0]))
+
+    threads = [threading.Thread(target=replica, args=(first,)) for first in (True, False)]
+    for thread in threads:
+        thread.start()
+    threads[0].join()
+    release.set()
+    threads[1].join()
+    assert seen == [CounterDropout]
+    assert type(model.layers[0]) is keras.layers.Dropout
+
+
+def _pretrainer(config):
+    keras.utils.set_random_seed(3)
+    return ElectraPretrainer(config, PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5),
+                             mask_token_id=MASK, special_token_ids=SPECIAL_IDS)
+
+
+def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_plain_layers(tiny_config, tmp_path):
+    config = tiny_config.replace(hidden_dropout=0.1, attention_dropout=0.1)
+    data = tf.data.Dataset.from_tensor_slices(random_batch(batch_size=8, seq_length=16, seed=8)).batch(4)
+    losses = []
+    for jit in (False, True):
+        pretrainer = _pretrainer(config)
+        pretrainer.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit)
+        losses.append(pretrainer.fit(data.repeat(2), epochs=1, verbose=0).history["loss"][0])
+    assert losses[1] == pytest.approx(losses[0], rel=1e-5)
+    no_dropout = _pretrainer(tiny_config)
+    no_dropout.compile(optimizer=keras.optimizers.Adam(1e-3))
+    assert no_dropout.fit(data.repeat(2), epochs=1, verbose=0).history["loss"][0] != pytest.approx(losses[0])
+
+    dropouts = [layer for layer in pretrainer._flatten_layers() if isinstance(layer, keras.layers.Dropout)]
+    assert dropouts and all(type(layer) is keras.layers.Dropout for layer in dropouts)
+    path = os.path.join(tmp_path, "pretrainer.keras")
+    pretrainer.save(path)
+    restored = keras.saving.load_model(path)
+    batch = next(iter(data))
+    np.testing.assert_allclose(restored(batch)["rtd_logits"], pretrainer(batch)["rtd_logits"], atol=1e-6)
