@@ -1,0 +1,649 @@
+"""ELECTRA-Small pre-training step throughput: electra_tf against Hugging Face `transformers` on this machine.
+
+    pip install -e .[bench]     # the peer: transformers and CPU torch (never needed by the tests)
+    python benchmarks/pretrain_throughput.py [--precisions=fp32,bf16] [--objectives=electra,mlm] [--rounds=6]
+
+One process, one machine, the same step on both sides:
+- ELECTRA-Small (paper sizes: discriminator 256×12, generator 1/4 wide, tied embedding block), batch 32,
+  length 128: in-graph masking (15 %, 85 % [MASK]), generator MLM at the masked positions only, Gumbel-max
+  sampling, discriminator RTD, loss MLM + 50·RTD, AdamW (weight decay 0.01, no decay on LayerNorm/bias),
+  global-norm clipping at 1.0, warm-up/linear-decay schedule: a real update every step.
+- The peer is `ElectraForMaskedLM` + `ElectraForPreTraining` (PyTorch, CPU) with the same config, the same
+  masking and sampling rules, the generator's embedding block replaced by the discriminator's (shared, as the
+  original) and its LM head tied to the word embeddings; `torch.optim.AdamW` (fused) and `clip_grad_norm_`;
+  bf16 through `torch.autocast`.
+- Ours runs through Keras's own `train_function` (what `fit` calls), fp32 or `mixed_bfloat16`, with or without
+  `jit_compile` (`--jit=both` times both; without XLA is the default: here it is as fast for fp32 and
+  faster for bf16, since XLA's CPU matmuls do not use bf16 instructions).
+- Timed steps alternate ours / peer (A/B/A/B...) so both see the same machine load; the ratio is the median
+  of the per-round ratios. Tokens/s counts every position of the batch (32 × 128 per step).
+- Breakdown: the same step cut into four separately timed parts, generator (masking, forward and backward
+  of the MLM loss) / sampling (Gumbel-max, corrupted ids, labels) / discriminator (forward and backward of
+  the RTD loss) / optimizer (clipping and AdamW), each part's outputs fetched before the next starts.
+- Profile: our step without XLA under `tf.profiler`, op time by kind (matmul, random bits, ...).
+- MFU: the step's model FLOPs (`electra_tf.training.flops`, the paper's count) per second, divided by a
+  2048³ `tf.matmul` timed in the same run at the same precision (oneDNN): this CPU's practical limit.
+- Peak memory: each configuration once more in a fresh subprocess (its peak resident set, which includes the
+  framework itself, and XLA's compilation when used).
+"""
+
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+from absl import app, flags
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("config", "electra_small", "Run config (configs/*.json); its vocabulary size is kept.")
+flags.DEFINE_integer("batch_size", 32, "Sequences per step.")
+flags.DEFINE_integer("seq_length", 128, "Tokens per sequence.")
+flags.DEFINE_list("precisions", ["fp32", "bf16"], "fp32 and/or bf16.")
+flags.DEFINE_list("objectives", ["electra", "mlm"], "electra (RTD, generator 1/4) and/or mlm (full-size MLM).")
+flags.DEFINE_enum("jit", "auto", ["auto", "true", "false", "both"],
+                  "Our step with jit_compile; auto: without (oneDNN), the faster or equal path here for fp32 and "
+                  "bf16; both: time both paths.")
+flags.DEFINE_bool("xla_onednn", False, "With XLA: let XLA's CPU backend call oneDNN for its matmuls "
+                  "(XLA_FLAGS=--xla_cpu_use_onednn=true, experimental); here the fastest fp32 path.")
+flags.DEFINE_integer("warmup", 2, "Untimed steps per model.")
+flags.DEFINE_integer("rounds", 6, "Timed A/B rounds (one step of each model per round).")
+flags.DEFINE_integer("breakdown_rounds", 3, "Rounds of the four-part breakdown (0: none).")
+flags.DEFINE_bool("peer", True, "Time the Hugging Face peer (needs transformers and torch: the bench extra).")
+flags.DEFINE_bool("memory", True, "Measure each configuration's peak memory in a fresh subprocess.")
+flags.DEFINE_bool("profile", True, "Profile our electra step without XLA (tf.profiler) and print time per op kind.")
+flags.DEFINE_integer("threads", 0, "Threads per framework (TensorFlow intra- and inter-op, torch); 0: their "
+                     "defaults (all cores). 1 is steadier on a busy machine.")
+flags.DEFINE_integer("matmul_size", 2048, "Size of the square matmul that measures the machine's limit.")
+flags.DEFINE_string("json", None, "Also write all figures to this JSON file.")
+flags.DEFINE_string("probe", None, "Internal: side:objective:precision:jit, measure one step's peak memory.")
+
+PRECISIONS = {"fp32": "float32", "bf16": "mixed_bfloat16"}
+MASK_ID, SPECIAL_IDS = 4, (0, 2, 3, 4)
+
+
+def configs(objective):
+    from electra_tf.config import load_run_config
+    model_config, pretraining_config = load_run_config(FLAGS.config)
+    return model_config, pretraining_config.replace(
+        objective=objective, batch_size=FLAGS.batch_size, max_seq_length=FLAGS.seq_length)
+
+
+def make_batch(vocab_size):
+    """Full-length packed sequences: [CLS] words [SEP], no padding (as packed pre-training data)."""
+    rng = np.random.default_rng(0)
+    ids = rng.integers(5, vocab_size, size=(FLAGS.batch_size, FLAGS.seq_length)).astype(np.int32)
+    ids[:, 0], ids[:, -1] = 2, 3
+    return {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+
+
+def use_jit(precision):
+    del precision  # the same choice for both precisions here (see --jit)
+    return {"true": True, "false": False, "auto": False}[FLAGS.jit]
+
+
+def median_seconds(function, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+# === The machine's limit ===
+def matmul_limits(size):
+    """GFLOP/s of a size³ matmul (median of 5), TensorFlow with and without XLA, and torch if present."""
+    import tensorflow as tf
+    flop = 2 * size ** 3
+    out = {}
+    for precision, dtype in (("fp32", tf.float32), ("bf16", tf.bfloat16)):
+        a = tf.cast(tf.random.normal([size, size]), dtype)
+        b = tf.cast(tf.random.normal([size, size]), dtype)
+        for path, jit in (("tf", False), ("xla", True)):
+            function = tf.function(lambda x, y: tf.matmul(x, y), jit_compile=jit)
+            function(a, b).numpy()
+            out[f"{path}_{precision}"] = flop / median_seconds(lambda: function(a, b).numpy(), 5) / 1e9
+    try:
+        import torch
+    except ImportError:
+        return out
+    for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
+        a @ b
+        out[f"torch_{precision}"] = flop / median_seconds(lambda: a @ b, 5) / 1e9
+    return out
+
+
+# === Ours ===
+class Ours:
+    """An `ElectraPretrainer` step through Keras's `train_function`, and the same step in four parts."""
+
+    def __init__(self, objective, precision, jit):
+        import keras
+        import tensorflow as tf
+
+        from electra_tf import ElectraPretrainer, pretraining_optimizer
+        model_config, pretraining_config = configs(objective)
+        keras.mixed_precision.set_global_policy(PRECISIONS[precision])
+        try:
+            keras.utils.set_random_seed(0)
+            self.model = ElectraPretrainer(model_config, pretraining_config, MASK_ID, SPECIAL_IDS)
+            self.model.compile(optimizer=pretraining_optimizer(pretraining_config), jit_compile=jit)
+        finally:
+            keras.mixed_precision.set_global_policy("float32")
+        self.model.make_train_function()
+        self.batch = {k: tf.constant(v) for k, v in make_batch(model_config.vocab_size).items()}
+        self.jit = jit
+        self._parts = None
+
+    def step(self):
+        return float(self.model.train_function([self.batch])["loss"])
+
+    def parts(self):
+        if self._parts is None:
+            self._parts = _OursParts(self.model, self.jit)
+        return self._parts.run(self.batch)
+
+
+class _OursParts:
+    """`ElectraPretrainer.train_step` cut into generator / sampling / discriminator / optimizer functions.
+
+    The same calls as the step (`_mask`, the networks, `sample_replacements`, `scatter_positions`,
+    `optimizer.apply`); the shared embedding block gets the sum of its two gradients.
+    """
+
+    def __init__(self, model, jit):
+        import keras
+        import tensorflow as tf
+
+        from electra_tf.models import rng
+        from electra_tf.models.masking import scatter_positions
+        from electra_tf.models.sampling import sample_replacements
+        self.model = model
+        pc = model.pretraining_config
+        variables = model.trainable_variables
+        index = {id(v): i for i, v in enumerate(variables)}
+        generator_variables = model.generator.trainable_variables
+        discriminator_variables = model.discriminator.trainable_variables if model.is_electra else []
+
+        def generator(inputs, counter):
+            masked = model._mask(inputs, counter)
+            with tf.GradientTape() as tape:
+                out = model.generator({"input_ids": masked.input_ids, "attention_mask": inputs["attention_mask"],
+                                       "token_type_ids": inputs["token_type_ids"],
+                                       "mask_positions": masked.positions}, training=True)
+                logits = tf.cast(out["logits"], tf.float32)
+                per_slot = keras.losses.sparse_categorical_crossentropy(masked.labels, logits, from_logits=True)
+                loss = pc.gen_weight * tf.reduce_sum(per_slot * masked.weights) / (
+                    tf.reduce_sum(masked.weights) + 1e-6)
+            return masked, logits, tape.gradient(loss, generator_variables)
+
+        def sampling(inputs, masked, logits, counter):
+            ids = inputs["input_ids"]
+            keys = rng.row_keys(pc.seed, counter, rng.global_row_ids(tf.shape(ids)[0]), rng.SAMPLING)
+            sampled = sample_replacements(logits, masked.labels, keys, temperature=pc.temperature,
+                                          disallow_correct=pc.disallow_correct)
+            corrupted = scatter_positions(ids, masked.positions, masked.weights, sampled)
+            real = tf.cast(inputs["attention_mask"], tf.float32)
+            return corrupted, tf.cast(tf.not_equal(corrupted, ids), tf.float32) * real
+
+        def discriminator(inputs, corrupted, labels):
+            real = tf.cast(inputs["attention_mask"], tf.float32)
+            with tf.GradientTape() as tape:
+                out = model.discriminator({"input_ids": corrupted, "attention_mask": inputs["attention_mask"],
+                                           "token_type_ids": inputs["token_type_ids"]}, training=True)
+                per_token = tf.nn.sigmoid_cross_entropy_with_logits(
+                    labels=labels, logits=tf.cast(out["logits"], tf.float32))
+                loss = pc.disc_weight * tf.reduce_sum(per_token * real) / (tf.reduce_sum(real) + 1e-6)
+            return tape.gradient(loss, discriminator_variables)
+
+        def optimizer(generator_gradients, discriminator_gradients):
+            gradients = [None] * len(variables)
+            for variable, gradient in zip(generator_variables, generator_gradients):
+                gradients[index[id(variable)]] = gradient
+            for variable, gradient in zip(discriminator_variables, discriminator_gradients):
+                i = index[id(variable)]
+                gradients[i] = gradient if gradients[i] is None else (
+                    tf.convert_to_tensor(gradients[i]) + tf.convert_to_tensor(gradient))
+            model.optimizer.apply(gradients, variables)
+            return model.optimizer.iterations
+
+        compiled = [tf.function(tf.autograph.experimental.do_not_convert(f), jit_compile=jit, reduce_retracing=True)
+                    for f in (generator, sampling, discriminator, optimizer)]
+        self.generator, self.sampling, self.discriminator, self.optimizer = compiled
+
+    def run(self, batch):
+        import tensorflow as tf
+
+        from electra_tf.models.counter_dropout import counter_dropout_scope
+        networks = [n for n in (self.model.generator, self.model.discriminator) if n is not None]
+        with counter_dropout_scope(*networks):  # the step's dropout masks, as in `train_step`
+            return self._run(batch, tf.convert_to_tensor(self.model.optimizer.iterations))
+
+    def _run(self, batch, counter):
+        clock = [time.perf_counter()]
+        masked, logits, generator_gradients = _fetch(self.generator(batch, counter))
+        clock.append(time.perf_counter())
+        if self.model.is_electra:
+            corrupted, labels = _fetch(self.sampling(batch, masked, logits, counter))
+            clock.append(time.perf_counter())
+            discriminator_gradients = _fetch(self.discriminator(batch, corrupted, labels))
+            clock.append(time.perf_counter())
+        else:
+            discriminator_gradients = []
+            clock += [clock[-1], clock[-1]]
+        _fetch(self.optimizer(generator_gradients, discriminator_gradients))
+        clock.append(time.perf_counter())
+        return np.diff(clock)
+
+
+def _fetch(structure):
+    """Waits for every tensor of `structure` (TensorFlow runs eagerly-called functions asynchronously)."""
+    import tensorflow as tf
+    for tensor in tf.nest.flatten(structure, expand_composites=True):
+        tensor.numpy()
+    return structure
+
+
+# === The Hugging Face peer ===
+def _hf_config(config):
+    import transformers
+    return transformers.ElectraConfig(
+        vocab_size=config.vocab_size, embedding_size=config.embedding_size, hidden_size=config.hidden_size,
+        num_hidden_layers=config.num_layers, num_attention_heads=config.num_heads,
+        intermediate_size=config.intermediate_size, hidden_act=config.hidden_act,
+        hidden_dropout_prob=config.hidden_dropout, attention_probs_dropout_prob=config.attention_dropout,
+        max_position_embeddings=config.max_position_embeddings, type_vocab_size=config.type_vocab_size,
+        initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps)
+
+
+def _scatter(ids, positions, used, values):
+    """`ids` with `ids[b, positions[b, p]] = values[b, p]` where `used`; unused slots write a spare column."""
+    import torch
+    length = ids.shape[1]
+    out = torch.cat([ids, ids.new_zeros(ids.shape[0], 1)], 1)
+    out.scatter_(1, torch.where(used, positions, length), values)
+    return out[:, :length]
+
+
+class Peer:
+    """The same step with `transformers.ElectraForMaskedLM` + `ElectraForPreTraining` in PyTorch."""
+
+    def __init__(self, objective, precision):
+        import torch
+        import transformers
+
+        from electra_tf.config import generator_config
+        model_config, pc = configs(objective)
+        torch.manual_seed(0)
+        self.pc, self.bf16, self.electra = pc, precision == "bf16", objective == "electra"
+        self.special = torch.tensor(sorted(set(SPECIAL_IDS) | {MASK_ID}))
+        self.generator = transformers.ElectraForMaskedLM(_hf_config(generator_config(model_config, pc)))
+        modules = [self.generator]
+        if self.electra:
+            self.discriminator = transformers.ElectraForPreTraining(_hf_config(model_config))
+            shared = self.discriminator.electra.embeddings
+            self.generator.electra.embeddings = shared  # the whole embedding block, as the original
+            self.generator.generator_lm_head.weight = shared.word_embeddings.weight
+            modules.append(self.discriminator)
+        names = {}
+        for module in modules:
+            module.train()
+            for name, parameter in module.named_parameters():  # shared parameters once
+                names.setdefault(parameter, name)
+        self.parameters = list(names)
+        decay = [p for p, n in names.items() if not ("LayerNorm" in n or n.endswith("bias"))]
+        no_decay = [p for p, n in names.items() if "LayerNorm" in n or n.endswith("bias")]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": pc.weight_decay_rate}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=pc.learning_rate, betas=(0.9, 0.999), eps=pc.adam_epsilon, fused=True)
+        warmup, total = pc.warmup_steps, pc.train_steps
+        self.schedule = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer,
+            lambda s: s / max(1, warmup) if s < warmup else max(0.0, 1 - (s - warmup) / max(1, total - warmup)))
+        batch = make_batch(model_config.vocab_size)
+        self.ids = torch.tensor(batch["input_ids"], dtype=torch.long)
+        self.attention = torch.tensor(batch["attention_mask"], dtype=torch.long)
+        self.types = torch.tensor(batch["token_type_ids"], dtype=torch.long)
+        self.attention_implementation = self.generator.config._attn_implementation
+
+    def _autocast(self):
+        import torch
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
+
+    def _mask(self):
+        """The same rules as `electra_tf.models.masking.mask_tokens` (without replacement, 85 % [MASK])."""
+        import torch
+        pc, slots = self.pc, self.pc.max_predictions_per_seq
+        ids, attention = self.ids, self.attention
+        length = ids.shape[1]
+        candidates = (attention > 0) & ~torch.isin(ids, self.special)
+        noise = torch.rand(ids.shape[0], length + slots)
+        top, positions = torch.topk(torch.where(candidates, noise[:, :length], -1.0), slots, dim=1)
+        count = torch.clamp(torch.round(attention.sum(1).float() * pc.mask_prob).long(), 1, slots)
+        used = (top >= 0) & (torch.arange(slots)[None, :] < count[:, None])
+        positions = torch.where(used, positions, 0)
+        labels = torch.gather(ids, 1, positions)
+        new_ids = torch.where(noise[:, length:] < pc.mask_token_rate, MASK_ID, labels)
+        return _scatter(ids, positions, used, new_ids), positions, used.float(), labels
+
+    def _generator_loss(self):
+        import torch
+        masked, positions, weights, labels = self._mask()
+        with self._autocast():
+            hidden = self.generator.electra(masked, attention_mask=self.attention,
+                                            token_type_ids=self.types).last_hidden_state
+            hidden = torch.gather(hidden, 1, positions[:, :, None].expand(-1, -1, hidden.shape[-1]))
+            logits = self.generator.generator_lm_head(self.generator.generator_predictions(hidden)).float()
+        per_slot = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
+        mlm = (per_slot * weights.flatten()).sum() / (weights.sum() + 1e-6)
+        return self.pc.gen_weight * mlm, (logits, positions, weights)
+
+    def _sample(self, logits, positions, weights):
+        import torch
+        with torch.no_grad():
+            gumbel = -torch.log(-torch.log(torch.rand(logits.shape) + 1e-9) + 1e-9)
+            sampled = torch.argmax(logits / self.pc.temperature + gumbel, -1)
+            return _scatter(self.ids, positions, weights > 0, sampled)
+
+    def _discriminator_loss(self, corrupted):
+        import torch
+        real = self.attention.float()
+        labels = (corrupted != self.ids).float() * real
+        with self._autocast():
+            logits = self.discriminator(corrupted, attention_mask=self.attention,
+                                        token_type_ids=self.types).logits.float()
+        per_token = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, reduction="none")
+        return self.pc.disc_weight * (per_token * real).sum() / (real.sum() + 1e-6)
+
+    def _update(self):
+        import torch
+        torch.nn.utils.clip_grad_norm_(self.parameters, self.pc.clip_norm)
+        self.optimizer.step()
+        self.schedule.step()
+        self.optimizer.zero_grad(set_to_none=True)
+
+    def step(self):
+        loss, (logits, positions, weights) = self._generator_loss()
+        if self.electra:
+            loss = loss + self._discriminator_loss(self._sample(logits.detach(), positions, weights))
+        loss.backward()
+        self._update()
+        return float(loss.detach())
+
+    def parts(self):
+        """The same step in four timed parts; one backward per network gives the same gradients."""
+        clock = [time.perf_counter()]
+        loss, (logits, positions, weights) = self._generator_loss()
+        loss.backward()
+        clock.append(time.perf_counter())
+        if self.electra:
+            corrupted = self._sample(logits.detach(), positions, weights)
+            clock.append(time.perf_counter())
+            self._discriminator_loss(corrupted).backward()
+            clock.append(time.perf_counter())
+        else:
+            clock += [clock[-1], clock[-1]]
+        self._update()
+        clock.append(time.perf_counter())
+        return np.diff(clock)
+
+
+def peer_available():
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# === Measurements ===
+def alternate(models, rounds, method):
+    """Runs `method` of each model once per round, in turn; returns each model's list of results."""
+    results = {name: [] for name in models}
+    if method == "parts":  # traces (and compiles) the parts
+        for model in models.values():
+            model.parts()
+    for _ in range(rounds):
+        for name, model in models.items():
+            if method == "step":
+                start = time.perf_counter()
+                model.step()
+                results[name].append(time.perf_counter() - start)
+            else:
+                results[name].append(model.parts())
+    return results
+
+
+_OP_KINDS = (  # (kind, op types), checked in order; anything else is "element-wise"
+    ("matmul", ("MatMul", "BatchMatMul", "Einsum")),
+    ("random bits (Philox, SplitMix)", ("StatelessRandom", "RightShift", "BitwiseXor", "BitwiseAnd", "LeftShift")),
+    ("softmax, GELU, log (transcendental)", ("Softmax", "Erf", "Exp", "Log", "Tanh", "Sigmoid", "Rsqrt", "Sqrt",
+                                             "Pow")),
+    ("reductions, top-k, arg-max", ("Sum", "Mean", "Max", "Min", "ArgMax", "BiasAddGrad", "Prod", "TopK", "All",
+                                    "Any")),
+    ("transpose, gather, scatter, copy", ("Transpose", "Gather", "Scatter", "Concat", "Slice", "Pack", "Unpack",
+                                          "Tile", "SegmentSum", "Pad", "Identity", "BroadcastTo")),
+)
+
+
+def profile_step(model, steps=2):
+    """Op time of `steps` steps by kind (tf.profiler trace; op times overlap across the two cores)."""
+    import collections
+    import glob
+    import shutil
+    import tempfile
+
+    import tensorflow as tf
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+    folder = tempfile.mkdtemp(prefix="electra_profile_")
+    try:
+        tf.profiler.experimental.start(folder)
+        start = time.perf_counter()
+        for _ in range(steps):
+            model.step()
+        wall = (time.perf_counter() - start) / steps
+        tf.profiler.experimental.stop()
+        space = xplane_pb2.XSpace()
+        with open(glob.glob(os.path.join(folder, "**", "*.xplane.pb"), recursive=True)[0], "rb") as f:
+            space.ParseFromString(f.read())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    kinds, optimizer = collections.Counter(), 0.0
+    for plane in space.planes:
+        for line in plane.lines:
+            for event in line.events:
+                name = plane.event_metadata[event.metadata_id].name
+                if "::" in name or ":" not in name or "__inference" in name:
+                    continue  # executor and function envelopes, not ops
+                op_name, op_type = name.rsplit(":", 1)
+                seconds = event.duration_ps / 1e12 / steps
+                if any(s in op_name.lower() for s in ("adam", "clip_by_global_norm", "/optimizer")):
+                    optimizer += seconds
+                    continue
+                kind = next((k for k, types in _OP_KINDS if any(t in op_type for t in types)), "element-wise")
+                kinds[kind] += seconds
+    kinds["optimizer update (all its ops)"] = optimizer
+    return wall, kinds
+
+
+def peak_rss_mb():
+    """This process's peak resident set (VmHWM; `ru_maxrss` would report the parent's after a fork)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def probe_memory(spec):
+    """Child process: build one configuration, run two steps, print its peak RSS (MB) as JSON."""
+    side, objective, precision, jit = spec.split(":")
+    model = Ours(objective, precision, jit == "1") if side == "ours" else Peer(objective, precision)
+    model.step()
+    model.step()
+    print(json.dumps({"peak_mb": peak_rss_mb()}))
+
+
+def measure_memory(spec):
+    command = [sys.executable, os.path.abspath(__file__), f"--probe={spec}", f"--config={FLAGS.config}",
+               f"--batch_size={FLAGS.batch_size}", f"--seq_length={FLAGS.seq_length}"]
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    if result.returncode != 0:
+        return None
+    return json.loads(result.stdout.strip().splitlines()[-1])["peak_mb"]
+
+
+def training_flops(objective):
+    from electra_tf.training.flops import training_flops_per_step
+    model_config, pretraining_config = configs(objective)
+    return training_flops_per_step(model_config, pretraining_config)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags_line = next(line for line in f if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return ""
+    wanted = ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile")
+    return " ".join(w for w in wanted if f" {w}" in flags_line)
+
+
+def main(argv):
+    del argv
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if FLAGS.xla_onednn:  # before TensorFlow starts; the memory probes inherit it
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_use_onednn=true").strip()
+    if FLAGS.probe:
+        probe_memory(FLAGS.probe)
+        return
+    import tensorflow as tf
+    if FLAGS.threads:
+        tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
+    with_peer = FLAGS.peer and peer_available()
+    if FLAGS.peer and not with_peer:
+        print("transformers/torch not installed (pip install -e .[bench]): timing electra_tf only.")
+    tokens = FLAGS.batch_size * FLAGS.seq_length
+    print(f"machine: {cpu_name()}, {os.cpu_count()} cores ({cpu_flags()}), load average at start "
+          f"{os.getloadavg()[0]:.1f}; TensorFlow {tf.__version__}", end="")
+    if with_peer:
+        import torch
+        import transformers
+        if FLAGS.threads:
+            torch.set_num_threads(FLAGS.threads)
+        print(f", torch {torch.__version__} ({torch.get_num_threads()} threads), transformers "
+              f"{transformers.__version__}", end="")
+    print(f"\nstep: {FLAGS.config}, batch {FLAGS.batch_size} × length {FLAGS.seq_length} = {tokens} tokens; "
+          f"{FLAGS.warmup} warm-up steps, then {FLAGS.rounds} alternating rounds (median)\n")
+
+    limits = matmul_limits(FLAGS.matmul_size)
+    print(f"matmul {FLAGS.matmul_size}³, GFLOP/s (median of 5):")
+    for path, label in (("tf", "TensorFlow tf.function (oneDNN)"), ("xla", "TensorFlow jit_compile (XLA)"),
+                        ("torch", "PyTorch")):
+        if f"{path}_fp32" in limits:
+            print(f"  {label:34s} fp32 {limits[f'{path}_fp32']:7.0f}   bf16 {limits[f'{path}_bf16']:7.0f}")
+    print()
+
+    rows, breakdowns, profiles = [], [], []
+    for objective in FLAGS.objectives:
+        flop = training_flops(objective)
+        for precision in FLAGS.precisions:
+            jits = [False, True] if FLAGS.jit == "both" else [use_jit(precision)]
+            models = {}
+            for jit in jits:
+                start = time.perf_counter()
+                name = f"electra_tf ({('XLA+oneDNN' if FLAGS.xla_onednn else 'XLA') if jit else 'tf.function'})"
+                models[name] = Ours(objective, precision, jit)
+                models[name].step()  # traces (and compiles) the step
+                print(f"[{objective} {precision}] built {name} and ran its first step in "
+                      f"{time.perf_counter() - start:.0f} s", flush=True)
+            if with_peer:
+                models["transformers (PyTorch)"] = Peer(objective, precision)
+            # Warm-up after every model is built: building another model made an earlier model's next step
+            # several seconds slower (TensorFlow re-instantiates its graph), so no model is timed before all exist.
+            for model in models.values():
+                for _ in range(FLAGS.warmup):
+                    model.step()
+            times = alternate(models, FLAGS.rounds, "step")
+            peer_times = np.array(times.get("transformers (PyTorch)", [np.nan] * FLAGS.rounds))
+            for name, seconds in times.items():
+                seconds = np.array(seconds)
+                step = float(np.median(seconds))
+                row = {"objective": objective, "precision": precision, "model": name, "s_per_step": step,
+                       "tokens_per_s": tokens / step, "mfu": flop / step / (limits[f"tf_{precision}"] * 1e9),
+                       "ratio": float(np.median(peer_times / seconds)), "rounds": seconds.round(3).tolist()}
+                rows.append(row)
+                print(f"  {name:28s} {step:6.2f} s/step {tokens / step:7,.0f} tok/s  "
+                      f"rounds {seconds.round(2).tolist()}", flush=True)
+            if FLAGS.profile and objective == "electra":
+                ours = next((m for n, m in models.items() if "tf.function" in n), None)
+                if ours is not None:
+                    wall, kinds = profile_step(ours)
+                    profiles.append({"precision": precision, "wall": wall, "kinds": dict(kinds)})
+            if FLAGS.breakdown_rounds and objective == "electra":
+                parts = alternate(models, FLAGS.breakdown_rounds, "parts")
+                for name, values in parts.items():
+                    values = np.median(np.array(values), axis=0)
+                    breakdowns.append({"precision": precision, "model": name, "parts": values.tolist(),
+                                       "step": float(np.median(times[name]))})
+            del models
+            if FLAGS.memory:  # after the timing, one fresh process per configuration
+                for row in rows:
+                    if row["objective"] == objective and row["precision"] == precision:
+                        side = "peer" if row["model"].startswith("transformers") else "ours"
+                        row["peak_mb"] = measure_memory(f"{side}:{objective}:{precision}:{int('XLA' in row['model'])}")
+
+    print(f"\nThroughput ({FLAGS.config}, batch {FLAGS.batch_size}, length {FLAGS.seq_length}; vs peer = the peer's "
+          "s/step over this row's, median of the rounds; MFU against the same-precision oneDNN matmul above)")
+    header = f"{'objective':9s} {'prec':4s} {'implementation':28s} {'s/step':>7s} {'tok/s':>7s} " \
+             f"{'vs peer':>7s} {'MFU':>5s} {'peak MB':>8s}"
+    print(header + "\n" + "-" * len(header))
+    for row in rows:
+        memory = f"{row['peak_mb']:8,.0f}" if row.get("peak_mb") else f"{'-':>8s}"
+        ratio = f"{row['ratio']:6.2f}x" if np.isfinite(row["ratio"]) else f"{'-':>7s}"
+        print(f"{row['objective']:9s} {row['precision']:4s} {row['model']:28s} {row['s_per_step']:7.2f} "
+              f"{row['tokens_per_s']:7,.0f} {ratio} {row['mfu']:5.0%} {memory}")
+    if breakdowns:
+        print("\nBreakdown of the electra step (s, median; each part run and fetched on its own, so the sum "
+              "exceeds the fused step a little)")
+        header = f"{'prec':4s} {'implementation':28s} {'generator':>9s} {'sampling':>9s} {'discrim.':>9s} " \
+                 f"{'optimizer':>9s} {'sum':>6s} {'step':>6s}"
+        print(header + "\n" + "-" * len(header))
+        for b in breakdowns:
+            p = b["parts"]
+            print(f"{b['precision']:4s} {b['model']:28s} {p[0]:9.3f} {p[1]:9.3f} {p[2]:9.3f} {p[3]:9.3f} "
+                  f"{sum(p):6.2f} {b['step']:6.2f}")
+    for profile in profiles:
+        total = sum(profile["kinds"].values())
+        print(f"\nProfile of our {profile['precision']} electra step without XLA: op time by kind (the two cores "
+              f"overlap ops: {total:.2f} s of op time in a {profile['wall']:.2f} s step)")
+        for kind, seconds in sorted(profile["kinds"].items(), key=lambda item: -item[1]):
+            print(f"  {kind:38s} {seconds:6.2f} s  {seconds / total:4.0%}")
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f} (timings are only comparable on an idle machine; "
+          "the ratios, from alternating rounds, are steadier)")
+    if FLAGS.json:
+        with open(FLAGS.json, "w") as f:
+            json.dump({"matmul_gflops": limits, "rows": rows, "breakdown": breakdowns, "profiles": profiles}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    app.run(main)

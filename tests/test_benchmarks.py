@@ -1,0 +1,29 @@
+"""The throughput benchmark runs end to end on a tiny config (our side only: the peer needs torch)."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_pretrain_throughput_runs_on_a_tiny_config(tmp_path):
+    results = os.path.join(tmp_path, "figures.json")
+    command = [sys.executable, os.path.join(ROOT, "benchmarks", "pretrain_throughput.py"), "--config=electra_tiny",
+               "--batch_size=4", "--seq_length=16", "--precisions=fp32", "--objectives=electra,mlm", "--warmup=0",
+               "--rounds=2", "--breakdown_rounds=1", "--peer=false", "--memory=false", "--matmul_size=256",
+               f"--json={results}"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Throughput (electra_tiny, batch 4, length 16" in run.stdout
+    assert "Profile of our fp32 electra step" in run.stdout
+    figures = json.load(open(results))
+    rows = {(row["objective"], row["model"]): row for row in figures["rows"]}
+    assert set(rows) == {("electra", "electra_tf (tf.function)"), ("mlm", "electra_tf (tf.function)")}
+    for row in rows.values():
+        assert row["s_per_step"] > 0 and row["tokens_per_s"] == 64 / row["s_per_step"]
+        assert 0 < row["mfu"] < 1.5
+    (breakdown,) = figures["breakdown"]
+    assert len(breakdown["parts"]) == 4 and all(part > 0 for part in breakdown["parts"])
+    kinds = figures["profiles"][0]["kinds"]
+    assert kinds["matmul"] > 0 and "optimizer update (all its ops)" in kinds
