@@ -37,7 +37,9 @@ flags.DEFINE_integer("embedding_size", 64, "Embedding width.")
 flags.DEFINE_integer("num_layers", 4, "Encoder depth.")
 flags.DEFINE_integer("seq_length", 64, "Pre-training sequence length.")
 flags.DEFINE_integer("batch_size", 32, "Pre-training batch size.")
-flags.DEFINE_float("learning_rate", 1e-3, "Pre-training peak learning rate (both objectives).")
+# At 1e-3 this encoder's discriminator never learns replaced token detection (held-out RTD AUC 0.55-0.57 from
+# step 300 to 1,200, while its generator learns); at 2e-4 its AUC is 0.85 by step 300. MLM gets the same rate.
+flags.DEFINE_float("learning_rate", 2e-4, "Pre-training peak learning rate (both objectives).")
 flags.DEFINE_float("generator_hidden_size", 0.25, "ELECTRA's generator width, a fraction of --hidden_size.")
 flags.DEFINE_integer("electra_steps", 2400, "ELECTRA pre-training steps; MLM gets the same FLOPs.")
 flags.DEFINE_list("budgets", ["0.25", "0.5", "0.75", "1.0"], "Checkpoints, as fractions of the total FLOPs.")
@@ -103,17 +105,20 @@ def pretrain(objective, steps, vocab, shards, folder):
     pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids)
     pretrainer.compile(optimizer=pretraining_optimizer(pretraining))
     data = pretraining_dataset(shards, FLAGS.batch_size, FLAGS.seq_length, seed=0)
-    saved, done, start = {}, 0, time.perf_counter()
+    saved, done, start, logs = {}, 0, time.perf_counter(), {}
     for budget in sorted(float(b) for b in FLAGS.budgets):
         target = round(budget * steps)
         if target > done:
-            pretrainer.fit(data, steps_per_epoch=target - done, epochs=1, verbose=0)
+            history = pretrainer.fit(data, steps_per_epoch=target - done, epochs=1, verbose=0).history
+            logs = {name: values[-1] for name, values in history.items()}
             done = target
         saved[budget] = os.path.join(folder, f"{objective}_{budget:g}")
         network = pretrainer.discriminator if objective == "electra" else pretrainer.generator
         save_pretrained(saved[budget], **{"discriminator" if objective == "electra" else "generator": network},
                         model_config=model, pretraining=pretraining, vocabulary=load_vocabulary(vocab))
-        print(f"  {objective}: step {done} of {steps} ({time.perf_counter() - start:.0f} s)", flush=True)
+        metrics = " ".join(f"{name} {value:.3f}" for name, value in logs.items())
+        print(f"  {objective}: step {done} of {steps} ({time.perf_counter() - start:.0f} s; mean over the last "
+              f"stretch: {metrics})", flush=True)
     return saved
 
 
