@@ -193,9 +193,9 @@ def main(argv):
     print(f"equal compute: {total:.3g} training FLOPs = ELECTRA {steps['electra']} steps "
           f"({electra_flops / 1e9:.2f} GFLOP each) = MLM {steps['mlm']} steps ({mlm_flops / 1e9:.2f} GFLOP each)",
           flush=True)
-    results = {"settings": {k: FLAGS[k].value for k in ("hidden_size", "embedding_size", "num_layers", "seq_length",
-                                                         "batch_size", "learning_rate", "generator_hidden_size", "electra_steps", "seeds",
-                                                         "finetune_learning_rate", "finetune_layerwise_decay")},
+    settings = ("hidden_size", "embedding_size", "num_layers", "seq_length", "batch_size", "learning_rate",
+                "generator_hidden_size", "electra_steps", "seeds", "finetune_learning_rate", "finetune_layerwise_decay")
+    results = {"settings": {k: FLAGS[k].value for k in settings},
                "steps": steps, "total_flops": total, "runs": []}
     floor = median_accuracy(random_encoder(vocab, os.path.join(out, "checkpoints")), files)
     results["random"] = {"median": floor[0], "accuracies": floor[1]}

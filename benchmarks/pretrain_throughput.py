@@ -220,8 +220,7 @@ class _OursParts:
         import tensorflow as tf
 
         from electra_tf.models.counter_dropout import counter_dropout_scope
-        networks = [n for n in (self.model.generator, self.model.discriminator) if n is not None]
-        with counter_dropout_scope(*networks):  # the step's dropout masks, as in `train_step`
+        with counter_dropout_scope(self.model):  # the step's dropout masks, as in `train_step`
             return self._run(batch, tf.convert_to_tensor(self.model.optimizer.iterations))
 
     def _run(self, batch, counter):

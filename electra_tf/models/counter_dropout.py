@@ -13,6 +13,7 @@ No library offers a dropout whose random bits XLA and TensorFlow compute
 alike, hence this small module.
 """
 
+import collections
 import contextlib
 import threading
 
@@ -51,7 +52,7 @@ class CounterDropout(keras.layers.Dropout):
 
 
 _lock = threading.Lock()
-_active = {}  # id(layer) -> [layer, number of scopes using it]
+_open_scopes = collections.Counter()  # id(layer) -> number of open scopes holding it
 
 
 @contextlib.contextmanager
@@ -76,16 +77,14 @@ def counter_dropout_scope(*models):
               if type(layer) in (keras.layers.Dropout, CounterDropout)]
     with _lock:
         for layer in layers:
-            entry = _active.setdefault(id(layer), [layer, 0])
-            entry[1] += 1
+            _open_scopes[id(layer)] += 1
             layer.__class__ = CounterDropout
     try:
         yield
     finally:
         with _lock:
-            for layer in layers:
-                entry = _active[id(layer)]
-                entry[1] -= 1
-                if entry[1] == 0:
-                    del _active[id(layer)]
+            for layer in layers:  # held by `layers` meanwhile, so their ids stay theirs
+                _open_scopes[id(layer)] -= 1
+                if not _open_scopes[id(layer)]:
+                    del _open_scopes[id(layer)]
                     layer.__class__ = keras.layers.Dropout

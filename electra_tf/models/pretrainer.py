@@ -293,7 +293,7 @@ class ElectraPretrainer(keras.Model):
         step = (self._compiled_losses_and_gradients if getattr(self, "replica_jit_compile", False)
                 else self._losses_and_gradients)
         # Dropout masks from `counter_dropout` (faster, and the same with XLA) in the traced step.
-        with counter_dropout_scope(*[n for n in (self.generator, self.discriminator) if n is not None]):
+        with counter_dropout_scope(self):
             outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
         self.optimizer.apply(gradients, self.trainable_variables)
         return self._update_metrics(outputs, losses)

@@ -37,6 +37,17 @@ def _as_u64(x):
     return tf.bitcast(tf.cast(x, tf.int64), tf.uint64)
 
 
+def _pair_key(first, second):
+    """One uint64 key from two integers (a seed and a step, or a `[2]` seed's halves)."""
+    return _mix(_as_u64(first) * _u64(_GOLDEN) + _mix(_as_u64(second) + _u64(_GOLDEN)))
+
+
+def _draws(keys, count):
+    """`[*keys.shape, count]` uint64: element `i` of key `k` is `mix(k + (i + 1) * golden)`."""
+    index = tf.cast(tf.range(1, tf.cast(count, tf.int32) + 1), tf.uint64)
+    return _mix(keys[..., None] + index * _u64(_GOLDEN))
+
+
 def global_row_ids(local_batch_size, micro_batch=0):
     """Indices of this replica's examples in the global batch, `[batch]` int64.
 
@@ -61,7 +72,7 @@ def row_keys(seed, counter, row_ids, stream):
     >>> keys.shape, keys.dtype
     (TensorShape([2]), tf.uint64)
     """
-    step_key = _mix(_as_u64(seed) * _u64(_GOLDEN) + _mix(_as_u64(counter) + _u64(_GOLDEN)))
+    step_key = _pair_key(seed, counter)
     return _mix(step_key + _as_u64(tf.cast(row_ids, tf.int64) * _NUM_STREAMS + stream) * _u64(_MIX_1))
 
 
@@ -74,9 +85,7 @@ def per_row_uniform(keys, shape):
     (TensorShape([2, 3]), True)
     """
     shape = tf.convert_to_tensor(shape, tf.int32)
-    count = tf.reduce_prod(shape)
-    index = tf.cast(tf.range(1, count + 1), tf.uint64)
-    bits = _mix(keys[:, None] + index[None, :] * _u64(_GOLDEN))
+    bits = _draws(keys, tf.reduce_prod(shape))
     uniform = tf.cast(tf.bitwise.right_shift(bits, _u64(40)), tf.float32) * (2.0 ** -24)
     return tf.reshape(uniform, tf.concat([tf.shape(keys)[:1], shape], axis=0))
 
@@ -90,6 +99,4 @@ def seeded_bits(seed, count):
     (TensorShape([5]), tf.uint64)
     """
     seed = tf.cast(seed, tf.int64)
-    key = _mix(_as_u64(seed[0]) * _u64(_GOLDEN) + _mix(_as_u64(seed[1]) + _u64(_GOLDEN)))
-    index = tf.cast(tf.range(1, tf.cast(count, tf.int32) + 1), tf.uint64)
-    return _mix(key + index * _u64(_GOLDEN))
+    return _draws(_pair_key(seed[0], seed[1]), count)
