@@ -6,6 +6,7 @@ from conftest import MASK, SPECIAL_IDS, random_batch
 
 from electra_tf import (ElectraDiscriminator, ElectraGenerator, ElectraModel, ElectraPretrainer,
                         PretrainingConfig)
+from electra_tf.models.activations import gelu_erf
 
 
 def test_model_input_and_output_names_and_shapes(tiny_config):
@@ -43,11 +44,22 @@ def test_padding_does_not_change_real_positions(tiny_config):
 
 def test_exact_gelu_everywhere(tiny_config):
     model = ElectraModel(tiny_config)
-    x = np.linspace(-3, 3, 7, dtype=np.float32)
-    exact = np.asarray(keras.activations.gelu(x, approximate=False))
+    x = np.linspace(-6, 6, 25, dtype=np.float32)
+    exact = np.asarray(keras.activations.gelu(x, approximate=False))  # through erfc
     layer = model.transformer_layers[0]
-    layer_activation = np.asarray(layer._feedforward_intermediate_dense.activation(x))
-    np.testing.assert_allclose(layer_activation, exact, atol=1e-7)
+    assert layer._feedforward_intermediate_dense.activation is gelu_erf
+    np.testing.assert_allclose(np.asarray(gelu_erf(x)), exact, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(gelu_erf(x.astype("float64"))), exact, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(gelu_erf(keras.ops.cast(x, "bfloat16")), dtype=np.float32), exact,
+                               rtol=1e-2, atol=1e-2)
+    # The gradient is GELU's: Φ(x) + x·φ(x).
+    tensor = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(tensor)
+        y = gelu_erf(tensor)
+    pdf = np.exp(-0.5 * x.astype("float64") ** 2) / np.sqrt(2 * np.pi)
+    cdf = np.asarray(keras.ops.erf(x.astype("float64") / np.sqrt(2))) * 0.5 + 0.5
+    np.testing.assert_allclose(tape.gradient(y, tensor), cdf + x * pdf, atol=1e-6)
     assert layer.attention_dropout == tiny_config.attention_dropout
 
 

@@ -25,6 +25,8 @@ Example:
 import keras
 import tensorflow as tf
 
+from electra_tf.models.activations import gelu_erf
+
 MASKED = 1000.0
 
 
@@ -72,7 +74,7 @@ class JointEndLogits(keras.layers.Layer):
         start_repr = tf.gather(sequence, candidates, batch_dims=1)  # [B, K, H]
         hidden = (keras.ops.matmul(start_repr, start_kernel)[:, :, None]
                   + keras.ops.matmul(sequence, token_kernel)[:, None] + self.qa_hidden.bias)
-        end_logits = keras.ops.squeeze(self.end_dense(keras.activations.gelu(hidden, approximate=False)), -1)
+        end_logits = keras.ops.squeeze(self.end_dense(gelu_erf(hidden)), -1)
         return end_logits - MASKED * (1.0 - allowed[:, None]), candidates
 
     def compute_output_shape(self, sequence_shape, start_logits_shape, allowed_shape, start_positions_shape=None):
