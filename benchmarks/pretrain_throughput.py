@@ -80,11 +80,6 @@ def make_batch(vocab_size):
     return {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
 
 
-def use_jit(precision):
-    del precision  # the same choice for both precisions here (see --jit)
-    return {"true": True, "false": False, "auto": False}[FLAGS.jit]
-
-
 def median_seconds(function, repeats):
     times = []
     for _ in range(repeats):
@@ -152,17 +147,12 @@ class Ours:
 class _OursParts:
     """`ElectraPretrainer.train_step` cut into generator / sampling / discriminator / optimizer functions.
 
-    The same calls as the step (`_mask`, the networks, `sample_replacements`, `scatter_positions`,
+    The step's own pieces (`_mask`, `_generate`, `_mlm_loss`, `_corrupt`, `_discriminate`, `_rtd_loss`,
     `optimizer.apply`); the shared embedding block gets the sum of its two gradients.
     """
 
     def __init__(self, model, jit):
-        import keras
         import tensorflow as tf
-
-        from electra_tf.models import rng
-        from electra_tf.models.masking import scatter_positions
-        from electra_tf.models.sampling import sample_replacements
         self.model = model
         pc = model.pretraining_config
         variables = model.trainable_variables
@@ -173,32 +163,19 @@ class _OursParts:
         def generator(inputs, counter):
             masked = model._mask(inputs, counter)
             with tf.GradientTape() as tape:
-                out = model.generator({"input_ids": masked.input_ids, "attention_mask": inputs["attention_mask"],
-                                       "token_type_ids": inputs["token_type_ids"],
-                                       "mask_positions": masked.positions}, training=True)
-                logits = tf.cast(out["logits"], tf.float32)
-                per_slot = keras.losses.sparse_categorical_crossentropy(masked.labels, logits, from_logits=True)
-                loss = pc.gen_weight * tf.reduce_sum(per_slot * masked.weights) / (
-                    tf.reduce_sum(masked.weights) + 1e-6)
-            return masked, logits, tape.gradient(loss, generator_variables)
+                outputs = model._generate(inputs, masked, training=True)
+                loss = pc.gen_weight * model._mlm_loss(outputs, model._denominators(masked, outputs["real_tokens"]))
+            return outputs, tape.gradient(loss, generator_variables)
 
-        def sampling(inputs, masked, logits, counter):
-            ids = inputs["input_ids"]
-            keys = rng.row_keys(pc.seed, counter, rng.global_row_ids(tf.shape(ids)[0]), rng.SAMPLING)
-            sampled = sample_replacements(logits, masked.labels, keys, temperature=pc.temperature,
-                                          disallow_correct=pc.disallow_correct)
-            corrupted = scatter_positions(ids, masked.positions, masked.weights, sampled)
-            real = tf.cast(inputs["attention_mask"], tf.float32)
-            return corrupted, tf.cast(tf.not_equal(corrupted, ids), tf.float32) * real
+        def sampling(inputs, outputs, counter):
+            return model._corrupt(inputs, outputs["masked"], outputs["mlm_logits"], counter)
 
-        def discriminator(inputs, corrupted, labels):
-            real = tf.cast(inputs["attention_mask"], tf.float32)
+        def discriminator(inputs, generated, corrupted):
             with tf.GradientTape() as tape:
-                out = model.discriminator({"input_ids": corrupted, "attention_mask": inputs["attention_mask"],
-                                           "token_type_ids": inputs["token_type_ids"]}, training=True)
-                per_token = tf.nn.sigmoid_cross_entropy_with_logits(
-                    labels=labels, logits=tf.cast(out["logits"], tf.float32))
-                loss = pc.disc_weight * tf.reduce_sum(per_token * real) / (tf.reduce_sum(real) + 1e-6)
+                outputs = {**generated, **corrupted,
+                           **model._discriminate(inputs, corrupted["corrupted_ids"], training=True)}
+                denominators = model._denominators(outputs["masked"], outputs["real_tokens"])
+                loss = pc.disc_weight * model._rtd_loss(outputs, denominators)
             return tape.gradient(loss, discriminator_variables)
 
         def optimizer(generator_gradients, discriminator_gradients):
@@ -225,12 +202,12 @@ class _OursParts:
 
     def _run(self, batch, counter):
         clock = [time.perf_counter()]
-        masked, logits, generator_gradients = _fetch(self.generator(batch, counter))
+        generated, generator_gradients = _fetch(self.generator(batch, counter))
         clock.append(time.perf_counter())
         if self.model.is_electra:
-            corrupted, labels = _fetch(self.sampling(batch, masked, logits, counter))
+            corrupted = _fetch(self.sampling(batch, generated, counter))
             clock.append(time.perf_counter())
-            discriminator_gradients = _fetch(self.discriminator(batch, corrupted, labels))
+            discriminator_gradients = _fetch(self.discriminator(batch, generated, corrupted))
             clock.append(time.perf_counter())
         else:
             discriminator_gradients = []
@@ -504,25 +481,17 @@ def training_flops(objective):
     return training_flops_per_step(model_config, pretraining_config)
 
 
-def cpu_name():
+def cpu_description():
+    """This CPU's model name and the matmul-relevant instruction sets it has (from /proc/cpuinfo)."""
     try:
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+            fields = {key.strip(): value.strip() for key, value in (line.split(":", 1) for line in f if ":" in line)}
     except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags_line = next(line for line in f if line.startswith("flags"))
-    except (OSError, StopIteration):
-        return ""
+        fields = {}
+    name = fields.get("model name") or platform.processor() or "unknown"
+    present = fields.get("flags", "").split()
     wanted = ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile")
-    return " ".join(w for w in wanted if f" {w}" in flags_line)
+    return name, " ".join(w for w in wanted if w in present)
 
 
 def main(argv):
@@ -541,7 +510,8 @@ def main(argv):
     if FLAGS.peer and not with_peer:
         print("transformers/torch not installed (pip install -e .[bench]): timing electra_tf only.")
     tokens = FLAGS.batch_size * FLAGS.seq_length
-    print(f"machine: {cpu_name()}, {os.cpu_count()} cores ({cpu_flags()}), load average at start "
+    name, instructions = cpu_description()
+    print(f"machine: {name}, {os.cpu_count()} cores ({instructions}), load average at start "
           f"{os.getloadavg()[0]:.1f}; TensorFlow {tf.__version__}", end="")
     if with_peer:
         import torch
@@ -565,7 +535,7 @@ def main(argv):
     for objective in FLAGS.objectives:
         flop = training_flops(objective)
         for precision in FLAGS.precisions:
-            jits = [False, True] if FLAGS.jit == "both" else [use_jit(precision)]
+            jits = [False, True] if FLAGS.jit == "both" else [FLAGS.jit == "true"]  # auto: without XLA
             models = {}
             for jit in jits:
                 start = time.perf_counter()

@@ -148,33 +148,43 @@ class ElectraPretrainer(keras.Model):
 
     def _forward_masked(self, inputs, masked, counter, training, micro_batch=0):
         """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
-        pc = self.pretraining_config
-        input_ids = tf.cast(inputs["input_ids"], tf.int32)
+        outputs = self._generate(inputs, masked, training)
+        if self.is_electra:
+            outputs.update(self._corrupt(inputs, masked, outputs["mlm_logits"], counter, micro_batch))
+            outputs.update(self._discriminate(inputs, outputs["corrupted_ids"], training))
+        return outputs
+
+    def _generate(self, inputs, masked, training):
+        """The generator's MLM logits at the masked positions (float32), with the batch's real-token mask."""
         attention_mask = tf.cast(inputs["attention_mask"], tf.int32)
-        token_type_ids = tf.cast(inputs["token_type_ids"], tf.int32)
         generated = self.generator({
             "input_ids": masked.input_ids, "attention_mask": attention_mask,
-            "token_type_ids": token_type_ids, "mask_positions": masked.positions,
+            "token_type_ids": tf.cast(inputs["token_type_ids"], tf.int32), "mask_positions": masked.positions,
         }, training=training)
-        outputs = {"masked": masked, "mlm_logits": tf.cast(generated["logits"], tf.float32),
-                   "real_tokens": tf.cast(attention_mask, tf.float32)}
-        if not self.is_electra:
-            return outputs
+        return {"masked": masked, "mlm_logits": tf.cast(generated["logits"], tf.float32),
+                "real_tokens": tf.cast(attention_mask, tf.float32)}
 
+    def _corrupt(self, inputs, masked, mlm_logits, counter, micro_batch=0):
+        """Samples the replacements and writes them into the batch; the discriminator's labels."""
+        pc = self.pretraining_config
+        input_ids = tf.cast(inputs["input_ids"], tf.int32)
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
         sampled = sample_replacements(
-            outputs["mlm_logits"], masked.labels,
-            rng.row_keys(pc.seed, counter, row_ids, rng.SAMPLING),
+            mlm_logits, masked.labels, rng.row_keys(pc.seed, counter, row_ids, rng.SAMPLING),
             temperature=pc.temperature, disallow_correct=pc.disallow_correct)
         corrupted = scatter_positions(input_ids, masked.positions, masked.weights, sampled)
         # Replaced AND different from the original: a lucky sample is "original".
-        rtd_labels = tf.cast(tf.not_equal(corrupted, input_ids), tf.float32) * outputs["real_tokens"]
+        real_tokens = tf.cast(inputs["attention_mask"], tf.float32)
+        rtd_labels = tf.cast(tf.not_equal(corrupted, input_ids), tf.float32) * real_tokens
+        return {"sampled": sampled, "corrupted_ids": corrupted, "rtd_labels": rtd_labels}
+
+    def _discriminate(self, inputs, corrupted_ids, training):
+        """The discriminator's per-token RTD logits (float32) on the corrupted batch."""
         discriminated = self.discriminator({
-            "input_ids": corrupted, "attention_mask": attention_mask, "token_type_ids": token_type_ids,
+            "input_ids": corrupted_ids, "attention_mask": tf.cast(inputs["attention_mask"], tf.int32),
+            "token_type_ids": tf.cast(inputs["token_type_ids"], tf.int32),
         }, training=training)
-        outputs.update(sampled=sampled, corrupted_ids=corrupted, rtd_labels=rtd_labels,
-                       rtd_logits=tf.cast(discriminated["logits"], tf.float32))
-        return outputs
+        return {"rtd_logits": tf.cast(discriminated["logits"], tf.float32)}
 
     def _forward(self, inputs, counter, training):
         return self._forward_masked(inputs, self._mask(inputs, counter), counter, training)
@@ -201,22 +211,28 @@ class ElectraPretrainer(keras.Model):
 
     def _pretraining_losses(self, outputs, denominators=None):
         """Per-replica shares of the global losses: they sum over replicas to the global mean."""
-        masked = outputs["masked"]
         if denominators is None:
-            denominators = self._denominators(masked, outputs["real_tokens"])
-        mlm_per_slot = keras.losses.sparse_categorical_crossentropy(
-            masked.labels, outputs["mlm_logits"], from_logits=True)
-        mlm_loss = tf.reduce_sum(mlm_per_slot * masked.weights) / (denominators["predictions"] + _EPSILON)
-        losses = {"mlm_loss": mlm_loss}
-        total = self.pretraining_config.gen_weight * mlm_loss
+            denominators = self._denominators(outputs["masked"], outputs["real_tokens"])
+        losses = {"mlm_loss": self._mlm_loss(outputs, denominators)}
+        total = self.pretraining_config.gen_weight * losses["mlm_loss"]
         if self.is_electra:
-            per_token = tf.nn.sigmoid_cross_entropy_with_logits(
-                labels=outputs["rtd_labels"], logits=outputs["rtd_logits"])
-            rtd_loss = tf.reduce_sum(per_token * outputs["real_tokens"]) / (denominators["tokens"] + _EPSILON)
-            losses["rtd_loss"] = rtd_loss
-            total += self.pretraining_config.disc_weight * rtd_loss
+            losses["rtd_loss"] = self._rtd_loss(outputs, denominators)
+            total += self.pretraining_config.disc_weight * losses["rtd_loss"]
         losses["loss"] = total
         return losses
+
+    @staticmethod
+    def _mlm_loss(outputs, denominators):
+        """The generator's cross-entropy summed over this replica's masked slots, over the global count."""
+        masked = outputs["masked"]
+        per_slot = keras.losses.sparse_categorical_crossentropy(masked.labels, outputs["mlm_logits"], from_logits=True)
+        return tf.reduce_sum(per_slot * masked.weights) / (denominators["predictions"] + _EPSILON)
+
+    @staticmethod
+    def _rtd_loss(outputs, denominators):
+        """The discriminator's sigmoid cross-entropy summed over this replica's real tokens, over the global count."""
+        per_token = tf.nn.sigmoid_cross_entropy_with_logits(labels=outputs["rtd_labels"], logits=outputs["rtd_logits"])
+        return tf.reduce_sum(per_token * outputs["real_tokens"]) / (denominators["tokens"] + _EPSILON)
 
     def _losses_and_gradients(self, inputs, masked, counter, micro_batch, denominators):
         """Forward and backward on one replica: no cross-replica op, so it can be XLA-compiled."""
