@@ -60,7 +60,8 @@ def prepare_data(folder):
     from electra_tf.data.default_corpus import write_default_corpus
     from electra_tf.data.pipeline import list_files
     from electra_tf.data.pretraining_data import build_pretraining_shards
-    from electra_tf.tokenization import build_vocabulary, save_vocabulary
+    from electra_tf.tokenization import build_vocabulary
+    from electra_tf.vocabulary import save_vocabulary
 
     os.makedirs(folder, exist_ok=True)
     if FLAGS.corpus_files:
@@ -95,9 +96,9 @@ def pretrain(objective, steps, vocab, shards, folder):
     import keras
 
     from electra_tf import ElectraPretrainer, ElectraTokenizer, pretraining_optimizer
+    from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.data.pipeline import pretraining_dataset
-    from electra_tf.pretrained import save_pretrained
-    from electra_tf.tokenization import load_vocabulary
+    from electra_tf.vocabulary import load_vocabulary
 
     tokenizer = ElectraTokenizer(vocab)
     model, pretraining = configs(objective, tokenizer.vocabulary_size(), steps)
@@ -114,8 +115,8 @@ def pretrain(objective, steps, vocab, shards, folder):
             done = target
         saved[budget] = os.path.join(folder, f"{objective}_{budget:g}")
         network = pretrainer.discriminator if objective == "electra" else pretrainer.generator
-        save_pretrained(saved[budget], **{"discriminator" if objective == "electra" else "generator": network},
-                        model_config=model, pretraining=pretraining, vocabulary=load_vocabulary(vocab))
+        write_run_folder(saved[budget], {"discriminator" if objective == "electra" else "generator": network},
+                         model, pretraining, load_vocabulary(vocab))
         metrics = " ".join(f"{name} {value:.3f}" for name, value in logs.items())
         print(f"  {objective}: step {done} of {steps} ({time.perf_counter() - start:.0f} s; mean over the last "
               f"stretch: {metrics})", flush=True)
@@ -127,14 +128,13 @@ def random_encoder(vocab, folder):
     import keras
 
     from electra_tf import ElectraDiscriminator, ElectraTokenizer
-    from electra_tf.pretrained import save_pretrained
-    from electra_tf.tokenization import load_vocabulary
+    from electra_tf.checkpoints.ours import write_run_folder
+    from electra_tf.vocabulary import load_vocabulary
 
     keras.utils.set_random_seed(0)
     model, pretraining = configs("electra", ElectraTokenizer(vocab).vocabulary_size(), 1)
     path = os.path.join(folder, "random")
-    save_pretrained(path, discriminator=ElectraDiscriminator(model), model_config=model, pretraining=pretraining,
-                    vocabulary=load_vocabulary(vocab))
+    write_run_folder(path, {"discriminator": ElectraDiscriminator(model)}, model, pretraining, load_vocabulary(vocab))
     return path
 
 

@@ -196,7 +196,7 @@ class _OursParts:
     def run(self, batch):
         import tensorflow as tf
 
-        from electra_tf.models.counter_dropout import counter_dropout_scope
+        from electra_tf.layers.counter_dropout import counter_dropout_scope
         with counter_dropout_scope(self.model):  # the step's dropout masks, as in `train_step`
             return self._run(batch, tf.convert_to_tensor(self.model.optimizer.iterations))
 

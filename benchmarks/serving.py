@@ -69,8 +69,8 @@ def main(argv):
     import keras
     import tensorflow as tf
 
-    from electra_tf import ElectraForSequenceClassification, load_run_config
-    from electra_tf.export import export_model, featurize, load_export
+    from electra_tf import ElectraForSequenceClassification, featurize, load_run_config
+    from electra_tf.export import export_model, load_export
     from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_serving_bench_")

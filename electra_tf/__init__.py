@@ -1,8 +1,12 @@
 """electra_tf: ELECTRA pre-training and fine-tuning on Keras 3 / TensorFlow.
 
-The pipeline, in the order of the tree: text → vocabulary (`tokenization`) →
-TFRecord shards (`data`) → `ElectraPretrainer` → checkpoint → fine-tune →
-SavedModel.
+The pipeline, in the order of the tree: text → vocabulary (`vocabulary`,
+`tokenization`) → TFRecord shards (`data`) → `ElectraPretrainer`
+(`pretraining`, on the networks of `models`, built from `layers`) →
+checkpoint (`checkpoints`) → fine-tune (`finetuning`) → SavedModel (`export`).
+
+Importing the package registers every model, layer, loss and schedule with
+Keras, so any `.keras` file of ours loads with `keras.saving.load_model`.
 """
 
 from electra_tf.config import (
@@ -14,17 +18,15 @@ from electra_tf.config import (
     save_run_config,
 )
 from electra_tf.finetuning import finetune, make_task
+from electra_tf.layers.embeddings import ElectraEmbedding
 from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.embeddings import ElectraEmbedding
 from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.generator import ElectraGenerator
-from electra_tf.models.pretrainer import ElectraPretrainer
-from electra_tf.models.tasks import (
-    ElectraForMultipleChoice,
-    ElectraForQuestionAnswering,
-    ElectraForSequenceClassification,
-    ElectraForTokenClassification,
-)
+from electra_tf.models.multiple_choice import ElectraForMultipleChoice
+from electra_tf.models.question_answering import ElectraForQuestionAnswering
+from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training.optimization import WarmupLinearDecay, create_optimizer, pretraining_optimizer
 

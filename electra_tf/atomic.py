@@ -1,20 +1,27 @@
-"""Files that appear whole or not at all: written beside their path as `<path>.tmp-<pid>`, then renamed.
+"""Files that appear whole or not at all, and JSON read with one clear error.
 
-A crash (or kill -9) leaves at most a `.tmp-` file, never a truncated
-`path`, and an existing `path` stays as it was until the new one is complete.
-Any TensorFlow filesystem works (local paths, `gs://`, ...).
+A file is written beside its path as `<path>.tmp-<pid>`, then renamed: a
+crash (or kill -9) leaves at most a `.tmp-` file, never a truncated `path`,
+and an existing `path` stays as it was until the new one is complete. Any
+TensorFlow filesystem works (local paths, `gs://`, ...).
 
 Example:
 >>> import os, tempfile
->>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
->>> write_text(path, "one\\n")
+>>> path = os.path.join(tempfile.mkdtemp(), "notes.json")
+>>> write_json(path, {"one": 1})
 >>> with atomic_open(path) as f:
-...     _ = f.write("two\\n")
->>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
-('two\\n', ['notes.txt'])
+...     _ = f.write('{"two": 2}')
+>>> read_json(path), sorted(os.listdir(os.path.dirname(path)))
+({'two': 2}, ['notes.json'])
+>>> write_text(path, "{not json")
+>>> read_json(path)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: ...notes.json: not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))
 """
 
 import contextlib
+import json
 import os
 
 import tensorflow as tf
@@ -37,3 +44,24 @@ def write_text(path, text):
     """Writes `text` (UTF-8) to `path` atomically."""
     with atomic_open(path) as f:
         f.write(text)
+
+
+def write_json(path, values):
+    """Writes `values` as indented JSON (keys sorted), atomically."""
+    write_text(path, json.dumps(values, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def read_json(path, expect=None):
+    """The JSON value in `path`; a ValueError naming the file when it is not UTF-8 JSON, or not of type
+    `expect` (e.g. `dict`)."""
+    try:
+        with tf.io.gfile.GFile(path, "rb") as f:
+            values = json.loads(f.read().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    if expect is not None and not isinstance(values, expect):
+        raise ValueError(f"{path}: expected a JSON {'object' if expect is dict else expect.__name__}, "
+                         f"got {type(values).__name__}")
+    return values

@@ -27,6 +27,8 @@ import math
 import os
 from typing import Any
 
+from electra_tf.atomic import read_json, write_text
+
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
 _OBJECTIVES = ("electra", "mlm")
 _OPTIMIZERS = ("adamw", "lamb")
@@ -58,6 +60,15 @@ class _JsonConfig:
     def replace(self, **changes):
         """A copy with `changes` applied and validated again."""
         return self.from_dict({**self.to_dict(), **changes})
+
+    def differences(self, other, ignore=()):
+        """`{field: (self's value, other's value)}` for the fields that differ, but those in `ignore`.
+
+        >>> ElectraConfig(hidden_size=64).differences(ElectraConfig(), ignore=("hidden_dropout",))
+        {'hidden_size': (64, 256)}
+        """
+        mine, theirs = self.to_dict(), other.to_dict()
+        return {key: (value, theirs[key]) for key, value in mine.items() if key not in ignore and theirs[key] != value}
 
     def _check_types(self) -> None:
         for field in dataclasses.fields(self):
@@ -239,14 +250,15 @@ class FinetuningConfig(_JsonConfig):
     """Fine-tuning settings, with the original `configure_finetuning.py` defaults.
 
     `epochs` and `max_seq_length` left as `None` take the task's default
-    (`for_task`): 3 epochs (10 for RTE and STS-B, 2 for QA), length 128 (512
-    for QA, 256 for chunking). `original_top_layer_decay` reproduces the
-    original's layer-wise decay quirk (see `training.layerwise_decay`).
+    (each task declares its own: 3 epochs, 10 for RTE and STS-B, 2 for QA;
+    length 128, 512 for QA, 256 for chunking; see `electra_tf.finetuning`).
+    `original_top_layer_decay` reproduces the original's layer-wise decay
+    quirk (see `training.layerwise_decay`).
 
     Example:
     >>> config = FinetuningConfig.for_task("rte", model_size="large")
-    >>> config.epochs, config.learning_rate, config.layerwise_lr_decay
-    (10.0, 5e-05, 0.9)
+    >>> config.learning_rate, config.layerwise_lr_decay, config.epochs
+    (5e-05, 0.9, None)
     """
 
     task: str = "sst2"
@@ -274,13 +286,11 @@ class FinetuningConfig(_JsonConfig):
 
     @classmethod
     def for_task(cls, task: str, model_size: str = "base", **overrides) -> "FinetuningConfig":
-        """The original defaults for `task` and a model size (small, base, large), then `overrides`."""
+        """The original defaults for a model size (small, base, large) on `task`, then `overrides`
+        (`None` values are ignored). Large models use lr 5e-5 and layer-wise decay 0.9."""
         _check(model_size in ("small", "base", "large"), cls.__name__, "model_size",
                f"{model_size!r} is not one of small, base, large")
-        qa = "squad" in task or task.endswith("qa")
-        values = {"task": task,
-                  "epochs": 2.0 if qa else 10.0 if task in ("rte", "stsb", "sts") else 3.0,
-                  "max_seq_length": 512 if qa else 256 if task == "chunk" else 128}
+        values = {"task": task}
         if model_size == "large":
             values.update(learning_rate=5e-5, layerwise_lr_decay=0.9)
         return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
@@ -340,13 +350,7 @@ def _resolve_config_path(path_or_name: str) -> str:
 def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig]:
     """Reads `{"model": {...}, "pretraining": {...}}` from a path or a shipped name."""
     path = _resolve_config_path(path_or_name)
-    try:
-        with open(path, encoding="utf-8") as f:
-            values = json.load(f)
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    values = read_json(path)
     if not isinstance(values, dict) or set(values) - {"model", "pretraining"}:
         raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
     try:
@@ -358,6 +362,4 @@ def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig
 
 def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig) -> None:
     """Writes both configs as one JSON file, atomically."""
-    from electra_tf.atomic import write_text  # (config.py is imported before TensorFlow is needed)
-
     write_text(path, json.dumps({"model": model.to_dict(), "pretraining": pretraining.to_dict()}, indent=2) + "\n")

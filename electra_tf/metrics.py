@@ -19,6 +19,8 @@ import numpy as np
 import scipy.stats
 import sklearn.metrics
 
+from electra_tf.data.tasks.tagging import tag_spans
+
 CLASSIFICATION_METRICS = ("accuracy", "f1", "mcc", "pearson", "spearman")
 
 
@@ -52,8 +54,6 @@ def entity_f1(gold, predicted):
     >>> entity_f1([["B-PER", "I-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O", "O"]])
     {'precision': 1.0, 'recall': 0.5, 'f1': 0.6666666666666666}
     """
-    from electra_tf.data.tasks.tagging import tag_spans
-
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted")
     found = correct = expected = 0

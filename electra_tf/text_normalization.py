@@ -26,7 +26,7 @@ import tensorflow_text as tf_text
 
 # Cc without \t \n \r (those are whitespace), Cf, Co, Cs, and U+FFFD.
 _CONTROL = r"[\x{0}-\x{8}\x{B}\x{C}\x{E}-\x{1F}\x{7F}-\x{9F}\p{Cf}\p{Co}\p{Cs}\x{FFFD}]"
-_WHITESPACE = r"[\t\n\r\p{Z}]"
+BERT_WHITESPACE = r"[\t\n\r\p{Z}]"
 # The CJK Unified Ideograph blocks of BERT's `_is_chinese_char`.
 _CJK = (r"[\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
         r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
@@ -38,7 +38,7 @@ def bert_normalize(text, lowercase=True, strip_accents=None):
     """Steps 1-4 on a string tensor of any shape."""
     strip_accents = lowercase if strip_accents is None else strip_accents
     text = tf.strings.regex_replace(text, _CONTROL, "")
-    text = tf.strings.regex_replace(text, _WHITESPACE, " ")
+    text = tf.strings.regex_replace(text, BERT_WHITESPACE, " ")
     text = tf.strings.regex_replace(text, _CJK, r" \0 ")
     if strip_accents:
         text = tf_text.normalize_utf8(text, "NFD")

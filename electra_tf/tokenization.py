@@ -1,9 +1,8 @@
-"""WordPiece vocabularies and the in-graph ELECTRA/BERT tokenizer (keras-hub on tensorflow-text).
+"""The in-graph ELECTRA/BERT WordPiece tokenizer (keras-hub on tensorflow-text), and vocabulary learning.
 
-A vocabulary is a `vocab.txt`, one token a line, holding at least the special
-tokens [PAD] [UNK] [CLS] [SEP] [MASK]. The released BERT/ELECTRA vocabulary
-(30,522 entries, [PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102, [MASK]=103) is
-accepted as is; vocabularies built here put the special tokens first.
+A vocabulary is a `vocab.txt` with the special tokens [PAD] [UNK] [CLS] [SEP]
+[MASK] (see `electra_tf.vocabulary`); the released BERT/ELECTRA one works as
+is.
 
 Example:
 >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."]
@@ -15,54 +14,18 @@ Example:
 ([[2, 5, 6, 8, 3, 0]], [[1, 1, 1, 1, 1, 0]])
 """
 
-import collections
-
 import keras
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from electra_tf.atomic import write_text
+from electra_tf import featurize
+from electra_tf.checkpoints.tokenizer_files import tokenizer_arguments
 from electra_tf.text_normalization import bert_pretokenize
+from electra_tf.vocabulary import SPECIAL_TOKENS, load_vocabulary, validate_vocabulary
 
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # BERT maps a word of more than 100 characters (not bytes) to [UNK].
 MAX_CHARS_PER_WORD = 100
-
-
-def validate_vocabulary(vocabulary, source="vocabulary"):
-    """Raises a ValueError naming what is wrong: empty, duplicates, missing special tokens."""
-    if not vocabulary:
-        raise ValueError(f"{source}: the vocabulary is empty")
-    duplicates = [token for token, n in collections.Counter(vocabulary).items() if n > 1]
-    if duplicates:
-        raise ValueError(f"{source}: {len(duplicates)} duplicate token(s), e.g. {duplicates[:5]}")
-    missing = [token for token in SPECIAL_TOKENS if token not in set(vocabulary)]
-    if missing:
-        raise ValueError(f"{source}: missing special token(s) {missing}; an ELECTRA vocabulary "
-                         f"needs all of {list(SPECIAL_TOKENS)}")
-    blank = [i for i, token in enumerate(vocabulary) if not token.strip()]
-    if blank:
-        raise ValueError(f"{source}: blank token(s) at line(s) {[i + 1 for i in blank[:5]]}")
-
-
-def load_vocabulary(path):
-    """Reads and validates a `vocab.txt`; returns the list of tokens (id = line index)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            vocabulary = [line.rstrip("\r\n") for line in f]
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: a vocabulary file must be UTF-8 ({e})") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: a folder, not a vocab.txt file") from None
-    validate_vocabulary(vocabulary, source=path)
-    return vocabulary
-
-
-def save_vocabulary(vocabulary, path):
-    """Writes `vocab.txt` atomically (a temporary file renamed into place)."""
-    validate_vocabulary(vocabulary, source=path)
-    write_text(path, "".join(token + "\n" for token in vocabulary))
 
 
 def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
@@ -135,8 +98,6 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         `lowercase`/`strip_accents` left as `None` follow the checkpoint's tokenizer files
         (`tokenizer_config.json`'s `do_lower_case`, `tokenizer.json`'s normalizer), else lower-case.
         """
-        from electra_tf.pretrained import tokenizer_arguments
-
         vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path)
         if lowercase is None:
             lowercase = True if saved_lowercase is None else saved_lowercase
@@ -173,16 +134,10 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
 
         Returns int32 `[batch, sequence_length]` tensors `input_ids`,
         `attention_mask` and `token_type_ids`; the longer segment is truncated
-        first when a pair does not fit.
+        first when a pair does not fit (keras-hub's "round_robin"). The same
+        featurization runs in training, evaluation and the exported serving
+        graph (`electra_tf.featurize`).
         """
-        packer = keras_hub.layers.MultiSegmentPacker(
-            sequence_length, start_value=self.cls_token_id, end_value=self.sep_token_id,
-            pad_value=self.pad_token_id, truncate="waterfall" if pairs is None else "round_robin",
-            _allow_python_workflow=False)
-        segments = [self(tf.convert_to_tensor(texts))]
-        if pairs is not None:
-            segments.append(self(tf.convert_to_tensor(pairs)))
-        token_ids, segment_ids = packer(tuple(segments))
-        return {"input_ids": tf.cast(token_ids, tf.int32),
-                "attention_mask": tf.cast(token_ids != self.pad_token_id, tf.int32),
-                "token_type_ids": tf.cast(segment_ids, tf.int32)}
+        texts = tf.convert_to_tensor(texts, tf.string)
+        return featurize.encode(self, sequence_length, texts, None if pairs is None else
+                                tf.convert_to_tensor(pairs, tf.string))

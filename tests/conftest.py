@@ -49,7 +49,7 @@ def write_pretrained_dir(folder, hidden_size=32, seed=0):
     import keras
 
     from electra_tf import ElectraDiscriminator, save_run_config
-    from electra_tf.tokenization import load_vocabulary
+    from electra_tf.vocabulary import load_vocabulary
 
     keras.utils.set_random_seed(seed)
     config = ElectraConfig(vocab_size=len(load_vocabulary(FIXTURE_VOCAB)), embedding_size=16,

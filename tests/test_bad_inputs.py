@@ -20,15 +20,23 @@ import pytest
 import tensorflow as tf
 
 from conftest import FIXTURE_VOCAB
-from electra_tf import (ElectraConfig, ElectraDiscriminator, ElectraForSequenceClassification, ElectraModel,
-                        ElectraTokenizer, FinetuningConfig, PretrainingConfig, load_run_config)
+from electra_tf import (
+    ElectraConfig,
+    ElectraDiscriminator,
+    ElectraForSequenceClassification,
+    ElectraModel,
+    ElectraTokenizer,
+    FinetuningConfig,
+    PretrainingConfig,
+    load_run_config,
+)
 from electra_tf.data.packing import Example
 from electra_tf.data.pipeline import pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, shard_name
 from electra_tf.data.tasks.classification import read_text_file
 from electra_tf.data.tfrecord import write_shard
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.tokenization import load_vocabulary
+from electra_tf.vocabulary import load_vocabulary
 
 ROOT = Path(__file__).parent.parent
 CATALOGUE = ROOT / "docs" / "bad_inputs.md"
@@ -296,7 +304,7 @@ def test_a_broken_sharded_safetensors_index(tmp_path):
     folder = shutil.copytree(HF_FIXTURES / "discriminator", tmp_path / "hf")
     (folder / "model.safetensors").rename(folder / "model-00001-of-00001.safetensors")
     index = folder / "model.safetensors.index.json"
-    for content, message in (("{oops", "not a readable safetensors index"), ("{}", "no weight_map"),
+    for content, message in (("{oops", "not valid JSON"), ("{}", "no weight_map"),
                              (json.dumps({"weight_map": {"w": "../../elsewhere.safetensors"}}),
                               "shard files must sit beside the index")):
         index.write_text(content)
@@ -305,7 +313,7 @@ def test_a_broken_sharded_safetensors_index(tmp_path):
 
 
 def test_an_unreadable_google_checkpoint(tmp_path, tiny_pretrained_dir):
-    from electra_tf.checkpoints.convert import convert
+    from electra_tf.convert import convert
 
     _write(tmp_path / "garbage" / "model.ckpt.index", b"not an sstable")
     with pytest.raises(ValueError, match=r"model\.ckpt: not a readable TensorFlow checkpoint \(.*\); it is truncated"):
@@ -406,7 +414,7 @@ def test_finetuning_into_an_output_dir_of_another_run_is_refused(tmp_path, tiny_
 def test_a_damaged_trial_result_is_named(tmp_path, tiny_pretrained_dir):
     _write(tmp_path / "out" / "trial_0" / "results.json", '{"seed": 0, "sco')
     refused(run_tool("run_finetuning", *_finetune_flags(tmp_path, tiny_pretrained_dir)),
-            f"{tmp_path}/out/trial_0/results.json: not readable (")
+            f"{tmp_path}/out/trial_0/results.json: not valid JSON (")
 
 
 def test_a_model_dir_with_a_damaged_config(tmp_path, vocab_file):

@@ -29,11 +29,14 @@ from electra_tf import (
     ElectraTokenizer,
     PretrainingConfig,
 )
-from electra_tf.checkpoints import CheckpointMismatchError, google, hf, save_google, save_huggingface
-from electra_tf.checkpoints.convert import convert
+from electra_tf.checkpoints import google, hf
+from electra_tf.checkpoints.google import save_google
+from electra_tf.checkpoints.hf import save_huggingface
+from electra_tf.checkpoints.loading import CheckpointMismatchError
 from electra_tf.checkpoints.safetensors_io import read_safetensors, write_safetensors
 from electra_tf.checkpoints.transfer import load_state
-from electra_tf.pretrained import load_pretrainer_weights
+from electra_tf.convert import convert
+from electra_tf.pretraining.init_checkpoint import load_pretrainer_weights
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hf"
 TOLERANCE = 1e-5
@@ -116,7 +119,7 @@ def test_a_task_model_keeps_the_encoder_of_a_pretraining_checkpoint_and_gets_a_n
     assert "new weights" in caplog.text and "out_proj/kernel" in caplog.text
     assert "discriminator_predictions.dense.weight" in caplog.text  # dropped, and said so
     discriminator = ElectraDiscriminator.from_pretrained(str(FIXTURES / "discriminator"))
-    for a, b in zip(model.encoder.weights, discriminator.backbone.weights, strict=True):
+    for a, b in zip(model.backbone.weights, discriminator.backbone.weights, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     # A task head of another class is never dropped silently; the matching class takes it with its labels.
     with pytest.raises(CheckpointMismatchError, match=r"unexpected.*classifier\.out_proj\.weight"):
@@ -125,7 +128,7 @@ def test_a_task_model_keeps_the_encoder_of_a_pretraining_checkpoint_and_gets_a_n
     with pytest.raises(CheckpointMismatchError, match="unexpected"):
         ElectraForSequenceClassification.from_pretrained(str(FIXTURES / "sequence_classification"), head="original")
     loaded = ElectraForSequenceClassification.from_pretrained(str(FIXTURES / "sequence_classification"))
-    assert loaded._arguments["head"] == "huggingface" and loaded._arguments["num_labels"] == 3
+    assert loaded.head == "huggingface" and loaded.num_labels == 3
     assert loaded.config.layer_norm_eps == 1e-7
 
 

@@ -4,9 +4,16 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
-from electra_tf.data.tasks.classification import (GLUE_TASKS, TextExamples, classification_dataset,
-                                                  count_truncated, glue_task, read_glue_tfds, read_glue_tsv,
-                                                  read_text_file)
+from electra_tf.data.tasks.classification import (
+    GLUE_TASKS,
+    TextExamples,
+    classification_dataset,
+    count_truncated,
+    glue_task,
+    read_glue_tfds,
+    read_glue_tsv,
+    read_text_file,
+)
 from electra_tf.data.tasks.multiple_choice import choice_dataset, read_swag
 from electra_tf.tokenization import ElectraTokenizer
 

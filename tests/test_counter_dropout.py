@@ -5,11 +5,11 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import MASK, SPECIAL_IDS, random_batch
 from scipy import stats
 
+from conftest import MASK, SPECIAL_IDS, random_batch
 from electra_tf import ElectraPretrainer, PretrainingConfig
-from electra_tf.models.counter_dropout import CounterDropout, counter_dropout, counter_dropout_scope
+from electra_tf.layers.counter_dropout import CounterDropout, counter_dropout, counter_dropout_scope
 
 
 def test_masks_drop_at_the_rate_and_scale_the_rest():

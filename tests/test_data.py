@@ -11,7 +11,8 @@ from electra_tf.data.packing import ExampleBuilder
 from electra_tf.data.pipeline import pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, read_documents, shard_name
 from electra_tf.data.tfrecord import detect_format, write_shard
-from electra_tf.tokenization import (ElectraTokenizer, build_vocabulary, load_vocabulary, save_vocabulary)
+from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
+from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
 CLS, SEP = 101, 102
 

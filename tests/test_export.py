@@ -22,8 +22,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf import (ElectraForMultipleChoice, ElectraForQuestionAnswering, ElectraForSequenceClassification,
-                        ElectraForTokenClassification)
+from electra_tf import (
+    ElectraForMultipleChoice,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+)
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
 from electra_tf.tokenization import ElectraTokenizer
@@ -513,4 +517,4 @@ def test_bad_export_requests_are_refused(exported):
     with pytest.raises(ValueError, match="max_query_length"):
         export_model(squad_model, tokenizer, exported["export_dir"], max_seq_length=32)
     with pytest.raises(ValueError, match="cannot serve"):
-        export_model(model.encoder, tokenizer, exported["export_dir"])
+        export_model(model.backbone, tokenizer, exported["export_dir"])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from electra_tf import answer_spans as spans
 from electra_tf.data.tasks import squad
-from electra_tf.export import spans
 from electra_tf.tokenization import ElectraTokenizer
 
 WORDS = "the of and in to a was is for on as by with he at from his an were are which this be".split()

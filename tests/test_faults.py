@@ -18,7 +18,8 @@ import tensorflow as tf
 
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.tfrecord import find_corrupt_records
-from electra_tf.tokenization import build_vocabulary, save_vocabulary
+from electra_tf.tokenization import build_vocabulary
+from electra_tf.vocabulary import save_vocabulary
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 

@@ -145,7 +145,7 @@ def test_multiple_choice_picks_the_marked_ending(tmp_path, tokenizer, tiny_pretr
 
 
 def test_unknown_task_and_missing_split(tokenizer):
-    with pytest.raises(ValueError, match="unknown GLUE task 'glu'"):
+    with pytest.raises(ValueError, match="unknown task 'glu'; the tasks are: chunk, cola, "):
         make_task(config("glu"), tokenizer)
     task = make_task(config("swag"), tokenizer)
     with pytest.raises(ValueError, match="no file for split 'train'"):

@@ -1,10 +1,9 @@
 import keras
 import numpy as np
 import pytest
-from conftest import random_batch
 
-from electra_tf.models.tasks import ElectraForMultipleChoice, ElectraForQuestionAnswering, \
-    ElectraForSequenceClassification
+from conftest import random_batch
+from electra_tf import ElectraForMultipleChoice, ElectraForQuestionAnswering, ElectraForSequenceClassification
 from electra_tf.training.layerwise_decay import LayerwiseAdamW, layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
 

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import MASK, SPECIAL_IDS, VOCAB_SIZE, random_batch
 from scipy import stats
 
-from electra_tf.models.masking import mask_tokens, num_to_predict, scatter_positions
-from electra_tf.models.rng import MASKING, row_keys
+from conftest import MASK, SPECIAL_IDS, VOCAB_SIZE, random_batch
+from electra_tf.pretraining.masking import mask_tokens, num_to_predict, scatter_positions
+from electra_tf.rng import MASKING, row_keys
 
 P = 6
 

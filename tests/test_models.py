@@ -2,11 +2,10 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import MASK, SPECIAL_IDS, random_batch
 
-from electra_tf import (ElectraDiscriminator, ElectraGenerator, ElectraModel, ElectraPretrainer,
-                        PretrainingConfig)
-from electra_tf.models.activations import gelu_erf
+from conftest import MASK, SPECIAL_IDS, random_batch
+from electra_tf import ElectraDiscriminator, ElectraGenerator, ElectraModel, ElectraPretrainer, PretrainingConfig
+from electra_tf.layers.activations import gelu_erf
 
 
 def test_model_input_and_output_names_and_shapes(tiny_config):

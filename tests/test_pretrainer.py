@@ -2,8 +2,8 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import MASK, SPECIAL_IDS, random_batch
 
+from conftest import MASK, SPECIAL_IDS, random_batch
 from electra_tf import ElectraPretrainer, PretrainingConfig
 
 ELECTRA_METRICS = ["loss", "mlm_loss", "mlm_accuracy", "sampled_mlm_accuracy", "rtd_loss", "rtd_accuracy",

@@ -2,7 +2,7 @@ import numpy as np
 import tensorflow as tf
 from scipy import stats
 
-from electra_tf.models import rng
+from electra_tf import rng
 
 
 def _splitmix64_reference(key, index):

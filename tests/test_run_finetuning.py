@@ -68,7 +68,7 @@ def test_bad_input_exits_with_a_clear_error(rte_dir, tiny_pretrained_dir, tmp_pa
     result = run("--task=rte", f"--data_dir={tmp_path}", *common)
     assert result.returncode == 2 and "labels ['perhaps'] are not in the declared set" in result.stderr
     result = run("--task=glu", f"--data_dir={rte_dir}", *common)
-    assert result.returncode == 2 and "unknown GLUE task 'glu'" in result.stderr
+    assert result.returncode == 2 and "unknown task 'glu'; the tasks are:" in result.stderr
     result = run("--task=rte", f"--data_dir={rte_dir}", "--init_checkpoint=/no/such/model",
                  f"--output_dir={tmp_path / 'out'}")
     assert result.returncode == 2 and "no pre-trained ELECTRA here" in result.stderr

@@ -17,7 +17,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-
 from test_bad_inputs import refused, run_tool
 
 ROOT = Path(__file__).parent.parent

@@ -2,8 +2,8 @@ import numpy as np
 import tensorflow as tf
 from scipy import stats
 
-from electra_tf.models.rng import SAMPLING, row_keys
-from electra_tf.models.sampling import sample_replacements
+from electra_tf.pretraining.sampling import sample_replacements
+from electra_tf.rng import SAMPLING, row_keys
 
 
 def _seeds(rows, first=0):

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.data.tasks.squad import (SquadExample, postprocess, read_squad, squad_dataset, squad_features,
-                                         write_predictions)
+from electra_tf.data.tasks.squad import (
+    SquadExample,
+    postprocess,
+    read_squad,
+    squad_dataset,
+    squad_features,
+    write_predictions,
+)
 from electra_tf.metrics import squad_scores
 from electra_tf.tokenization import ElectraTokenizer
 

@@ -4,8 +4,17 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.data.tasks.tagging import (TaggedSentence, convert_tags, decode_tags, label_names, read_conll,
-                                           tag_spans, tagging_dataset, to_bioes, to_iob2)
+from electra_tf.data.tasks.tagging import (
+    TaggedSentence,
+    convert_tags,
+    decode_tags,
+    label_names,
+    read_conll,
+    tag_spans,
+    tagging_dataset,
+    to_bioes,
+    to_iob2,
+)
 from electra_tf.tokenization import ElectraTokenizer
 
 VOCAB = pathlib.Path(__file__).parent / "fixtures" / "tokenizer" / "vocab.txt"

@@ -1,11 +1,15 @@
 import keras
 import numpy as np
 import pytest
-from conftest import random_batch
 
+from conftest import random_batch
+from electra_tf import (
+    ElectraForMultipleChoice,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+)
 from electra_tf.config import PretrainingConfig, save_run_config
-from electra_tf.models.tasks import (ElectraForMultipleChoice, ElectraForQuestionAnswering,
-                                     ElectraForSequenceClassification, ElectraForTokenClassification)
 
 
 @pytest.fixture(autouse=True)
@@ -68,7 +72,7 @@ def _qa_batch():
 
 
 def test_original_question_answering_head_overfits_and_predicts_by_beam(tiny_config):
-    from electra_tf.models.qa_head import question_answering_losses
+    from electra_tf.finetuning.question_answering import question_answering_losses
 
     batch = _qa_batch()
     starts, ends, impossible = np.array([5, 6, 0, 9]), np.array([7, 6, 0, 11]), np.array([0, 0, 1, 0], "float32")
@@ -91,7 +95,7 @@ def test_original_question_answering_head_overfits_and_predicts_by_beam(tiny_con
 
 
 def test_joint_end_logits_given_a_start_match_a_tiled_concatenation():
-    from electra_tf.models.qa_head import JointEndLogits
+    from electra_tf.layers.qa_head import JointEndLogits
 
     rng = np.random.default_rng(0)
     sequence = rng.normal(size=(2, 6, 4)).astype("float32")
@@ -123,7 +127,6 @@ def test_multiple_choice_overfits_and_takes_any_length(tiny_config):
 def pretrained_run(tiny_config, tmp_path):
     """A folder laid out as tools/run_pretraining.py writes `<model_dir>/final`."""
     from conftest import MASK, SPECIAL_IDS, VOCAB_SIZE
-
     from electra_tf import ElectraPretrainer
     pretrainer = ElectraPretrainer(tiny_config, PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5),
                                    MASK, SPECIAL_IDS)
@@ -146,7 +149,7 @@ def pretrained_run(tiny_config, tmp_path):
 def test_from_pretrained_loads_the_discriminator_encoder_and_saves(pretrained_run, tmp_path, cls, arguments):
     run, pretrainer = pretrained_run
     model = cls.from_pretrained(str(run), **arguments)
-    for a, b in zip(model.encoder.weights, pretrainer.discriminator.backbone.weights):
+    for a, b in zip(model.backbone.weights, pretrainer.discriminator.backbone.weights):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     batch = random_batch(batch_size=2, seq_length=12)
     if cls is ElectraForMultipleChoice:

@@ -13,7 +13,9 @@ shards; the output does not depend on --num_processes.
 from absl import app, flags
 
 from electra_tf.data.pipeline import list_files
+from electra_tf.data.pretraining_data import build_pretraining_shards
 from electra_tf.tools.common import exits_cleanly_on_bad_input
+from electra_tf.vocabulary import load_vocabulary
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
@@ -40,9 +42,6 @@ class _Progress:
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    from electra_tf.data.pretraining_data import build_pretraining_shards
-    from electra_tf.tokenization import load_vocabulary
-
     files = list_files(FLAGS.input_files)
     load_vocabulary(FLAGS.vocab_file)  # validates it before any work
     shards = build_pretraining_shards(

@@ -11,10 +11,13 @@ tool accepts it as is.
 
 import os
 
+import tensorflow as tf
 from absl import app, flags
 
 from electra_tf.data.pipeline import list_files
+from electra_tf.tokenization import build_vocabulary
 from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input
+from electra_tf.vocabulary import save_vocabulary
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
@@ -28,10 +31,6 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    import tensorflow as tf
-
-    from electra_tf.tokenization import build_vocabulary, save_vocabulary
-
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     files = list_files(FLAGS.input_files)
     strip_accents = FLAGS.lowercase if FLAGS.strip_accents is None else FLAGS.strip_accents

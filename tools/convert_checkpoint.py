@@ -26,6 +26,8 @@ error says how).
 
 from absl import app, flags
 
+from electra_tf.config import load_run_config
+from electra_tf.convert import convert
 from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
@@ -46,9 +48,6 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    from electra_tf.checkpoints.convert import convert
-    from electra_tf.config import load_run_config
-
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     run_config = load_run_config(FLAGS.config) if FLAGS.config else None
     written = convert(FLAGS.input, FLAGS.output, FLAGS.to, input_generator=FLAGS.input_generator,

@@ -17,11 +17,24 @@ Steps (each skipped when its output already exists, so a re-run resumes):
    the graph) and query the export as the server would.
 """
 
+import collections
 import json
 import os
-import shutil
 
+import keras
 from absl import app, flags
+
+from electra_tf.checkpoints.ours import write_run_folder
+from electra_tf.config import FinetuningConfig, load_run_config
+from electra_tf.data.default_corpus import write_default_corpus
+from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.export import export_model, query_export
+from electra_tf.finetuning import finetune, make_task
+from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
+from electra_tf.training.optimization import pretraining_optimizer
+from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/demo", "Where the corpus, data and models go.")
@@ -39,10 +52,6 @@ def _step(message):
 
 def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_documents=None):
     """Corpus, vocabulary and shards under `output_dir`; returns (vocab path, train glob, eval glob)."""
-    from electra_tf.data.default_corpus import write_default_corpus
-    from electra_tf.data.pretraining_data import build_pretraining_shards
-    from electra_tf.tokenization import build_vocabulary, save_vocabulary
-
     corpus = os.path.join(output_dir, "corpus.txt")
     if not os.path.exists(corpus):
         _step("writing the default corpus (standard-library docstrings)")
@@ -65,13 +74,6 @@ def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_d
 
 def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train_steps, seed):
     """Pre-trains with `model.fit`, saves the models; returns the final evaluation metrics."""
-    import keras
-
-    from electra_tf import ElectraPretrainer, load_run_config, save_run_config
-    from electra_tf.data.pipeline import pretraining_dataset
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.training.optimization import pretraining_optimizer
-
     tokenizer = ElectraTokenizer(vocab_file)
     model_config, pretraining_config = load_run_config(config_name)
     model_config = model_config.replace(vocab_size=tokenizer.vocabulary_size())
@@ -95,12 +97,9 @@ def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train
 
     _step("saving")
     model_dir = os.path.join(output_dir, "model")
-    os.makedirs(model_dir, exist_ok=True)
-    for name, model in (("pretrainer", pretrainer), ("discriminator", pretrainer.discriminator),
-                        ("generator", pretrainer.generator)):
-        model.save(os.path.join(model_dir, f"{name}.keras"))
-    save_run_config(os.path.join(model_dir, "config.json"), model_config, pretraining_config)
-    shutil.copyfile(vocab_file, os.path.join(model_dir, "vocab.txt"))
+    write_run_folder(model_dir, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator},
+                     model_config, pretraining_config, load_vocabulary(vocab_file))
+    pretrainer.save(os.path.join(model_dir, "pretrainer.keras"))
     print(f"models, config.json and vocab.txt → {model_dir}")
     return metrics
 
@@ -108,15 +107,10 @@ def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train
 def finetune_docstring_kinds(output_dir, model_dir, seed):
     """Fine-tunes the discriminator to tell module, class and function docstrings apart; returns
     (dev accuracy, majority-class accuracy)."""
-    import collections
-
-    from electra_tf import ElectraTokenizer, FinetuningConfig, finetune, make_task
-    from electra_tf.data.default_corpus import write_docstring_kinds
-
-    files = write_docstring_kinds(os.path.join(output_dir, "docstring_kinds"))
-    config = FinetuningConfig.for_task("text_classification", "small", learning_rate=5e-4, max_seq_length=64,
+    config = FinetuningConfig.for_task("docstring_kinds", "small", learning_rate=5e-4, max_seq_length=64,
                                        epochs=3.0, seed=seed)
-    task = make_task(config, ElectraTokenizer.from_pretrained(model_dir), files=files)
+    task = make_task(config, ElectraTokenizer.from_pretrained(model_dir),
+                     data_dir=os.path.join(output_dir, "docstring_kinds"))
     train, dev = task.load("train"), task.load("dev")
     _step(f"fine-tuning on a labelled task from the same corpus: is a docstring a module's, a class's or a "
           f"function's? ({len(train)} training, {len(dev)} dev examples, {config.epochs:g} epochs)")
@@ -130,8 +124,6 @@ def finetune_docstring_kinds(output_dir, model_dir, seed):
 
 def export_and_query(output_dir, model, task, text):
     """Exports the classifier for TF Serving (raw text in) and queries the export as the server would."""
-    from electra_tf.export import export_model, query_export
-
     path = export_model(model, task.tokenizer, os.path.join(output_dir, "exports"), model_name="docstring_kinds",
                         max_seq_length=task.config.max_seq_length, label_names=task.label_names)
     _step(f"exported for TF Serving → {path}")
@@ -143,8 +135,6 @@ def export_and_query(output_dir, model, task, text):
 
 def main(argv):
     del argv
-    from electra_tf import load_run_config
-
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     _, pretraining_config = load_run_config(FLAGS.config)
     vocab_file, train_files, eval_files = prepare_data(

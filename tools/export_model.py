@@ -18,11 +18,14 @@ r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<
   an existing version is kept unless --overwrite.
 """
 
-import json
 import os
 
+import keras
 from absl import app, flags
 
+from electra_tf.export import export_info, export_model, task_of
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
@@ -50,10 +53,6 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
 
 def load_model(path):
     """A `.keras` model as saved, or the discriminator of a checkpoint in any format."""
-    import keras
-
-    from electra_tf import ElectraDiscriminator
-
     if path.endswith(".keras"):
         if not os.path.isfile(path):
             raise ValueError(f"{path}: no such file")
@@ -64,9 +63,6 @@ def load_model(path):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    from electra_tf.export import export_model, task_of
-    from electra_tf.tokenization import ElectraTokenizer
-
     model = load_model(FLAGS.model)
     try:
         tokenizer = ElectraTokenizer.from_pretrained(FLAGS.vocab or FLAGS.model, lowercase=FLAGS.lowercase,
@@ -85,8 +81,7 @@ def main(argv):
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                         max_seq_length=FLAGS.max_seq_length, label_names=FLAGS.label_names,
                         overwrite=FLAGS.overwrite, **options)
-    with open(os.path.join(path, "assets.extra", "export_info.json"), encoding="utf-8") as f:
-        info = json.load(f)
+    info = export_info(path)
     print(f"{task} model → {path}")
     print(f"signatures: {', '.join(info['signatures'])}; serving_default takes {', '.join(info['text_inputs'])}")
 

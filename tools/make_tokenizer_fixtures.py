@@ -57,7 +57,8 @@ def main(argv):
     del argv
     from transformers import BertTokenizerFast
 
-    from electra_tf.tokenization import build_vocabulary, save_vocabulary
+    from electra_tf.tokenization import build_vocabulary
+    from electra_tf.vocabulary import save_vocabulary
 
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     texts = corpus_sentences(FLAGS.num_corpus_sentences) + HARD_CASES

@@ -20,12 +20,17 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
   trials, so an interrupted run resumes.
 """
 
+import json
 import os
 import statistics
 
 from absl import app, flags
 
+from electra_tf.atomic import read_json, write_json
+from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
+from electra_tf.finetuning import finetune, make_task
+from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
 
 FLAGS = flags.FLAGS
@@ -53,15 +58,12 @@ flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >
 
 
 def model_size(init_checkpoint):
-    from electra_tf.pretrained import read_config
     width = read_config(init_checkpoint).hidden_size
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
-def make_task(config):
-    from electra_tf.finetuning import make_task as make
-    from electra_tf.tokenization import ElectraTokenizer
-    return make(config, ElectraTokenizer.from_pretrained(FLAGS.init_checkpoint),
+def task_for(config):
+    return make_task(config, ElectraTokenizer.from_pretrained(FLAGS.init_checkpoint),
                 files={"train": FLAGS.train_file, "dev": FLAGS.dev_file, "test": FLAGS.test_file},
                 data_dir=FLAGS.data_dir, tfds=FLAGS.tfds, tfds_data_dir=FLAGS.tfds_data_dir,
                 text_columns=FLAGS.text_columns, label_column=FLAGS.label_column, label_names=FLAGS.label_names,
@@ -83,13 +85,10 @@ def run_settings(config):
 
 def kept_trial(path, config):
     """A finished trial's results, after checking they come from the same settings."""
-    import json
-
     try:
-        with open(path, encoding="utf-8") as f:
-            results = json.load(f)
+        results = read_json(path)
     except ValueError as e:  # not JSON, not UTF-8
-        raise ValueError(f"{path}: not readable ({e}); delete it to run that trial again") from None
+        raise ValueError(f"{e}; delete it to run that trial again") from None
     if not isinstance(results, dict) or not isinstance(results.get("scores"), dict):
         raise ValueError(f"{path}: not a trial's results; delete it to run that trial again")
     recorded, settings = results.get("run"), run_settings(config)
@@ -105,9 +104,7 @@ def kept_trial(path, config):
 
 def run_trial(config, folder):
     """Trains one seed, scores every labelled evaluation split and predicts the others; returns the results."""
-    from electra_tf.finetuning import finetune, write_json
-
-    task = make_task(config)
+    task = task_for(config)
     model = finetune(task, FLAGS.init_checkpoint, task.load("train"))
     os.makedirs(folder, exist_ok=True)
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
@@ -120,7 +117,7 @@ def run_trial(config, folder):
             results["scores"][split] = task.score(examples, predictions)
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
     results["data"] = task.stats
-    results["label_names"] = list(getattr(task, "label_names", None) or []) or None
+    results["label_names"] = list(task.label_names) if task.label_names else None
     model.save(os.path.join(folder, "model.keras"))  # for tools/export_model.py
     write_json(os.path.join(folder, "results.json"), results)  # last: marks the trial done
     return results
@@ -139,9 +136,6 @@ def summarise(trials):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    import json
-
-    from electra_tf.finetuning import write_json
     size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
     overrides = config_overrides(FinetuningConfig)
     base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)

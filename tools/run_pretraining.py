@@ -24,15 +24,26 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
 
 import json
 import os
-import shutil
 import sys
 
+import keras
+import tensorflow as tf
 from absl import app, flags
 
-from electra_tf.config import ElectraConfig, PretrainingConfig
-from electra_tf.data.pipeline import list_files
+from electra_tf.checkpoints.ours import write_run_folder
+from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
+from electra_tf.data.pipeline import list_files, pretraining_dataset
+from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
+from electra_tf.pretraining.init_checkpoint import load_initial_weights
+from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
+from electra_tf.training import callbacks as cb
+from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
+from electra_tf.training.flops import training_flops_per_step
+from electra_tf.training.optimization import micro_steps, pretraining_optimizer
+from electra_tf.vocabulary import load_vocabulary
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
@@ -72,7 +83,6 @@ _MALFORMED_RECORD_TEXTS = ("Number of int64 values != expected", "is required bu
 
 
 def resolve_configs(vocabulary_size):
-    from electra_tf.config import load_run_config
     model, pretraining = load_run_config(FLAGS.config)
     overrides = [config_overrides(cls) for cls in (ElectraConfig, PretrainingConfig)]
     if "vocab_size" not in overrides[0]:
@@ -85,14 +95,11 @@ def resolve_configs(vocabulary_size):
 
 def check_model_dir(path, model, pretraining):
     """Refuses a model_dir that holds a run of another config; records this run's config otherwise."""
-    from electra_tf.config import load_run_config, save_run_config
     config_file = os.path.join(path, "config.json")
     if os.path.exists(config_file):
         old_model, old_pretraining = load_run_config(config_file)
-        differing = sorted(
-            [k for k, v in model.to_dict().items() if old_model.to_dict()[k] != v]
-            + [k for k, v in pretraining.to_dict().items()
-               if old_pretraining.to_dict()[k] != v and k not in _RESUMABLE_CHANGES])
+        differing = sorted([*model.differences(old_model),
+                            *pretraining.differences(old_pretraining, ignore=_RESUMABLE_CHANGES)])
         if differing:
             raise ValueError(f"{path} holds a run of another config (differing: {differing}); "
                              "use a new --model_dir, or the same settings to resume")
@@ -100,66 +107,8 @@ def check_model_dir(path, model, pretraining):
     save_run_config(config_file, model, pretraining)
 
 
-def load_initial_weights(pretrainer, init_checkpoint):
-    """Weights (not optimizer state) to start from, checked against this run's config: another run
-    (its model_dir, or a checkpoint prefix of it), or a pre-trained model holding both networks in
-    any `from_pretrained` format: our own saved folder (`<model_dir>/final`, or one
-    tools/convert_checkpoint.py wrote from a Hugging Face discriminator + generator pair) or an
-    original Google checkpoint (a released electra_small/base/large, prefix or folder)."""
-    import tensorflow as tf
-
-    from electra_tf.config import load_run_config
-
-    def is_training_checkpoint(path):
-        """A prefix of a checkpoint this tool wrote (object-based names, not Google's TF1 ones)."""
-        if not os.path.exists(path + ".index"):
-            return False
-        try:
-            names = tf.train.load_checkpoint(path).get_variable_to_shape_map()
-        except tf.errors.OpError:
-            return False  # damaged: read_source names the problem
-        return not any(name.startswith(("electra/", "generator/")) for name in names)
-
-    prefix = init_checkpoint
-    run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
-        os.path.join(init_checkpoint, "checkpoints"))
-    if not run_checkpoint and not is_training_checkpoint(init_checkpoint):
-        from electra_tf.pretrained import load_pretrainer_weights
-        try:
-            load_pretrainer_weights(pretrainer, init_checkpoint)
-        except ValueError as e:
-            raise ValueError(f"--init_checkpoint {init_checkpoint}: {e}") from None
-        print(f"initialised from {init_checkpoint}", flush=True)
-        return
-    if os.path.isdir(init_checkpoint):
-        config_file = os.path.join(init_checkpoint, "config.json")
-        if os.path.exists(config_file):
-            other, _ = load_run_config(config_file)
-            differing = {k: (v, pretrainer.config.to_dict()[k]) for k, v in other.to_dict().items()
-                         if pretrainer.config.to_dict()[k] != v and k not in ("hidden_dropout", "attention_dropout")}
-            if differing:
-                raise ValueError(f"--init_checkpoint {init_checkpoint} has another model config "
-                                 f"(field: (checkpoint, this run)): {differing}")
-        prefix = run_checkpoint
-    # The networks only: the optimizer (and its step) hangs off the model too,
-    # and a new run starts a new schedule.
-    networks = {name: getattr(pretrainer, name) for name in ("discriminator", "generator")
-                if getattr(pretrainer, name) is not None}
-    try:
-        status = tf.train.Checkpoint(model=tf.train.Checkpoint(**networks)).restore(prefix)
-        status.expect_partial().assert_existing_objects_matched()
-    except (ValueError, AssertionError, tf.errors.OpError) as e:
-        raise ValueError(f"--init_checkpoint {init_checkpoint} does not fit this model: {e}") from None
-    print(f"initialised from {prefix}", flush=True)
-
-
 def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     """The training input, positioned after `start_micro_steps` batches (exact resume)."""
-    import tensorflow as tf
-
-    from electra_tf.data.pipeline import pretraining_dataset
-    from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
-
     pc = pretraining
 
     def dataset_fn(context=None):
@@ -181,33 +130,9 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     return strategy.distribute_datasets_from_function(dataset_fn)
 
 
-def save_final_models(pretrainer, model_dir, model, pretraining):
-    from electra_tf.config import save_run_config
-    final = os.path.join(model_dir, "final")
-    os.makedirs(final, exist_ok=True)
-    parts = {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}
-    for name, network in parts.items():
-        if network is not None:
-            network.save(os.path.join(final, f"{name}.keras"))
-            network.save_weights(os.path.join(final, f"{name}.weights.h5"))
-    save_run_config(os.path.join(final, "config.json"), model, pretraining)
-    shutil.copyfile(FLAGS.vocab_file, os.path.join(final, "vocab.txt"))
-    return final
-
-
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    import keras
-    import tensorflow as tf
-
-    from electra_tf.models.pretrainer import ElectraPretrainer
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.training import callbacks as cb
-    from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-    from electra_tf.training.flops import training_flops_per_step
-    from electra_tf.training.optimization import micro_steps, pretraining_optimizer
-
     sources = [s for s in (FLAGS.train_files, FLAGS.train_text_files, FLAGS.tfds_name) if s]
     if len(sources) != 1:
         raise ValueError("give exactly one of --train_files, --train_text_files and --tfds_name")
@@ -248,7 +173,7 @@ def main(argv):
         checkpoint.restore(manager.latest_checkpoint).assert_consumed()
         print(f"resumed from {manager.latest_checkpoint}", flush=True)
     elif FLAGS.init_checkpoint:
-        load_initial_weights(pretrainer, FLAGS.init_checkpoint)
+        print(f"initialised from {load_initial_weights(pretrainer, FLAGS.init_checkpoint)}", flush=True)
 
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())
@@ -259,7 +184,6 @@ def main(argv):
         training_flops_per_step(model, pretraining), write=chief)]
     validation = {}
     if FLAGS.eval_files:
-        from electra_tf.data.pipeline import pretraining_dataset
         validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,
                                                              pretraining.max_seq_length, training=False).repeat(),
                       "validation_steps": FLAGS.eval_steps}
@@ -288,7 +212,9 @@ def main(argv):
     if saver.preempted:
         print(f"preempted: saved step {step}; re-run the same command to resume", flush=True)
         sys.exit(PREEMPTED_EXIT_CODE)
-    final = save_final_models(pretrainer, own_dir, model, pretraining)
+    final = os.path.join(own_dir, "final")
+    write_run_folder(final, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}, model,
+                     pretraining, load_vocabulary(FLAGS.vocab_file))
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     print(f"done: step {step} of {pretraining.train_steps}; final models in {final}; "
           f"last metrics {json.dumps(metrics)}", flush=True)

@@ -1,7 +1,7 @@
 """Original Google ELECTRA checkpoints (TF1, as in the released `electra_{small,base,large}` zips).
 
 Read with `tf.train.load_checkpoint` (no TF1 graph code) and written with the
-`SaveV2` op, under the original variable names (`electra-anchors.md` §1.9):
+`SaveV2` op, under the original variable names (those of the released checkpoints):
 the discriminator in scope `electra/`, the generator in `generator/`, the
 shared embedding block in `electra/embeddings/` (in `generator/embeddings/`
 with untied generator embeddings), the heads in `discriminator_predictions/`
@@ -28,14 +28,15 @@ Example (the released ELECTRA-Small, from its variable shapes):
 """
 
 import dataclasses
-import json
 import os
 import re
 
 import numpy as np
+import tensorflow as tf
 
+from electra_tf.atomic import read_json, write_text
 from electra_tf.checkpoints import mapping
-from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config
+from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config, save_run_config
 
 DISCRIMINATOR_SCOPE, GENERATOR_SCOPE = "electra", "generator"
 _HEAD_SCOPES = {"ElectraForPreTraining": "discriminator_predictions", "ElectraForMaskedLM": "generator_predictions"}
@@ -62,8 +63,6 @@ class GoogleCheckpoint:
 
 def checkpoint_prefix(path):
     """The checkpoint prefix of `path` (a prefix, or a folder with a `checkpoint` file or one `*.index`), or None."""
-    import tensorflow as tf
-
     if os.path.exists(path + ".index"):
         return path
     if os.path.isdir(path):
@@ -78,8 +77,6 @@ def checkpoint_prefix(path):
 
 def _load_checkpoint(prefix):
     """`tf.train.load_checkpoint`, with a ValueError naming the prefix when the files are damaged."""
-    import tensorflow as tf
-
     try:
         return tf.train.load_checkpoint(prefix)
     except (tf.errors.OpError, ValueError) as e:
@@ -88,8 +85,6 @@ def _load_checkpoint(prefix):
 
 
 def _get_tensor(reader, name, prefix):
-    import tensorflow as tf
-
     try:
         return reader.get_tensor(name)
     except (tf.errors.OpError, IndexError, ValueError) as e:  # IndexError: "Read less bytes than requested"
@@ -155,13 +150,8 @@ def read_checkpoint(prefix, config=None, pretraining=None):
     shapes = reader.get_variable_to_shape_map()
     beside = os.path.join(os.path.dirname(prefix), "config.json")
     if config is None and os.path.exists(beside):
-        try:
-            with open(beside, encoding="utf-8") as f:
-                values = json.load(f)
-        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
-            raise ValueError(f"{beside}: not valid JSON ({e})") from None
-        is_run_config = isinstance(values, dict) and "model" in values
-        if is_run_config:
+        values = read_json(beside)
+        if isinstance(values, dict) and "model" in values:  # our run config, not a Hugging Face one
             config, pretraining = load_run_config(beside)
     if config is None:
         config, pretraining = infer_configs(shapes)
@@ -216,10 +206,6 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
     `ElectraForMaskedLM`) under the original names at `prefix`, with a `checkpoint` file and, given
     `(ElectraConfig, PretrainingConfig)` as `run_config`, a `config.json` beside it. `extra` adds
     tensors as they are (e.g. `global_step`)."""
-    import tensorflow as tf
-
-    from electra_tf.config import save_run_config
-
     tensors = {}
     if discriminator is not None:
         tensors.update(google_names(discriminator, DISCRIMINATOR_SCOPE))
@@ -236,10 +222,20 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
     names = sorted(tensors)
     tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
                       tensors=[tf.constant(tensors[name]) for name in names])
-    from electra_tf.atomic import write_text
-
     base = os.path.basename(prefix)
     write_text(os.path.join(folder, "checkpoint"),
                f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
     if run_config is not None:
         save_run_config(os.path.join(folder, "config.json"), *run_config)
+
+
+def save_google(prefix, discriminator, generator=None, pretraining=None, tied=None):
+    """Writes our discriminator (and generator) models under the original TF1 names at `prefix`, with
+    `config.json` (our run config) beside it. The embedding block is written once, under
+    `electra/embeddings/`, when the generator shares the discriminator's (`tied=None`: when
+    `pretraining` does not untie them)."""
+    if tied is None:
+        tied = pretraining is None or not pretraining.untied_generator_embeddings
+    write_checkpoint(prefix, mapping.model_state(discriminator),
+                     None if generator is None else mapping.model_state(generator), tied=tied,
+                     run_config=(mapping.backbone_of(discriminator).config, pretraining or PretrainingConfig()))

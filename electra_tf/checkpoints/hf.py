@@ -1,4 +1,4 @@
-"""Hugging Face folders: `config.json` ↔ `ElectraConfig`, state-dict keys, tokenizer files.
+"""Hugging Face folders: `config.json` ↔ `ElectraConfig`, and the weights as a state dict, both ways.
 
 A Hugging Face model folder holds `config.json`, `model.safetensors` (or
 shards with `model.safetensors.index.json`) and the tokenizer (`vocab.txt`,
@@ -17,13 +17,14 @@ Example:
 """
 
 import dataclasses
-import json
 import os
 
 import numpy as np
 
+from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints import mapping
 from electra_tf.checkpoints.safetensors_io import INDEX_NAME, WEIGHTS_NAME, read_safetensors, write_safetensors
+from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
 
 CONFIG_NAME = "config.json"
@@ -160,8 +161,8 @@ def weights_error(folder):
     if os.path.exists(os.path.join(folder, "pytorch_model.bin")):
         architecture = "AutoModel"
         try:
-            with open(os.path.join(folder, CONFIG_NAME), encoding="utf-8") as f:
-                architecture = (json.load(f).get("architectures") or [architecture])[0]
+            architecture = (read_json(os.path.join(folder, CONFIG_NAME), expect=dict).get("architectures")
+                            or [architecture])[0]
         except (OSError, ValueError):
             pass
         return ValueError(
@@ -176,11 +177,7 @@ def weights_error(folder):
 
 def read_folder(folder):
     """An `HFCheckpoint` from a Hugging Face model folder."""
-    with open(os.path.join(folder, CONFIG_NAME), encoding="utf-8") as f:
-        try:
-            values = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{folder}/{CONFIG_NAME}: not valid JSON ({e})") from None
+    values = read_json(os.path.join(folder, CONFIG_NAME), expect=dict)
     config, extras = config_from_hf(values, source=os.path.join(folder, CONFIG_NAME))
     if not any(os.path.exists(os.path.join(folder, name)) for name in (WEIGHTS_NAME, INDEX_NAME)):
         raise weights_error(folder)
@@ -205,95 +202,30 @@ def _architecture_of(state, values):
     return "ElectraModel"
 
 
-def write_folder(model, folder, vocabulary=None, lowercase=True, strip_accents=None):
-    """Writes one of our models as a Hugging Face folder: `config.json`, `model.safetensors` and,
-    given a vocabulary, `vocab.txt` and `tokenizer_config.json`."""
-    architecture = mapping.hf_architecture(model)
+def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accents=None):
+    """Writes one of our models as a Hugging Face folder `transformers` loads into the equivalent class
+    (`model.hf_architecture`): `config.json`, `model.safetensors` and, given a vocabulary, `vocab.txt` and
+    `tokenizer_config.json`."""
+    architecture = model.hf_architecture
     if architecture is None:
         raise ValueError(f"{type(model).__name__} with head='original' has no Hugging Face class; build it with "
                          "head='huggingface' to export it")
-    config = mapping.encoder_of(model).config
+    config = mapping.backbone_of(model).config
     if architecture in _GELU_HEADS and config.hidden_act != "gelu":
         raise ValueError(f"{architecture}: Hugging Face runs this head with gelu, but this model's hidden_act is "
                          f"{config.hidden_act!r}: transformers would compute other outputs")
     state = mapping.model_state(model)
     if architecture == "ElectraModel":  # as transformers saves a base model: without the `electra.` prefix
         state = {key[len(mapping.ENCODER_PREFIX):]: array for key, array in state.items()}
-    arguments = getattr(model, "_arguments", {})
-    num_labels = arguments.get("num_labels") if architecture in (
+    num_labels = getattr(model, "num_labels", None) if architecture in (
         "ElectraForSequenceClassification", "ElectraForTokenClassification") else None
     pad_token_id = 0
     os.makedirs(folder, exist_ok=True)
     if vocabulary is not None:
-        from electra_tf.tokenization import save_vocabulary
-
         vocabulary = list(vocabulary)
-        save_vocabulary(vocabulary, os.path.join(folder, "vocab.txt"))
+        write_tokenizer_files(folder, vocabulary, lowercase, strip_accents, config.max_position_embeddings)
         pad_token_id = vocabulary.index("[PAD]")
-        _write_json(os.path.join(folder, "tokenizer_config.json"), {
-            "tokenizer_class": "ElectraTokenizer", "do_lower_case": lowercase, "strip_accents": strip_accents,
-            "model_max_length": config.max_position_embeddings})
     write_safetensors(os.path.join(folder, WEIGHTS_NAME), state)
-    _write_json(os.path.join(folder, CONFIG_NAME), config_to_hf(
-        config, architecture, num_labels=num_labels, classifier_dropout=arguments.get("classifier_dropout"),
+    write_json(os.path.join(folder, CONFIG_NAME), config_to_hf(
+        config, architecture, num_labels=num_labels, classifier_dropout=getattr(model, "classifier_dropout", None),
         pad_token_id=pad_token_id))
-
-
-def _write_json(path, values):
-    from electra_tf.atomic import write_text
-
-    write_text(path, json.dumps(values, indent=2, sort_keys=True) + "\n")
-
-
-def tokenizer_settings(folder):
-    """`(vocabulary, lowercase, strip_accents)` from a folder's `vocab.txt` (with `tokenizer_config.json`'s
-    `do_lower_case`) or `tokenizer.json` (a WordPiece model); `None` when it has neither. `vocabulary` is a
-    path or a list; `lowercase`/`strip_accents` are `None` when the files do not say."""
-    lowercase = strip_accents = None
-    config_file = os.path.join(folder, "tokenizer_config.json")
-    if os.path.exists(config_file):
-        try:
-            with open(config_file, encoding="utf-8") as f:
-                values = json.load(f)
-        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
-            raise ValueError(f"{config_file}: not valid JSON ({e})") from None
-        if not isinstance(values, dict):
-            raise ValueError(f"{config_file}: expected a JSON object")
-        lowercase, strip_accents = values.get("do_lower_case"), values.get("strip_accents")
-    if os.path.exists(os.path.join(folder, "vocab.txt")):
-        return os.path.join(folder, "vocab.txt"), lowercase, strip_accents
-    tokenizer_file = os.path.join(folder, "tokenizer.json")
-    if not os.path.exists(tokenizer_file):
-        return None
-    vocabulary, json_lowercase, json_strip_accents = tokenizer_json_settings(tokenizer_file)
-    return (vocabulary, json_lowercase if json_lowercase is not None else lowercase,
-            json_strip_accents if json_strip_accents is not None else strip_accents)
-
-
-def tokenizer_json_settings(path):
-    """`(vocabulary list, lowercase, strip_accents)` of a Hugging Face `tokenizer.json` (BERT WordPiece)."""
-    with open(path, encoding="utf-8") as f:
-        try:
-            values = json.load(f)
-        except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
-            raise ValueError(f"{path}: not valid JSON ({e})") from None
-    model = (values.get("model") if isinstance(values, dict) else None) or {}
-    if model.get("type") != "WordPiece" or model.get("continuing_subword_prefix", "##") != "##":
-        raise ValueError(f"{path}: not a BERT WordPiece tokenizer (model type {model.get('type')!r})")
-    vocab = model.get("vocab")
-    if not isinstance(vocab, dict) or not vocab:
-        raise ValueError(f"{path}: its WordPiece model has no vocab (a token → id object)")
-    vocabulary = [None] * len(vocab)
-    for token, index in vocab.items():
-        if not 0 <= index < len(vocab) or vocabulary[index] is not None:
-            raise ValueError(f"{path}: the WordPiece ids are not 0..{len(vocab) - 1}")
-        vocabulary[index] = token
-    lowercase = strip_accents = None
-    normalizers = [values.get("normalizer") or {}]
-    if normalizers[0].get("type") == "Sequence":
-        normalizers = normalizers[0].get("normalizers", [])
-    for normalizer in normalizers:
-        if normalizer.get("type") == "BertNormalizer":
-            lowercase = normalizer.get("lowercase")
-            strip_accents = normalizer.get("strip_accents")
-    return vocabulary, lowercase, strip_accents

@@ -19,8 +19,8 @@ directions. Each row is `(ours, huggingface, google, layout)`:
 The canonical form everywhere else in `electra_tf.checkpoints` is the Hugging
 Face state dict (its names and layouts): each format converts to and from it.
 
-Why hand-written: keras-hub 0.32 ships Hugging Face converters for its own
-backbones (`keras_hub/src/utils/transformers/convert_bert.py`; none for
+Why hand-written: keras-hub ships Hugging Face converters for its own
+backbones (its BERT converter, for one; none for
 ELECTRA), which port weights into `BertBackbone`'s layer names and know no
 heads, no generator, no Google names and no export. Our models differ (no
 pooler, exact GELU, a shared embedding block, the RTD and task heads), so only
@@ -176,36 +176,12 @@ def hf_to_google(array, layout):
     return np.asarray(array).T if layout in (KERNEL, HEADS_KERNEL) else np.asarray(array)
 
 
-def encoder_of(model):
-    """The `ElectraModel` inside one of our models (the model itself for an `ElectraModel`)."""
-    from electra_tf.models.encoder import ElectraModel
+def backbone_of(model):
+    """The `ElectraModel` of one of our models: `model.backbone`, or the model itself for an encoder.
 
-    if isinstance(model, ElectraModel):
-        return model
-    for attribute in ("backbone", "encoder"):
-        if isinstance(getattr(model, attribute, None), ElectraModel):
-            return getattr(model, attribute)
-    raise TypeError(f"{type(model).__name__} holds no ElectraModel encoder")
-
-
-def hf_architecture(model):
-    """The Hugging Face class equivalent to one of our models, or None (the original task heads)."""
-    from electra_tf.models.discriminator import ElectraDiscriminator
-    from electra_tf.models.encoder import ElectraModel
-    from electra_tf.models.generator import ElectraGenerator
-
-    if isinstance(model, ElectraModel):
-        return "ElectraModel"
-    if isinstance(model, ElectraDiscriminator):
-        return "ElectraForPreTraining"
-    if isinstance(model, ElectraGenerator):
-        return "ElectraForMaskedLM"
-    name = type(model).__name__
-    # The original token-classification head has Hugging Face's weights (it only lacks the dropout).
-    head = getattr(model, "_arguments", {}).get("head", "huggingface")
-    if name in HEAD_ROWS and (head == "huggingface" or name == "ElectraForTokenClassification"):
-        return name
-    return None
+    (The encoder has no `backbone` attribute pointing to itself: Keras's saving would walk it forever.)
+    """
+    return getattr(model, "backbone", model)
 
 
 def _rows_for(encoder, config):
@@ -216,15 +192,19 @@ def _rows_for(encoder, config):
 
 def model_entries(model):
     """Every variable of `model` with its names, encoder first; heads without a Hugging Face
-    equivalent (the original classification and QA heads) are left out (see `unmapped_variables`)."""
-    encoder = encoder_of(model)
+    equivalent (the original classification and QA heads) are left out (see `unmapped_variables`).
+
+    `model` is one of our models: it holds its `ElectraModel` as `model.backbone` (see `backbone_of`)
+    and declares `model.hf_architecture`, the Hugging Face class of its weights (`None` for an
+    original head)."""
+    encoder = backbone_of(model)
     by_path = {v.path: v for v in encoder.weights}
     entries = []
     for ours, hf, google, layout in _rows_for(encoder, encoder.config):
         if ours not in by_path:
             raise KeyError(f"internal: the mapping names {ours!r}, which the encoder does not have")
         entries.append(Entry(by_path[ours], ours, ENCODER_PREFIX + hf, google, layout, "encoder"))
-    architecture = hf_architecture(model)
+    architecture = model.hf_architecture
     if architecture is not None and model is not encoder:
         encoder_ids = {id(v) for v in encoder.weights}
         heads = {v.path: v for v in model.weights if id(v) not in encoder_ids}

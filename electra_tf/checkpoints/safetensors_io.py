@@ -28,6 +28,8 @@ import numpy as np
 from safetensors import SafetensorError
 from safetensors.numpy import load_file, save_file
 
+from electra_tf.atomic import read_json
+
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 
@@ -67,11 +69,7 @@ def read_safetensors(path):
     if os.path.isdir(path):
         index = os.path.join(path, INDEX_NAME)
         if os.path.exists(index):
-            try:
-                with open(index, encoding="utf-8") as f:
-                    weight_map = json.load(f).get("weight_map")
-            except (ValueError, AttributeError) as e:  # not JSON, not UTF-8, not an object
-                raise ValueError(f"{index}: not a readable safetensors index ({e})") from None
+            weight_map = read_json(index, expect=dict).get("weight_map")
             if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
                 raise ValueError(f"{index}: no weight_map (a weight name → shard file object)")
             shards = sorted(set(weight_map.values()))

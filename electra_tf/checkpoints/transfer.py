@@ -41,7 +41,7 @@ def load_state(model, state, architecture, allow_missing=False, allow_unexpected
 
 def plan_state(model, state, architecture, allow_missing=False, allow_unexpected=False, source="checkpoint"):
     """`load_state` without assigning: `(LoadReport, assignments)` for `loading.apply`."""
-    same_class = architecture == mapping.hf_architecture(model)
+    same_class = architecture == model.hf_architecture
     slots = {entry.hf: Slot(entry.variable, entry.hf_shape,
                             functools.partial(mapping.from_hf, layout=entry.layout, shape=entry.shape))
              for entry in mapping.model_entries(model) if same_class or entry.part == "encoder"}
@@ -69,3 +69,12 @@ def log_report(model, report, source):
     if report.dropped:
         logger.info("%s from %s: the checkpoint's pre-training head is not used: %s", name, source,
                     ", ".join(report.dropped))
+
+
+def differing_embeddings(discriminator_state, generator_state):
+    """The embedding-block keys on which two Hugging Face-keyed state dicts (a discriminator's and its
+    generator's) differ: empty when the generator may share the discriminator's embeddings."""
+    keys = [key for key in discriminator_state if key.startswith(mapping.ENCODER_PREFIX + "embeddings.")]
+    return [key for key in keys if key in generator_state
+            and (discriminator_state[key].shape != generator_state[key].shape
+                 or (discriminator_state[key] != generator_state[key]).any())]

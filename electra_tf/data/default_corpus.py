@@ -17,6 +17,8 @@ Example:
 """
 
 import ast
+import hashlib
+import json
 import os
 import re
 import sysconfig
@@ -133,9 +135,6 @@ def write_docstring_kinds(folder, dev_fraction=0.2, max_per_kind=600):
     An example goes to dev when a hash of its text says so: the split does not
     depend on the order or on the Python version's other docstrings.
     """
-    import hashlib
-    import json
-
     os.makedirs(folder, exist_ok=True)
     splits = {"train": [], "dev": []}
     for text, kind in docstring_kinds(max_per_kind):

@@ -1,8 +1,8 @@
 """Serving: SavedModel exports for TF Serving with raw-text, token-id and `tf.Example` signatures.
 
-- `featurize`: raw text → model inputs in-graph, with character offsets;
-- `spans`: the best answer span of a QA window, in-graph;
-- `signatures`: what each task's three signatures take and give;
+- `signatures`: what each task's three signatures take and give (the graphs
+  run the package's one featurizer, `electra_tf.featurize`, and span rules,
+  `electra_tf.answer_spans`);
 - `archive`: the `<export_dir>/<model_name>/<version>/` layout via `keras.export.ExportArchive`;
 - `client`: loading and querying an export in Python.
 
@@ -18,5 +18,4 @@ from electra_tf.export.client import export_info, load_export, query_export
 from electra_tf.export.signatures import TASKS, serving_task, task_of
 
 __all__ = ["SIGNATURES", "TASKS", "export_info", "export_model", "load_export", "query_export", "serving_task",
-           "task_of",
-           "versions"]
+           "task_of", "versions"]

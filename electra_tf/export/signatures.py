@@ -40,15 +40,8 @@ Example:
 
 import tensorflow as tf
 
-from electra_tf.export import featurize, spans
-from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.encoder import INPUT_NAMES
-from electra_tf.models.tasks import (
-    ElectraForMultipleChoice,
-    ElectraForQuestionAnswering,
-    ElectraForSequenceClassification,
-    ElectraForTokenClassification,
-)
+from electra_tf import answer_spans, featurize
+from electra_tf.models.base import INPUT_NAMES
 
 TASKS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
 
@@ -212,14 +205,14 @@ class QuestionAnsweringServing(ServingTask):
         outputs = self.call_model(input_ids, attention_mask, token_type_ids)
         # The context's tokens: segment 1 without its [SEP] (the raw-text path's tokens with characters).
         context = (token_type_ids == 1) & (attention_mask == 1) & (input_ids != self.sep_id)
-        span = spans.best_span(outputs["start_logits"], outputs["end_logits"], context,
+        span = answer_spans.best_span(outputs["start_logits"], outputs["end_logits"], context,
                                start_candidates=outputs.get("start_candidates"),
                                answerable_logits=outputs.get("answerable_logits"),
                                max_answer_length=self.max_answer_length, n_best_size=self.n_best_size)
         result = {name: tf.cast(value, tf.float32 if value.dtype.is_floating else tf.int32)
                   for name, value in outputs.items()}
         result.update(start_position=span.start, end_position=span.end, score=span.score, null_odds=span.null_odds,
-                      has_answer=spans.answer_decision(span, self.version_2, self.null_threshold))
+                      has_answer=answer_spans.answer_decision(span, self.version_2, self.null_threshold))
         return result
 
     def serve_text(self, question, context):
@@ -269,20 +262,13 @@ class MultipleChoiceServing(ServingTask):
 
 
 def task_of(model):
-    """The serving task a model is exported as (from its class)."""
-    if isinstance(model, ElectraDiscriminator):
-        return "discriminator"
-    if isinstance(model, ElectraForSequenceClassification):
-        return "regression" if model.output["logits"].shape[-1] == 1 else "classification"
-    if isinstance(model, ElectraForTokenClassification):
-        return "tagging"
-    if isinstance(model, ElectraForQuestionAnswering):
-        return "question_answering"
-    if isinstance(model, ElectraForMultipleChoice):
-        return "multiple_choice"
-    raise ValueError(f"cannot serve a {type(model).__name__}: export an ElectraDiscriminator or a task model "
-                     f"(ElectraForSequenceClassification, ...ForTokenClassification, ...ForQuestionAnswering, "
-                     f"...ForMultipleChoice)")
+    """The serving task a model is exported as: what its class declares (`serving_task`)."""
+    task = getattr(model, "serving_task", None)
+    if task is None:
+        raise ValueError(f"cannot serve a {type(model).__name__}: export an ElectraDiscriminator or a task model "
+                         f"(ElectraForSequenceClassification, ...ForTokenClassification, ...ForQuestionAnswering, "
+                         f"...ForMultipleChoice)")
+    return task
 
 
 _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServing, RegressionServing,

@@ -5,9 +5,10 @@ Hugging Face's `ElectraForPreTraining`; the model ELECTRA pre-training keeps.
 
 import keras
 
-from electra_tf.models.activations import activation
-from electra_tf.models.encoder import ElectraModel, ElectraNetwork, as_config, model_inputs
-from electra_tf.models.heads import ReplacedTokenDetectionHead
+from electra_tf.layers.activations import activation
+from electra_tf.layers.heads import ReplacedTokenDetectionHead
+from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
+from electra_tf.models.encoder import ElectraModel
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -35,6 +36,9 @@ class ElectraDiscriminator(ElectraNetwork):
     TensorShape([1, 4])
     """
 
+    hf_class = "ElectraForPreTraining"
+    serving_task = "discriminator"
+
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
         # === Layers ===
@@ -49,6 +53,10 @@ class ElectraDiscriminator(ElectraNetwork):
         outputs["logits"] = head(outputs["last_hidden_state"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # === Config ===
-        self._keep_config(config, output_hidden_states)
+        self.config = config
+        self.output_hidden_states = output_hidden_states
         self.backbone = backbone
         self.head = head
+
+    def get_config(self):
+        return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

@@ -6,60 +6,10 @@ transformer blocks with exact GELU. No pooler: ELECTRA has none.
 
 import keras
 
-from electra_tf.config import ElectraConfig
-from electra_tf.models.activations import activation
-from electra_tf.models.embeddings import ElectraEmbedding
-from electra_tf.models.transformer_layer import ElectraTransformerLayer
-
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def as_config(config):
-    """Accepts an `ElectraConfig` or its dict (as `get_config` stores it)."""
-    return config if isinstance(config, ElectraConfig) else ElectraConfig.from_dict(config)
-
-
-def model_inputs():
-    """The three int32 `[batch, sequence]` inputs, named as Hugging Face names them."""
-    return {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in INPUT_NAMES}
-
-
-def truncated_normal(config):
-    return keras.initializers.TruncatedNormal(stddev=config.initializer_range)
-
-
-class ElectraNetwork(keras.Model):
-    """What the functional ELECTRA networks share: their config and its (de)serialisation.
-
-    Subclasses build their graph, call `super().__init__(inputs=..., outputs=...)`,
-    then `_keep_config(config, output_hidden_states)`.
-    """
-
-    def _keep_config(self, config, output_hidden_states):
-        self.config = config
-        self.output_hidden_states = output_hidden_states
-
-    def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict(),
-                "output_hidden_states": self.output_hidden_states}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
-
-    @classmethod
-    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, **arguments):
-        """This model with the weights of a checkpoint: our own saved model, a Hugging Face folder
-        (ELECTRA, or BERT for `ElectraModel`) or a Google checkpoint prefix; see `electra_tf.pretrained`.
-
-        `arguments` go to the constructor (e.g. `output_hidden_states=True`). A checkpoint of another
-        class gives its encoder; a head it lacks is new. Strict: a ValueError lists missing,
-        unexpected or mis-shaped weights (`allow_missing`/`allow_unexpected` relax it).
-        """
-        from electra_tf.pretrained import load_pretrained
-
-        return load_pretrained(cls, path, allow_missing=allow_missing, allow_unexpected=allow_unexpected,
-                               **arguments)
+from electra_tf.layers.activations import activation
+from electra_tf.layers.embeddings import ElectraEmbedding
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer
+from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -89,6 +39,8 @@ class ElectraModel(ElectraNetwork):
     >>> model(batch)["last_hidden_state"].shape
     TensorShape([1, 4, 32])
     """
+
+    hf_class = "ElectraModel"
 
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
@@ -133,7 +85,11 @@ class ElectraModel(ElectraNetwork):
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
 
         # === Config ===
-        self._keep_config(config, output_hidden_states)
+        self.config = config
+        self.output_hidden_states = output_hidden_states
         self.embedding = embedding
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
+
+    def get_config(self):
+        return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

@@ -7,8 +7,9 @@ vocab]` projection per step.
 
 import keras
 
-from electra_tf.models.encoder import ElectraModel, ElectraNetwork, as_config, model_inputs
-from electra_tf.models.heads import masked_lm_head
+from electra_tf.layers.heads import masked_lm_head
+from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
+from electra_tf.models.encoder import ElectraModel
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -41,6 +42,8 @@ class ElectraGenerator(ElectraNetwork):
     TensorShape([1, 2, 100])
     """
 
+    hf_class = "ElectraForMaskedLM"
+
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
         # === Layers ===
@@ -55,6 +58,10 @@ class ElectraGenerator(ElectraNetwork):
         outputs["logits"] = head(outputs["last_hidden_state"], mask_positions=inputs["mask_positions"])
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # === Config ===
-        self._keep_config(config, output_hidden_states)
+        self.config = config
+        self.output_hidden_states = output_hidden_states
         self.backbone = backbone
         self.head = head
+
+    def get_config(self):
+        return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

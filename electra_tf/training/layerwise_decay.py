@@ -25,6 +25,8 @@ rates["embeddings/word_embeddings/embeddings"]
 
 import keras
 
+from electra_tf.checkpoints.mapping import backbone_of
+
 
 def _encoder_depths(encoder):
     """(variables, depth) of the encoder: embeddings 0, transformer layer i depth i + 1."""
@@ -38,10 +40,10 @@ def _encoder_depths(encoder):
 def layerwise_lr_multipliers(model, decay=0.8, original_top_layer=False):
     """Maps every trainable variable's path to its learning-rate multiplier.
 
-    `model` is a task model (with an `.encoder`) or an `ElectraModel`;
-    variables outside the encoder are the task head, at the full rate.
+    `model` is any of our models (its encoder is `model.backbone`); variables
+    outside the encoder are the task head, at the full rate.
     """
-    encoder = getattr(model, "encoder", model)
+    encoder = backbone_of(model)
     num_layers = len(encoder.transformer_layers)
     top = num_layers + 2 if original_top_layer else num_layers + 1
     multipliers = {}

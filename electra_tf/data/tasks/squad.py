@@ -1,9 +1,11 @@
-"""SQuAD v1.1/v2.0 extractive question answering: examples, windowed features, tf.data, answer spans.
+"""SQuAD v1.1/v2.0 extractive question answering: examples, windowed features, tf.data, answer texts.
 
-As the original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it:
+As the original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it, with
+the package's one in-graph featurizer (`electra_tf.featurize.squad_windows`)
+and span rules (`electra_tf.answer_spans`):
 
 - the context is split on whitespace into words, each word tokenized into
-  WordPieces (in-graph, one batched tokenizer call for all words);
+  WordPieces, each piece keeping its characters in the context;
 - the question is cut to `max_query_length` tokens; the context is cut into
   windows of at most `max_seq_length - len(question) - 3` tokens, `doc_stride`
   tokens apart, each packed as `[CLS] question [SEP] window [SEP]`;
@@ -12,12 +14,11 @@ As the original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it:
 - an answer is the original context between the first character of its start
   token and the last of its end token.
 
-Every context token keeps its character span in the context. Inside a word the
-span of each piece is found by counting characters (the pieces, without `##`,
-spell the word after lower-casing and accent stripping; one `[UNK]` takes what
-is left); when the counts disagree every piece gets the whole word, as the
-original falls back to the whole words. This also does what BERT's
-`_improve_answer_span` does: "1895" in "(1895-1943)." is its own span.
+A piece's characters are found by counting what the pieces spell (after
+lower-casing and accent stripping; one `[UNK]` takes what is left); when the
+counts disagree every piece gets the whole word, as the original falls back to
+whole words. This also does what BERT's `_improve_answer_span` does: "1895" in
+"(1895-1943)." is its own span.
 
 Example:
 >>> from electra_tf.tokenization import ElectraTokenizer
@@ -41,19 +42,17 @@ Example:
 
 import dataclasses
 import json
-import re
 
 import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from electra_tf import answer_spans, featurize
+from electra_tf.answer_spans import ANSWERABLE_NULL_THRESHOLD, SPAN_NULL_THRESHOLD
 from electra_tf.atomic import write_text
 
-# ELECTRA's `qa_na_threshold`: "" when the answerable classifier's smallest logit exceeds it.
-ANSWERABLE_NULL_THRESHOLD = -2.75
-# BERT's `null_score_diff_threshold`: "" when null score - best span score exceeds it.
-SPAN_NULL_THRESHOLD = 0.0
-_WORDS_PER_TOKENIZER_CALL = 1 << 16
+# Questions featurized per call: bounds the memory of the windows in flight.
+_QUESTIONS_PER_CALL = 2048
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,145 +181,64 @@ class SquadFeatures:
         return len(self.input_ids)
 
 
-def _tokenize(tokenizer, texts):
-    """Token ids of strings: flat int32 ids and row splits, in batched in-graph calls."""
-    ids, splits = [], [np.zeros(1, np.int64)]
-    for begin in range(0, len(texts), _WORDS_PER_TOKENIZER_CALL):
-        ragged = tokenizer(tf.constant(texts[begin:begin + _WORDS_PER_TOKENIZER_CALL], tf.string))
-        ids.append(ragged.flat_values.numpy().astype(np.int32))
-        splits.append(ragged.row_splits.numpy()[1:] + splits[-1][-1])
-    return np.concatenate(ids or [np.zeros(0, np.int32)]), np.concatenate(splits)
-
-
-def _piece_lengths(tokenizer):
-    """Characters each vocabulary entry spells (without the `##` suffix marker); -1 for [UNK]."""
-    marker = tokenizer.suffix_indicator
-    lengths = np.array([len(token[len(marker):] if token.startswith(marker) else token)
-                        for token in tokenizer.get_vocabulary()], np.int64)
-    lengths[tokenizer.token_to_id(tokenizer.oov_token)] = -1
-    return lengths
-
-
-def _tokenize_contexts(contexts, tokenizer):
-    """Per context: (piece ids, char starts, char ends) of its WordPieces."""
-    word_spans = [[m.span() for m in re.finditer(r"\S+", context)] for context in contexts]
-    words = [context[start:end] for context, spans in zip(contexts, word_spans) for start, end in spans]
-    ids, splits = _tokenize(tokenizer, words)
-    word_start = np.array([start for spans in word_spans for start, _ in spans], np.int64)
-    word_end = np.array([end for spans in word_spans for _, end in spans], np.int64)
-    # Characters per piece; a word is aligned when its pieces spell as many characters as it has.
-    word_of_piece = np.repeat(np.arange(len(words)), np.diff(splits))
-    lengths = _piece_lengths(tokenizer)[ids]
-    is_unknown = lengths < 0
-    known_chars = np.bincount(word_of_piece, np.where(is_unknown, 0, lengths), minlength=len(words))
-    unknowns = np.bincount(word_of_piece, is_unknown, minlength=len(words))
-    word_chars = word_end - word_start
-    aligned = ((unknowns == 0) & (known_chars == word_chars)) | ((unknowns == 1) & (known_chars < word_chars))
-    lengths = np.where(is_unknown, (word_chars - known_chars).astype(np.int64)[word_of_piece], lengths)
-    ends = np.cumsum(lengths)
-    ends -= np.concatenate([[0], ends])[splits[:-1]][word_of_piece]  # each piece's end inside its word
-    char_start = np.where(aligned[word_of_piece], word_start[word_of_piece] + ends - lengths,
-                          word_start[word_of_piece])
-    char_end = np.where(aligned[word_of_piece], word_start[word_of_piece] + ends, word_end[word_of_piece])
-    first_word = np.cumsum([0] + [len(spans) for spans in word_spans])
-    return [(ids[splits[a]:splits[b]], char_start[splits[a]:splits[b]], char_end[splits[a]:splits[b]])
-            for a, b in zip(first_word[:-1], first_word[1:])]
-
-
-def _windows(n_tokens, max_window, stride):
-    """(start, length) of the windows over `n_tokens` context tokens; one empty window when there are none."""
-    windows, start = [], 0
-    while True:
-        length = min(n_tokens - start, max_window)
-        windows.append((start, length))
-        if start + length == n_tokens:
-            return windows
-        start += min(length, stride)
-
-
-def _max_context_window(windows, n_tokens):
-    """For each context token, the window with the most context around it (the first on ties)."""
-    positions = np.arange(n_tokens)
-    best_score, best_window = np.full(n_tokens, -np.inf), np.zeros(n_tokens, np.int64)
-    for index, (start, length) in enumerate(windows):
-        score = np.minimum(positions - start, start + length - 1 - positions) + 0.01 * length
-        better = (positions >= start) & (positions < start + length) & (score > best_score)
-        best_score[better], best_window[better] = score[better], index
-    return best_window
-
-
-def _answer_tokens(char_start, char_end, answer):
-    """First and last context token overlapping the answer's characters, or None when none does."""
-    text, start = answer
-    first = int(np.searchsorted(char_end, start, side="right"))
-    last = int(np.searchsorted(char_start, start + len(text), side="left")) - 1
-    return (first, last) if first <= last else None
+def _answer_characters(example):
+    """`[start, end)` characters of the example's first answer in its context; (-1, -1) when it has none."""
+    if example.is_impossible:
+        return -1, -1
+    if not example.answers:
+        raise ValueError(f"question {example.qas_id!r} has no answer and is not marked impossible")
+    text, start = example.answers[0]
+    return start, start + len(text)
 
 
 def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_query_length=64, training=False):
-    """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (see the module doc).
+    """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (see the module doc),
+    with `electra_tf.featurize.squad_windows` (in-graph, a context shared by several questions tokenized once).
 
-    `tokenizer` is an `ElectraTokenizer` (called on batches of strings).
-    `training=True` adds the labels from each example's first answer; use it
-    also for a dev set that needs an evaluation loss.
+    `tokenizer` is an `ElectraTokenizer`. `training=True` adds the labels from each example's first
+    answer; use it also for a dev set that needs an evaluation loss.
     """
     if not examples:
         raise ValueError("no examples")
     if doc_stride < 1 or max_query_length < 1:
         raise ValueError(f"doc_stride and max_query_length must be positive, got {doc_stride}, {max_query_length}")
-    contexts = list(dict.fromkeys(example.context for example in examples))
-    context_tokens = dict(zip(contexts, _tokenize_contexts(contexts, tokenizer)))
-    question_ids, question_splits = _tokenize(tokenizer, [example.question for example in examples])
-    special = (tokenizer.cls_token_id, tokenizer.sep_token_id)
-
-    rows, truncated, unlocated = [], 0, 0
-    for index, example in enumerate(examples):
-        query = question_ids[question_splits[index]:question_splits[index + 1]]
-        truncated += len(query) > max_query_length
-        query = query[:max_query_length]
-        max_window = max_seq_length - len(query) - 3
-        if max_window < 1:
+    parts, truncated, unlocated = [], 0, 0
+    for begin in range(0, len(examples), _QUESTIONS_PER_CALL):
+        chunk = examples[begin:begin + _QUESTIONS_PER_CALL]
+        contexts = list(dict.fromkeys(example.context for example in chunk))
+        index = {context: i for i, context in enumerate(contexts)}
+        labels = {}
+        if training:
+            answers = np.array([_answer_characters(example) for example in chunk], np.int32).reshape(-1, 2)
+            labels = {"answer_start": answers[:, 0], "answer_end": answers[:, 1]}
+        windows = featurize.squad_windows(
+            tokenizer, max_seq_length, max_query_length, doc_stride, tf.constant([e.question for e in chunk]),
+            tf.constant(contexts), context_index=[index[e.context] for e in chunk], **labels)
+        query_lengths = windows.query_lengths.numpy()
+        if max_seq_length - query_lengths.max() - 3 < 1:
             raise ValueError(f"max_seq_length {max_seq_length} leaves no room for the context after a "
-                             f"{len(query)}-token question and 3 special tokens")
-        ids, char_start, char_end = context_tokens[example.context]
-        windows = _windows(len(ids), max_window, doc_stride)
-        max_context_window = _max_context_window(windows, len(ids))
-        answer_tokens = None
-        if training and not example.is_impossible:
-            if not example.answers:
-                raise ValueError(f"question {example.qas_id!r} has no answer and is not marked impossible")
-            answer_tokens = _answer_tokens(char_start, char_end, example.answers[0])
-            unlocated += answer_tokens is None
-        for window, (start, length) in enumerate(windows):
-            inside = answer_tokens is not None and start <= answer_tokens[0] and answer_tokens[1] < start + length
-            offset = len(query) + 2 - start  # window token i sits at i + offset
-            positions = (answer_tokens[0] + offset, answer_tokens[1] + offset) if inside else (0, 0)
-            rows.append((index, query, slice(start, start + length), max_context_window == window, positions))
-
-    shape = (len(rows), max_seq_length)
-    input_ids = np.full(shape, tokenizer.pad_token_id, np.int32)
-    attention_mask, token_type_ids = np.zeros(shape, np.int32), np.zeros(shape, np.int32)
-    token_char_start, token_char_end = np.full(shape, -1, np.int32), np.full(shape, -1, np.int32)
-    token_is_max_context = np.zeros(shape, bool)
-    for row, (index, query, window, is_max_context, _) in enumerate(rows):
-        ids, char_start, char_end = context_tokens[examples[index].context]
-        begin, end = len(query) + 2, len(query) + 2 + len(ids[window])
-        input_ids[row, :end + 1] = np.concatenate([[special[0]], query, [special[1]], ids[window], [special[1]]])
-        attention_mask[row, :end + 1] = 1
-        token_type_ids[row, begin:end + 1] = 1
-        token_char_start[row, begin:end], token_char_end[row, begin:end] = char_start[window], char_end[window]
-        token_is_max_context[row, begin:end] = is_max_context[window]
+                             f"{query_lengths.max()}-token question and 3 special tokens")
+        full_lengths = tokenizer(tf.constant([e.question for e in chunk])).row_lengths().numpy()
+        truncated += int(np.sum(full_lengths > max_query_length))
+        parts.append(windows._replace(example_index=windows.example_index + begin))
+        unlocated += int(windows.unlocated) if training else 0
+    concat = lambda values: np.concatenate([np.asarray(value) for value in values])  # noqa: E731
     labels = {}
     if training:
-        positions = np.array([row[4] for row in rows], np.int32).reshape(-1, 2)
-        labels = dict(start_positions=positions[:, 0], end_positions=positions[:, 1],
-                      is_impossible=(positions[:, 0] == 0).astype(np.int32))
+        start_positions = concat(part.start_positions for part in parts).astype(np.int32)
+        labels = dict(start_positions=start_positions, end_positions=concat(part.end_positions for part in parts),
+                      is_impossible=(start_positions == 0).astype(np.int32))
+    features = SquadFeatures(
+        *(concat(part.inputs[name] for part in parts) for name in ("input_ids", "attention_mask", "token_type_ids")),
+        example_index=concat(part.example_index for part in parts).astype(np.int32),
+        token_char_start=concat(part.char_start for part in parts),
+        token_char_end=concat(part.char_end for part in parts),
+        token_is_max_context=concat(part.is_max_context for part in parts),
+        truncated_questions=truncated, **labels)
     logging.info("SQuAD features: %d examples in %d windows; %d question(s) cut to %d tokens%s", len(examples),
-                 len(rows), truncated, max_query_length,
+                 len(features), truncated, max_query_length,
                  f"; {unlocated} answer(s) on no token" if unlocated else "")
-    return SquadFeatures(input_ids, attention_mask, token_type_ids,
-                         np.array([row[0] for row in rows], np.int32), token_char_start, token_char_end,
-                         token_is_max_context, truncated_questions=int(truncated), **labels)
+    return features
 
 
 def squad_dataset(features, batch_size, training, shuffle=False, seed=0):
@@ -348,51 +266,9 @@ def squad_dataset(features, batch_size, training, shuffle=False, seed=0):
     return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
 
 
-def _top(scores, allowed, n):
-    """Indices of the `n` highest allowed scores, best first."""
-    masked = np.where(allowed, scores, -np.inf)
-    best = np.argsort(-masked, kind="stable")[:n]
-    return best[np.isfinite(masked[best])]
-
-
 def _softmax(scores):
     exp = np.exp(scores - scores.max(initial=-np.inf))
     return exp / exp.sum()
-
-
-def _log_softmax(logits, allowed):
-    masked = np.where(allowed, logits, -np.inf)
-    shifted = masked - masked.max()
-    return shifted - np.log(np.exp(shifted).sum())
-
-
-def _feature_spans(outputs, feature, context, n_best_size):
-    """Candidate spans (start, end, start score, end score) of one feature, and its null score.
-
-    Independent head: raw logits, null = the [CLS] start + end logits. Joint
-    head: log-softmax over [CLS] and the context, as the original; null = the
-    [CLS] start log-prob plus the [CLS] end log-prob where [CLS] is a start
-    candidate. An answerable logit, when given, is the null score.
-    """
-    start_logits, end_logits = outputs["start_logits"][feature], outputs["end_logits"][feature]
-    if end_logits.ndim == 1:
-        starts, ends = _top(start_logits, context, n_best_size), _top(end_logits, context, n_best_size)
-        spans = [(s, e, start_logits[s], end_logits[e]) for s in starts for e in ends]
-        null_score = start_logits[0] + end_logits[0]
-    else:
-        answer_mask = context.copy()
-        answer_mask[0] = True
-        start_log_probs = _log_softmax(start_logits, answer_mask)
-        spans, null_end = [], 0.0
-        for start, row in zip(outputs["start_candidates"][feature], end_logits):
-            end_log_probs = _log_softmax(row, answer_mask)
-            null_end = end_log_probs[0] if start == 0 else null_end
-            spans += [(start, e, start_log_probs[start], end_log_probs[e])
-                      for e in _top(end_log_probs, context, n_best_size)]
-        null_score = start_log_probs[0] + null_end
-    if "answerable_logits" in outputs:
-        null_score = outputs["answerable_logits"][feature]
-    return spans, float(null_score)
 
 
 def _check_outputs(outputs, shape):
@@ -420,6 +296,7 @@ def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=3
     start token has its maximum context and be at most `max_answer_length`
     tokens; its score is start + end score.
 
+    The rules for a window's spans are `electra_tf.answer_spans.span_candidates`'.
     The null odds of a question are its smallest answerable logit over its
     windows, or without that classifier its smallest null score minus its best
     span score. With `version_2`, "" is predicted when they exceed
@@ -444,21 +321,25 @@ def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=3
         null_threshold = ANSWERABLE_NULL_THRESHOLD if "answerable_logits" in outputs else SPAN_NULL_THRESHOLD
     if len(features) and features.example_index.max() >= len(examples):
         raise ValueError(f"features of example {features.example_index.max()} but {len(examples)} examples")
-    context = features.token_char_start >= 0
+    spans = answer_spans.span_candidates(
+        outputs["start_logits"], outputs["end_logits"], features.token_char_start >= 0,
+        start_candidates=outputs.get("start_candidates"), max_answer_length=max_answer_length,
+        n_best_size=n_best_size, start_allowed=features.token_is_max_context)
+    spans = answer_spans.Candidates(*(np.asarray(value) for value in spans))
+    null_scores = outputs["answerable_logits"] if "answerable_logits" in outputs else spans.null_score
     features_of_example = [[] for _ in examples]
     for feature, index in enumerate(features.example_index):
         features_of_example[index].append(feature)
 
     predictions, all_nbest, all_null_odds = {}, {}, {}
     for example, feature_indices in zip(examples, features_of_example):
-        candidates, null_scores = [], []
+        candidates = []
         for feature in feature_indices:
-            spans, null_score = _feature_spans(outputs, feature, context[feature], n_best_size)
-            null_scores.append(null_score)
             char_start, char_end = features.token_char_start[feature], features.token_char_end[feature]
-            candidates += [(start_score + end_score, start_score, end_score, char_start[s], char_end[e])
-                           for s, e, start_score, end_score in spans
-                           if s <= e < s + max_answer_length and features.token_is_max_context[feature, s]]
+            for k in np.flatnonzero(spans.valid[feature]):
+                start_score, end_score = spans.start_score[feature, k], spans.end_score[feature, k]
+                candidates.append((start_score + end_score, start_score, end_score,
+                                   char_start[spans.start[feature, k]], char_end[spans.end[feature, k]]))
         best, seen_texts = [], set()
         for candidate in sorted(candidates, key=lambda c: -c[0]):
             text = example.context[candidate[3]:candidate[4]]
@@ -470,7 +351,7 @@ def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=3
                   "end_logit": float(end_score), "char_start": int(char_start), "char_end": int(char_end)}
                  for (_, start_score, end_score, char_start, char_end, text), probability
                  in zip(best, _softmax(scores))]
-        null_score = min(null_scores, default=np.inf)
+        null_score = min((float(null_scores[feature]) for feature in feature_indices), default=np.inf)
         if "answerable_logits" in outputs:
             null_odds = null_score
         else:

@@ -18,6 +18,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from electra_tf import featurize
+
 SCHEMES = ("bioes", "iob2", "none")
 _SPAN_PREFIXES = {"bioes": ("B", "I", "E", "S"), "iob2": ("B", "I")}
 
@@ -166,42 +168,20 @@ def label_names(sentences, scheme="bioes"):
     return ["O"] + sorted(tags - {"O"})
 
 
-def _word_pieces(tokenizer, words):
-    """Ragged int32 `[words, (pieces)]`; a word without pieces (e.g. a control character) gets [UNK]."""
-    pieces = tf.cast(tokenizer(words), tf.int32)
-    empty = pieces.row_lengths() == 0
-    unknown = tf.RaggedTensor.from_row_lengths(
-        tf.fill([tf.reduce_sum(tf.cast(empty, tf.int32))], tf.constant(tokenizer.token_to_id("[UNK]"), tf.int32)),
-        tf.cast(empty, tf.int64))
-    return tf.concat([pieces, unknown], axis=1)
-
-
-def _positions_of_first_pieces(pieces, sequence_length):
-    """Each word's first-piece position after [CLS]; -1 for words whose pieces do not all fit before [SEP]."""
-    counts = pieces.row_lengths()
-    ends = tf.cumsum(counts)
-    return tf.cast(tf.where(ends <= sequence_length - 2, ends - counts + 1, -1), tf.int32)
-
-
-def _sentence_dataset(sentences, *per_word_arrays):
-    """A dataset of per-sentence words (and the given per-word arrays), as ragged rows."""
-    lengths = [len(sentence.words) for sentence in sentences]
-    words = tf.constant([word for sentence in sentences for word in sentence.words], tf.string)
-    columns = [words] + [np.concatenate(arrays) for arrays in per_word_arrays]
-    return tf.data.Dataset.from_tensor_slices(
-        tuple(tf.RaggedTensor.from_row_lengths(column, lengths) for column in columns))
+def _texts(sentences):
+    """The sentences as text: words joined by a space, which `featurize.tagging_features` splits again."""
+    return np.asarray([" ".join(sentence.words) for sentence in sentences], object)
 
 
 def first_token_positions(sentences, tokenizer, sequence_length=128):
     """Per sentence, an int32 array: each word's first sub-token position in the model input, -1 if truncated.
 
-    The same in-graph tokenization and truncation as `tagging_dataset`;
+    The same in-graph featurization as `tagging_dataset` (`featurize.tagging_features`);
     `decode_tags` reads predictions at these positions.
     """
-    positions = _sentence_dataset(sentences).map(
-        lambda words: _positions_of_first_pieces(_word_pieces(tokenizer, words), sequence_length),
-        num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-    return [row for batch in positions.ragged_batch(1024) for row in batch.numpy()]
+    positions = tf.data.Dataset.from_tensor_slices(_texts(sentences)).batch(1024).map(
+        lambda texts: featurize.tagging_features(tokenizer, sequence_length, texts)[2])
+    return [np.asarray(row, np.int32) for batch in positions for row in batch.to_list()]
 
 
 def _label_ids(sentences, label_names, scheme):
@@ -214,25 +194,18 @@ def _label_ids(sentences, label_names, scheme):
     return [np.array([label_index[tag] for tag in sentence_tags], np.int32) for sentence_tags in tags]
 
 
-def _sentence_encoder(tokenizer, sequence_length):
-    """Maps one sentence's (words, label ids) to `(inputs, labels, sample_weight)`, each `[sequence_length]`."""
-    cls_id, sep_id, pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
+def _batch_encoder(tokenizer, sequence_length):
+    """Maps a batch of (texts, ragged word label ids) to `(inputs, labels, sample_weight)`, each
+    `[batch, sequence_length]`: each word's label at its first sub-token, weight 1 there."""
 
-    def pad(values, value=0):
-        return tf.ensure_shape(tf.pad(values, [[0, sequence_length - tf.size(values)]], constant_values=value),
-                               [sequence_length])
-
-    def encode(words, word_label_ids):
-        pieces = _word_pieces(tokenizer, words)
-        positions = _positions_of_first_pieces(pieces, sequence_length)
-        kept_words = tf.reduce_sum(tf.cast(positions >= 0, tf.int32))
-        input_ids = tf.concat([[cls_id], pieces[:kept_words].flat_values, [sep_id]], axis=0)
-        inputs = {"input_ids": pad(input_ids, pad_id),
-                  "attention_mask": pad(tf.ones_like(input_ids)),
-                  "token_type_ids": tf.zeros([sequence_length], tf.int32)}
-        labelled = positions[:kept_words, None]
-        labels = tf.scatter_nd(labelled, word_label_ids[:kept_words], [sequence_length])
-        sample_weight = tf.scatter_nd(labelled, tf.ones([kept_words], tf.float32), [sequence_length])
+    def encode(texts, word_label_ids):
+        inputs, _, first_piece = featurize.tagging_features(tokenizer, sequence_length, texts)
+        kept = first_piece.flat_values >= 0
+        rows = tf.cast(first_piece.value_rowids(), tf.int32)
+        indices = tf.stack([tf.boolean_mask(rows, kept), tf.boolean_mask(first_piece.flat_values, kept)], axis=1)
+        shape = tf.stack([tf.shape(texts)[0], sequence_length])
+        labels = tf.scatter_nd(indices, tf.boolean_mask(word_label_ids.flat_values, kept), shape)
+        sample_weight = tf.scatter_nd(indices, tf.ones(tf.shape(indices)[:1], tf.float32), shape)
         return inputs, labels, sample_weight
 
     return encode
@@ -278,12 +251,15 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
     if stats["truncated_words"]:
         logging.warning("%d of %d sentences are longer than %d tokens: %d words are cut and tagged O",
                         stats["truncated_sentences"], len(sentences), sequence_length, stats["truncated_words"])
-    dataset = _sentence_dataset(sentences, word_label_ids)
+    labels = tf.RaggedTensor.from_row_lengths(np.concatenate(word_label_ids),
+                                              [len(sentence.words) for sentence in sentences])
+    dataset = tf.data.Dataset.from_tensor_slices((_texts(sentences), labels))
     if shuffle:
         dataset = dataset.shuffle(min(len(sentences), 10_000), seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.map(_sentence_encoder(tokenizer, sequence_length), num_parallel_calls=tf.data.AUTOTUNE,
+    dataset = dataset.ragged_batch(batch_size, drop_remainder=drop_remainder)
+    dataset = dataset.map(_batch_encoder(tokenizer, sequence_length), num_parallel_calls=tf.data.AUTOTUNE,
                           deterministic=True)
-    return dataset.batch(batch_size, drop_remainder=drop_remainder).prefetch(tf.data.AUTOTUNE), stats
+    return dataset.prefetch(tf.data.AUTOTUNE), stats
 
 
 def decode_tags(predictions, first_token_positions, label_names):

@@ -1,7 +1,7 @@
-"""The original ELECTRA question-answering head (XLNet-style), and its losses.
+"""The original ELECTRA question-answering head (XLNet-style): joint end logits and the answerable summary.
 
-No library has it (Hugging Face kept only a dense(2) `qa_outputs`; see
-`electra-anchors.md` §2.2), so it is written here:
+No library has it (Hugging Face kept only a dense(2) `qa_outputs`), so it is
+written here:
 
 - start logits: dense(1) over the sequence, positions outside the context
   (segment 1) masked with -1000, [CLS] kept for "no answer";
@@ -10,8 +10,8 @@ No library has it (Hugging Face kept only a dense(2) `qa_outputs`; see
   `beam_size` best starts, so `end_logits` is `[batch, K, sequence]` with
   `start_candidates` `[batch, K]` saying which start each row belongs to;
 - an answerable classifier: dense(512, gelu) on `[CLS; softmax(start)·sequence]`,
-  then dense(1): `answerable_logits`, higher for *unanswerable*, trained with
-  sigmoid cross-entropy against `is_impossible` (weight 0.5).
+  then dense(1): `answerable_logits`, higher for *unanswerable* (its loss is
+  the question-answering task's, `electra_tf.finetuning.question_answering`).
 
 Example:
 >>> import numpy as np
@@ -25,7 +25,7 @@ Example:
 import keras
 import tensorflow as tf
 
-from electra_tf.models.activations import gelu_erf
+from electra_tf.layers.activations import gelu_erf
 
 MASKED = 1000.0
 
@@ -95,32 +95,3 @@ class StartWeightedSummary(keras.layers.Layer):
 
     def compute_output_shape(self, sequence_shape, start_logits_shape):
         return (sequence_shape[0], 2 * sequence_shape[-1])
-
-
-@keras.saving.register_keras_serializable(package="electra_tf")
-class FirstCandidateLoss(keras.losses.Loss):
-    """Sparse categorical cross-entropy of the end logits' first row (the one given the gold start).
-
-    With Hugging Face's head the end logits are `[B, L]` and used as they are.
-    """
-
-    def call(self, y_true, y_pred):
-        logits = y_pred[:, 0] if len(y_pred.shape) == 3 else y_pred
-        return keras.losses.sparse_categorical_crossentropy(y_true, logits, from_logits=True)
-
-
-def question_answering_losses(answerable_weight=0.5, answerable_classifier=True):
-    """`(loss, loss_weights)` for `compile`: (start CE + end CE) / 2 [+ weight · answerable sigmoid CE].
-
-    Example:
-    >>> loss, weights = question_answering_losses()
-    >>> sorted(loss), weights["answerable_logits"]
-    (['answerable_logits', 'end_logits', 'start_logits'], 0.5)
-    """
-    loss = {"start_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-            "end_logits": FirstCandidateLoss()}
-    weights = {"start_logits": 0.5, "end_logits": 0.5}
-    if answerable_classifier:
-        loss["answerable_logits"] = keras.losses.BinaryCrossentropy(from_logits=True)
-        weights["answerable_logits"] = answerable_weight
-    return loss, weights

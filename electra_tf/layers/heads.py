@@ -8,7 +8,8 @@ generator head; only the RTD head is written here.
 import keras
 import keras_hub
 
-from electra_tf.models.activations import activation
+from electra_tf.layers.activations import activation
+
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ReplacedTokenDetectionHead(keras.layers.Layer):

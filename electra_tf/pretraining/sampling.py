@@ -6,7 +6,7 @@ sample; the argmax of `logits / T + Gumbel noise` is the sample itself.
 
 import tensorflow as tf
 
-from electra_tf.models import rng
+from electra_tf import rng
 
 
 def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=False):

@@ -16,14 +16,14 @@ counts this is the usual per-replica mean divided by `num_replicas_in_sync`.
 import keras
 import tensorflow as tf
 
+from electra_tf import rng
 from electra_tf.config import PretrainingConfig, generator_config
-from electra_tf.models import rng
-from electra_tf.models.counter_dropout import counter_dropout_scope
+from electra_tf.layers.counter_dropout import counter_dropout_scope
+from electra_tf.models.base import as_config
 from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.encoder import as_config
 from electra_tf.models.generator import ElectraGenerator
-from electra_tf.models.masking import mask_tokens, scatter_positions
-from electra_tf.models.sampling import sample_replacements
+from electra_tf.pretraining.masking import mask_tokens, scatter_positions
+from electra_tf.pretraining.sampling import sample_replacements
 from electra_tf.training.optimization import accumulation_steps, micro_steps
 
 _EPSILON = 1e-6  # As the original's `sum(w * loss) / (sum(w) + 1e-6)`.
@@ -128,6 +128,13 @@ class ElectraPretrainer(keras.Model):
     def backbone(self):
         """The `ElectraModel` encoder to fine-tune (the generator's for `objective="mlm"`)."""
         return (self.discriminator if self.is_electra else self.generator).backbone
+
+    def checkpoint_networks(self):
+        """The networks a checkpoint of this pre-trainer holds: `"model"`, the one to fine-tune (the
+        discriminator, or the generator of an MLM run), and the ELECTRA `"generator"`."""
+        if self.is_electra:
+            return {"model": self.discriminator, "generator": self.generator}
+        return {"model": self.generator}
 
     @property
     def metrics(self):

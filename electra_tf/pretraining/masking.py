@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
-from electra_tf.models import rng
+from electra_tf import rng
 
 
 class MaskedBatch(NamedTuple):

@@ -1,28 +1,29 @@
 """Raw text → model inputs inside the graph, keeping each token's character span in the raw text.
 
-The serving signatures tokenize in-graph with the training tokenizer
-(`ElectraTokenizer.tokenize`: BERT's rules in TF string ops, then tf-text's
-`FastWordpieceTokenizer`). Tagging and question answering also need to point
-back into the raw text, which `tokenize` cannot (its normalisation changes
-lengths), so text is cut into whitespace-separated words first, as the data
-readers do (`str.split()` for CoNLL, `\\S+` in `data/tasks/squad.py`):
+The one featurization of the package: training, evaluation and the exported
+serving graphs all run it, so the ids a model is trained on are the ids it is
+served. It uses the tokenizer's own `tokenize` (BERT's rules in TF string ops,
+then tf-text's `FastWordpieceTokenizer`). Tagging and question answering also
+need to point back into the raw text, which `tokenize` cannot (its
+normalisation changes lengths), so text is cut into whitespace-separated words
+first, as the data files are (`str.split()` for CoNLL, `\\S+` for SQuAD):
 
 - `split_words`: words with their `[start, end)` *character* offsets (code
   points, as Python's `str` indexes them);
 - `word_pieces`: each word's WordPiece ids, and each piece's characters found
-  by counting what the pieces spell, exactly as `squad.py` does (a word whose
-  pieces do not spell as many characters as it has gives every piece the
-  whole word);
+  by counting what the pieces spell (a word whose pieces do not spell as many
+  characters as it has gives every piece the whole word, as the original
+  falls back to whole words);
 - `pack`: `[CLS] A [SEP] (B [SEP])` padded to a fixed length, with truncation
   budgets (`fit_single`, `fit_pair` = keras-hub's "round_robin");
-- `encode`, `tagging_features`, `squad_window`: what `tokenizer.encode`,
-  `data/tasks/tagging.py` and the first window of `squad_features` make.
+- `encode` (classification, multiple choice), `tagging_features` (tagging),
+  `squad_windows` (question answering: every doc-stride window, with labels).
 
 Splitting on whitespace first does not change the ids: whitespace ends a word
 in `bert_pretokenize` too, and lower-casing and NFD do not look across it.
 With `whitespace=BERT_WHITESPACE` the ids equal `tokenizer(text)` exactly;
-with `PYTHON_WHITESPACE` they equal the SQuAD/CoNLL featurisation (which also
-splits at \\x1c-\\x1f, \\v, \\f and \\x85, control characters BERT deletes).
+with `PYTHON_WHITESPACE` they follow the SQuAD/CoNLL files (which also split
+at \\x1c-\\x1f, \\v, \\f and \\x85, control characters BERT deletes).
 
 Packing is written with core ops rather than keras-hub's `MultiSegmentPacker`
 because that one runs tf-text's trimmer ops; the exported graph keeps to the
@@ -45,8 +46,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-# The same class `bert_normalize` turns into spaces (reused so the two cannot drift apart).
-from electra_tf.text_normalization import _WHITESPACE as BERT_WHITESPACE
+# BERT_WHITESPACE: the class `bert_normalize` turns into spaces (imported so the two cannot drift apart).
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"
@@ -93,11 +93,7 @@ def byte_to_char_offsets(texts, byte_offsets):
 
 
 def piece_lengths(tokenizer):
-    """Characters each vocabulary entry spells (without the suffix marker); -1 for the unknown token.
-
-    (`data/tasks/squad.py` has the same numbers as a private numpy helper;
-    here they become a graph constant.)
-    """
+    """Characters each vocabulary entry spells (without the suffix marker); -1 for the unknown token."""
     marker = tokenizer.suffix_indicator
     lengths = np.array([len(token[len(marker):] if token.startswith(marker) else token)
                         for token in tokenizer.get_vocabulary()], np.int32)
@@ -121,7 +117,7 @@ def word_pieces(tokenizer, words, empty_word_id=None):
             tf.fill([tf.reduce_sum(empty)], tf.constant(empty_word_id, tf.int32)), empty)
         ids = tf.concat([ids, filler], axis=1)
     # Characters per piece; a word is aligned when its pieces spell as many characters as it has
-    # (one unknown piece takes whatever the others leave), as in data/tasks/squad.py. Flat values:
+    # (one unknown piece takes whatever the others leave). Flat values:
     # one entry per piece, `word` its index among all words of the batch.
     word = ids.value_rowids()
     num_words = tf.shape(flat_words, out_type=tf.int64)[0]
@@ -239,11 +235,11 @@ def encode(tokenizer, sequence_length, texts, pairs=None):
 
 
 def tagging_features(tokenizer, sequence_length, texts):
-    """The tagging data's inputs for whitespace-separated words: `(inputs, words, first_piece)`.
+    """Tagging inputs for whitespace-separated words: `(inputs, words, first_piece)`.
 
     Every word keeps a piece (`[UNK]` if it has none) and a sentence keeps the
-    words whose pieces all fit, as in `data/tasks/tagging.py`; `first_piece` is
-    ragged `[batch, (words)]`, each word's first-piece position (-1 if cut).
+    words whose pieces all fit; `first_piece` is ragged `[batch, (words)]`,
+    each word's first-piece position (-1 if cut), where its label goes.
     """
     words = split_words(texts, PYTHON_WHITESPACE)
     pieces = word_pieces(tokenizer, words, empty_word_id=tokenizer.token_to_id(tokenizer.oov_token))
@@ -258,22 +254,105 @@ def tagging_features(tokenizer, sequence_length, texts):
     return inputs, words, first_piece
 
 
-def squad_window(tokenizer, sequence_length, max_query_length, questions, contexts):
-    """The first window of `squad_features`: `(inputs, char_start, char_end)`.
+class SquadWindows(collections.namedtuple(
+        "SquadWindows", "inputs example_index char_start char_end is_max_context query_lengths "
+                        "start_positions end_positions unlocated")):
+    """The doc-stride windows of a batch of questions, one row per window (see `squad_windows`)."""
 
-    The question is cut to `max_query_length` tokens, the context's whitespace
-    words are tokenized one by one and cut to what is left; `char_start`,
-    `char_end` `[batch, sequence_length]` are each context token's characters
-    in the context, -1 on other tokens.
+
+def _ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def _answer_tokens(pieces, answer_start, answer_end):
+    """The first and last context token overlapping each answer's characters `[start, end)`; first > last when
+    no token does (or there is no answer, `answer_start` < 0)."""
+    no_more = tf.int32.max  # pads each row so that searching past its tokens finds nothing
+    ends = pieces.end.to_tensor(no_more)
+    starts = pieces.start.to_tensor(no_more)
+    first = tf.searchsorted(ends, answer_start[:, None], side="right", out_type=tf.int32)[:, 0]
+    last = tf.searchsorted(starts, answer_end[:, None], side="left", out_type=tf.int32)[:, 0] - 1
+    return tf.where(answer_start >= 0, first, 1), tf.where(answer_start >= 0, last, 0)
+
+
+def squad_windows(tokenizer, sequence_length, max_query_length, doc_stride, questions, contexts,
+                  context_index=None, answer_start=None, answer_end=None):
+    """Every `[CLS] question [SEP] context window [SEP]` of a batch of SQuAD questions, as BERT's and
+    ELECTRA's `run_squad` cut them: a `SquadWindows` of flat `[F, ...]` tensors, F windows in all.
+
+    The question is cut to `max_query_length` tokens; the context's whitespace words are tokenized one by
+    one (`word_pieces`, with each piece's characters) and cut into windows of `sequence_length - 3 -
+    question` tokens, `doc_stride` apart (one empty window for an empty context). A token is scored only in
+    the window where the smaller of its left and right context is largest (`is_max_context`; the first such
+    window on ties).
+
+    Args:
+        questions: `[N]` strings.
+        contexts: `[C]` strings; `context_index` `[N]` picks each question's (default: the i-th), so a
+            context shared by several questions is tokenized once.
+        answer_start, answer_end: `[N]` int32 characters `[start, end)` of each question's answer in its
+            context, -1 for none: adds the labels `start_positions`, `end_positions` `[F]` (0, 0 — the
+            [CLS] token — when the answer is not wholly in the window) and `unlocated`, how many answers
+            cover no token.
+
+    Returns `inputs` (int32 `[F, sequence_length]`), `example_index` `[F]`, `char_start`, `char_end`
+    (each context token's characters, -1 elsewhere), bool `is_max_context` and `query_lengths` `[N]`.
     """
-    query = tokenizer.tokenize(questions)
-    query = keep_first(query, fit_single(query.row_lengths(), max_query_length))
+    query = tf.cast(tokenizer.tokenize(questions), tf.int32)
+    query_lengths = fit_single(query.row_lengths(), max_query_length)
+    query = keep_first(query, query_lengths)
     pieces = word_pieces(tokenizer, split_words(contexts, PYTHON_WHITESPACE))
-    keep = fit_single(pieces.ids.row_lengths(), sequence_length - 3 - tf.cast(query.row_lengths(), tf.int32))
-    context = keep_first(pieces.ids, keep)
-    inputs = pack([query, context], sequence_length, tokenizer.cls_token_id, tokenizer.sep_token_id,
-                  tokenizer.pad_token_id)
-    no_offsets = tf.cast(query, tf.int32) * 0 - 1
-    char_start = pack_side([no_offsets, keep_first(pieces.start, keep)], sequence_length)
-    char_end = pack_side([no_offsets, keep_first(pieces.end, keep)], sequence_length)
-    return inputs, char_start, char_end
+    if context_index is not None:
+        pieces = Pieces(*(tf.gather(part, context_index) for part in pieces))
+    tokens = tf.cast(pieces.ids.row_lengths(), tf.int32)
+    max_window = tf.maximum(sequence_length - query_lengths - 3, 1)
+    step = tf.minimum(doc_stride, max_window)
+    windows = tf.ragged.range(1 + tf.maximum(0, _ceil_div(tokens - max_window, step)))  # [N, (windows)]
+    example = tf.cast(windows.value_rowids(), tf.int32)
+    number = windows.flat_values  # of the window within its example
+    start = number * tf.gather(step, example)
+    length = tf.minimum(tf.gather(tokens, example) - start, tf.gather(max_window, example))
+    first_token = tf.cast(tf.gather(pieces.ids.row_starts(), example), tf.int32) + start
+    token = tf.ragged.range(first_token, first_token + length)  # [F, (length)]: indices into the flat pieces
+    window_of = lambda values: token.with_flat_values(tf.gather(values.flat_values, token.flat_values))  # noqa: E731
+
+    # Max context: score 100 · min(left, right) + length, i.e. min(left, right) + 0.01 · length in integers.
+    position = _position_in_row(token)
+    window_length = tf.gather(length, tf.cast(token.value_rowids(), tf.int32))
+    score = 100 * tf.minimum(position, window_length - 1 - position) + window_length
+    flat_token, all_tokens = token.flat_values, tf.size(pieces.ids.flat_values)
+    best = tf.gather(tf.math.unsorted_segment_max(score, flat_token, all_tokens), flat_token)
+    token_window = tf.gather(number, tf.cast(token.value_rowids(), tf.int32))
+    first_best = tf.math.unsorted_segment_min(tf.where(score == best, token_window, tf.int32.max), flat_token,
+                                              all_tokens)
+    is_max = tf.cast((score == best) & (token_window == tf.gather(first_best, flat_token)), tf.int32)
+
+    window_query = tf.gather(query, example)
+    no_offsets = window_query * 0 - 1
+    inputs = pack([window_query, window_of(pieces.ids)], sequence_length, tokenizer.cls_token_id,
+                  tokenizer.sep_token_id, tokenizer.pad_token_id)
+    char_start = pack_side([no_offsets, window_of(pieces.start)], sequence_length)
+    char_end = pack_side([no_offsets, window_of(pieces.end)], sequence_length)
+    is_max_context = pack_side([no_offsets * 0, token.with_flat_values(is_max)], sequence_length, fill=0) > 0
+
+    start_positions = end_positions = unlocated = None
+    if answer_start is not None:
+        first, last = _answer_tokens(pieces, tf.cast(answer_start, tf.int32), tf.cast(answer_end, tf.int32))
+        unlocated = tf.reduce_sum(tf.cast((answer_start >= 0) & (first > last), tf.int32))
+        first, last = tf.gather(first, example), tf.gather(last, example)
+        inside = (first <= last) & (start <= first) & (last < start + length)
+        offset = tf.gather(query_lengths, example) + 2 - start  # window token i sits at i + offset
+        start_positions = tf.where(inside, first + offset, 0)
+        end_positions = tf.where(inside, last + offset, 0)
+    return SquadWindows(inputs, example, char_start, char_end, is_max_context, query_lengths, start_positions,
+                        end_positions, unlocated)
+
+
+def squad_window(tokenizer, sequence_length, max_query_length, questions, contexts):
+    """The first window of each question (what the serving graph answers): `(inputs, char_start, char_end)`,
+    each `[batch, sequence_length]`. (The doc stride does not change a first window.)"""
+    windows = squad_windows(tokenizer, sequence_length, max_query_length, sequence_length, questions, contexts)
+    first = tf.searchsorted(windows.example_index, tf.range(tf.shape(questions)[0]), side="left")
+    take = lambda values: tf.gather(values, first)  # noqa: E731
+    return {name: take(value) for name, value in windows.inputs.items()}, take(windows.char_start), \
+        take(windows.char_end)

@@ -29,27 +29,31 @@ True
 
 import os
 
-from electra_tf import pretrained
-from electra_tf.checkpoints import save_google, save_huggingface, transfer
+from electra_tf.checkpoints import ours, sources, tokenizer_files, transfer
+from electra_tf.checkpoints.google import save_google
+from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.config import PretrainingConfig, generator_config
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.generator import ElectraGenerator
+from electra_tf.models.multiple_choice import ElectraForMultipleChoice
+from electra_tf.models.question_answering import ElectraForQuestionAnswering
+from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary, validate_vocabulary
 
 FORMATS = ("ours", "huggingface", "google")
+# Our model for each Hugging Face class; BERT's encoder is ours (its own heads are not ELECTRA's).
+_CLASSES = {cls.hf_class: cls for cls in (
+    ElectraModel, ElectraDiscriminator, ElectraGenerator, ElectraForSequenceClassification,
+    ElectraForTokenClassification, ElectraForQuestionAnswering, ElectraForMultipleChoice)}
+_CLASSES.update(dict.fromkeys(("BertModel", "BertForPreTraining", "BertForMaskedLM"), ElectraModel))
 
 
 def _our_class(architecture):
-    import electra_tf as et
-
-    classes = {"ElectraModel": et.ElectraModel, "ElectraForPreTraining": et.ElectraDiscriminator,
-               "ElectraForMaskedLM": et.ElectraGenerator,
-               "ElectraForSequenceClassification": et.ElectraForSequenceClassification,
-               "ElectraForTokenClassification": et.ElectraForTokenClassification,
-               "ElectraForQuestionAnswering": et.ElectraForQuestionAnswering,
-               "ElectraForMultipleChoice": et.ElectraForMultipleChoice}
-    if architecture in classes:
-        return classes[architecture]
-    if architecture in ("BertModel", "BertForPreTraining", "BertForMaskedLM"):
-        return et.ElectraModel  # the encoder; BERT's own heads are not ELECTRA's
-    raise ValueError(f"no model of ours for a {architecture} checkpoint")
+    if architecture not in _CLASSES:
+        raise ValueError(f"no model of ours for a {architecture} checkpoint")
+    return _CLASSES[architecture]
 
 
 def _pair_pretraining(discriminator, generator, source_name):
@@ -67,24 +71,17 @@ def _pair_pretraining(discriminator, generator, source_name):
 
 def _networks(source, name):
     """`(discriminator, generator or None, pretraining)` models of ours loaded from a pair source."""
-    import electra_tf as et
-
     main, gen = source.networks["model"], source.networks["generator"]
     pretraining = source.pretraining
     if pretraining is None:
         pretraining = _pair_pretraining(main, gen, name)
     tied = not pretraining.untied_generator_embeddings
-    if tied:
-        embedding_keys = [key for key in main.state if key.startswith("electra.embeddings.")]
-        differing = [key for key in embedding_keys
-                     if key in gen.state and (main.state[key].shape != gen.state[key].shape
-                                              or (main.state[key] != gen.state[key]).any())]
-        if differing:
-            pretraining = pretraining.replace(untied_generator_embeddings=True)
-            tied = False
-    discriminator = et.ElectraDiscriminator(main.config, name="discriminator")
-    generator = et.ElectraGenerator(gen.config, embedding=discriminator.backbone.embedding if tied else None,
-                                    name="generator")
+    if tied and transfer.differing_embeddings(main.state, gen.state):
+        pretraining = pretraining.replace(untied_generator_embeddings=True)
+        tied = False
+    discriminator = ElectraDiscriminator(main.config, name="discriminator")
+    generator = ElectraGenerator(gen.config, embedding=discriminator.backbone.embedding if tied else None,
+                                 name="generator")
     transfer.load_state(discriminator, main.state, main.architecture, source=f"{name} (discriminator)")
     transfer.load_state(generator, gen.state, gen.architecture, source=f"{name} (generator)")
     return discriminator, generator, pretraining
@@ -92,10 +89,8 @@ def _networks(source, name):
 
 def _tokenizer(path, vocab_file):
     """`(vocabulary list or None, lowercase, strip_accents)` beside the input (or from `vocab_file`)."""
-    from electra_tf.tokenization import load_vocabulary, validate_vocabulary
-
     try:
-        vocabulary, lowercase, strip_accents = pretrained.tokenizer_arguments(vocab_file or path)
+        vocabulary, lowercase, strip_accents = tokenizer_files.tokenizer_arguments(vocab_file or path)
     except ValueError:
         return None, True, None
     if isinstance(vocabulary, str):
@@ -110,16 +105,15 @@ def _google_prefix(output):
 
 def _save_vocabulary(folder, vocabulary):
     if vocabulary is not None:
-        from electra_tf.tokenization import save_vocabulary
-
         os.makedirs(folder, exist_ok=True)
-        save_vocabulary(vocabulary, os.path.join(folder, "vocab.txt"))
+        save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
 
 
 def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "ours":
-        pretrained.save_pretrained(output, discriminator, generator, discriminator.config, pretraining, vocabulary)
+        ours.write_run_folder(output, {"discriminator": discriminator, "generator": generator}, discriminator.config,
+                              pretraining, vocabulary)
         return [output]
     if to == "google":
         prefix = _google_prefix(output)
@@ -137,10 +131,6 @@ def _write_pair(discriminator, generator, pretraining, output, to, networks, tok
 
 
 def _write_single(model, output, to, tokenizer):
-    from electra_tf.models.discriminator import ElectraDiscriminator
-    from electra_tf.models.encoder import ElectraModel
-    from electra_tf.models.generator import ElectraGenerator
-
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "huggingface":
         save_huggingface(model, output, vocabulary, lowercase, strip_accents)
@@ -152,13 +142,13 @@ def _write_single(model, output, to, tokenizer):
         save_google(output, model)
         _save_vocabulary(os.path.dirname(os.path.abspath(output)), vocabulary)
     elif isinstance(model, ElectraDiscriminator):
-        pretrained.save_pretrained(output, discriminator=model, vocabulary=vocabulary)
+        ours.write_run_folder(output, {"discriminator": model}, model.config, PretrainingConfig(), vocabulary)
     elif isinstance(model, ElectraGenerator):  # a generator alone: the full model of an MLM run
-        pretrained.save_pretrained(output, generator=model, pretraining=PretrainingConfig(objective="mlm"),
-                                   vocabulary=vocabulary)
+        ours.write_run_folder(output, {"generator": model}, model.config, PretrainingConfig(objective="mlm"),
+                              vocabulary)
     else:
         os.makedirs(output, exist_ok=True)
-        model.save(os.path.join(output, pretrained.SINGLE_MODEL_FILE))
+        model.save(os.path.join(output, ours.SINGLE_MODEL_FILE))
         _save_vocabulary(output, vocabulary)
     return [output]
 
@@ -173,13 +163,13 @@ def convert(input_path, output, to, input_generator=None, networks="discriminato
     if networks not in ("discriminator", "generator", "both"):
         raise ValueError(f"networks must be discriminator, generator or both, got {networks!r}")
     name = os.fspath(input_path)
-    source = pretrained.read_source(input_path, run_config=run_config)
+    source = sources.read_source(input_path, run_config=run_config)
     if input_generator is not None:
-        if source.format != pretrained.HUGGINGFACE:
+        if source.format != sources.HUGGINGFACE:
             raise ValueError("input_generator pairs a Hugging Face generator folder with a Hugging Face "
                              f"discriminator folder; {name} is a {source.format} checkpoint")
-        generator_source = pretrained.read_source(input_generator)
-        if generator_source.format != pretrained.HUGGINGFACE or \
+        generator_source = sources.read_source(input_generator)
+        if generator_source.format != sources.HUGGINGFACE or \
                 generator_source.networks["model"].architecture != "ElectraForMaskedLM":
             raise ValueError(f"{input_generator}: not a Hugging Face ElectraForMaskedLM folder")
         source.networks["generator"] = generator_source.networks["model"]
@@ -191,6 +181,6 @@ def convert(input_path, output, to, input_generator=None, networks="discriminato
         return _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer)
     if networks != "discriminator" and "generator" not in source.networks:
         raise ValueError(f"{name} holds one network, not a discriminator and generator pair (networks={networks!r})")
-    model = pretrained.model_from_source(_our_class(source.networks["model"].architecture), source) \
+    model = _our_class(source.networks["model"].architecture).from_source(source) \
         if source.model is None else source.model
     return _write_single(model, output, to, tokenizer)

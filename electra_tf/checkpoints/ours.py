@@ -1,0 +1,58 @@
+"""Our own format: a pre-training run's folder, or one model saved by Keras.
+
+- a **run folder**, as `tools/run_pretraining.py` writes `<model_dir>/final`:
+  `config.json` (`{"model": …, "pretraining": …}`), `discriminator.keras` and
+  `generator.keras` (with `.weights.h5` beside them), `vocab.txt`;
+- a **model folder**: `model.keras` (any one of our models) beside its
+  tokenizer files, as `tools/convert_checkpoint.py` writes it;
+- a `.keras` file of any of our models.
+
+`.keras` files are loaded with `safe_mode=True` (no Python code is run from
+them); our classes are registered with Keras when `electra_tf` is imported.
+
+Example:
+>>> import tempfile
+>>> from electra_tf import ElectraConfig, ElectraDiscriminator, PretrainingConfig
+>>> config = ElectraConfig(vocab_size=30, embedding_size=8, hidden_size=16, num_layers=1, num_heads=2,
+...                        intermediate_size=32)
+>>> folder = tempfile.mkdtemp()
+>>> write_run_folder(folder, {"discriminator": ElectraDiscriminator(config)}, config, PretrainingConfig())
+>>> sorted(os.listdir(folder))
+['config.json', 'discriminator.keras', 'discriminator.weights.h5']
+"""
+
+import os
+import zipfile
+
+import keras
+
+from electra_tf.config import save_run_config
+from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
+
+RUN_CONFIG = "config.json"
+NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator.keras"}
+# One model of ours (a task model, an encoder) in a folder, as tools/convert_checkpoint.py writes it.
+SINGLE_MODEL_FILE = "model.keras"
+
+
+def load_keras(path):
+    """One of our models from a `.keras` file, as saved; a ValueError naming the file when it is not one."""
+    if os.path.isfile(path) and not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
+    try:
+        return keras.saving.load_model(path, safe_mode=True)
+    except (ValueError, OSError, TypeError) as e:
+        raise ValueError(f"{path}: not a loadable Keras model of ours ({e})") from None
+
+
+def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None):
+    """Writes a run folder: each of `networks` (`{"discriminator": model, "generator": model}`, either
+    may be left out) as `.keras` and `.weights.h5`, `config.json`, and `vocab.txt` given a vocabulary."""
+    os.makedirs(folder, exist_ok=True)
+    for name, network in networks.items():
+        if network is not None:
+            network.save(os.path.join(folder, NETWORK_FILES[name]))
+            network.save_weights(os.path.join(folder, f"{name}.weights.h5"))
+    save_run_config(os.path.join(folder, RUN_CONFIG), model_config, pretraining)
+    if vocabulary is not None:
+        save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))

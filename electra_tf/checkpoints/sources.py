@@ -1,0 +1,167 @@
+"""A checkpoint in any format, recognised by its files and read into one shape: a `Source`.
+
+`read_source(path)` takes any of three formats:
+
+- **ours**: a run folder (`<model_dir>/final`, or the run folder itself), a
+  model folder (`model.keras`) or a `.keras` file (see `checkpoints.ours`);
+- **Hugging Face**: a folder with `config.json` (`model_type` electra, or bert
+  for the encoder) and `model.safetensors` (see `checkpoints.hf`);
+- **Google** (the original TF1 code): a checkpoint prefix such as
+  `electra_small/model.ckpt-1000000`, or its folder (see `checkpoints.google`).
+
+A `Source` holds each network's config, the Hugging Face class of its weights
+and the weights as a Hugging Face-keyed state dict (see `checkpoints.mapping`),
+so loading into a model is the same for every format (`checkpoints.transfer`,
+used by `from_pretrained` on every model class).
+
+Example:
+>>> read_source("no/such/folder")
+Traceback (most recent call last):
+...
+ValueError: no/such/folder: no pre-trained ELECTRA here. Expected our own saved model (config.json and discriminator.keras, as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a Hugging Face folder (config.json and model.safetensors) or a Google checkpoint (a prefix such as model.ckpt-1000000, or its folder)
+"""
+
+import dataclasses
+import os
+
+import numpy as np
+
+from electra_tf.atomic import read_json
+from electra_tf.checkpoints import google, hf, mapping, ours
+from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config
+
+OURS, HUGGINGFACE, GOOGLE = "electra_tf", "huggingface", "google"
+
+
+@dataclasses.dataclass
+class Network:
+    """One network of a checkpoint: its config, the Hugging Face class of its weights, and the
+    weights as a Hugging Face-keyed state dict."""
+
+    config: ElectraConfig
+    architecture: str | None
+    state: dict
+
+
+@dataclasses.dataclass
+class Source:
+    """A checkpoint in any format, read: `networks["model"]` (the discriminator, or the only model)
+    and, for a pre-training checkpoint, `networks["generator"]`."""
+
+    format: str
+    path: str
+    folder: str
+    networks: dict
+    pretraining: PretrainingConfig | None = None
+    num_labels: int | None = None
+    classifier_dropout: float | None = None
+    model: object = None  # one of our Keras models, as saved (a `.keras` file)
+
+    @property
+    def config(self):
+        return self.networks["model"].config
+
+    def network_for(self, hf_class):
+        """The network a model of Hugging Face class `hf_class` loads: the generator for a masked LM
+        (when there is one), else the main network."""
+        if hf_class == "ElectraForMaskedLM" and "generator" in self.networks:
+            return self.networks["generator"]
+        return self.networks["model"]
+
+
+def _no_model_error(path):
+    return ValueError(
+        f"{path}: no pre-trained ELECTRA here. Expected our own saved model (config.json and discriminator.keras, "
+        "as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a Hugging Face folder "
+        "(config.json and model.safetensors) or a Google checkpoint (a prefix such as model.ckpt-1000000, or its "
+        "folder)")
+
+
+def network_of(model):
+    """The `Network` of one of our Keras models (original heads, which have no Hugging Face names, left out)."""
+    return Network(mapping.backbone_of(model).config, model.hf_architecture, mapping.model_state(model, strict=False))
+
+
+def _own_file(path):
+    model = ours.load_keras(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if hasattr(model, "checkpoint_networks"):  # a pre-trainer, which declares the networks it holds
+        return Source(OURS, path, folder, {key: network_of(network) for key, network in
+                                           model.checkpoint_networks().items()}, pretraining=model.pretraining_config)
+    if not hasattr(model, "hf_architecture"):  # what every one of our models declares
+        raise ValueError(f"{path}: a Keras model, but not one of electra_tf's")
+    return Source(OURS, path, folder, {"model": network_of(model)}, model=model)
+
+
+def _own_folder(folder):
+    model_config, pretraining = load_run_config(os.path.join(folder, ours.RUN_CONFIG))
+    networks = {}
+    for name, file in ours.NETWORK_FILES.items():
+        file = os.path.join(folder, file)
+        if not os.path.exists(file):
+            continue
+        network = network_of(ours.load_keras(file))
+        expected = model_config if name == "discriminator" or pretraining.objective == "mlm" \
+            else generator_config(model_config, pretraining)
+        if network.config != expected:
+            raise ValueError(f"{folder}: {name}.keras does not match config.json")
+        networks["generator" if name == "generator" and networks else "model"] = network
+    return Source(OURS, folder, folder, networks, pretraining=pretraining)
+
+
+def _hf_folder(folder):
+    checkpoint = hf.read_folder(folder)
+    return Source(HUGGINGFACE, folder, folder,
+                  {"model": Network(checkpoint.config, checkpoint.architecture, checkpoint.state)},
+                  num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout)
+
+
+def _google(prefix, path, run_config=None):
+    checkpoint = google.read_checkpoint(prefix, *(run_config or (None, None)))
+    # Variables of neither network (an Electric or fine-tuned checkpoint's) count as the discriminator's
+    # unexpected weights, so the strict loader lists them and `allow_unexpected=True` ignores them.
+    unknown = {name: np.broadcast_to(np.float32(0), shape) for name, shape in checkpoint.unrecognized.items()}
+    networks = {"model": Network(checkpoint.config, checkpoint.architecture, {**checkpoint.discriminator, **unknown})}
+    if checkpoint.generator is not None:
+        networks["generator"] = Network(checkpoint.generator_config, "ElectraForMaskedLM", checkpoint.generator)
+    return Source(GOOGLE, path, os.path.dirname(os.path.abspath(prefix)), networks,
+                  pretraining=checkpoint.pretraining)
+
+
+def detect_format(path):
+    """`(format, location)`: which format `path` holds and where (a folder, file or prefix); a ValueError
+    when none."""
+    path = os.fspath(path)
+    if os.path.isfile(path) and path.endswith(".keras"):
+        return OURS, path
+    if os.path.isdir(path):
+        if os.path.isfile(os.path.join(path, ours.SINGLE_MODEL_FILE)):
+            return OURS, os.path.join(path, ours.SINGLE_MODEL_FILE)
+        for folder in (path, os.path.join(path, "final")):
+            config_file = os.path.join(folder, ours.RUN_CONFIG)
+            if not os.path.exists(config_file):
+                continue
+            if hf.is_hf_config(read_json(config_file)):
+                return HUGGINGFACE, folder
+            if any(os.path.exists(os.path.join(folder, name)) for name in ours.NETWORK_FILES.values()):
+                return OURS, folder
+    prefix = google.checkpoint_prefix(path)
+    if prefix is not None and google.is_google_checkpoint(prefix):
+        return GOOGLE, prefix
+    raise _no_model_error(path)
+
+
+def read_source(path, run_config=None):
+    """The checkpoint at `path`, in whichever format, read into a `Source`. `run_config`
+    (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config."""
+    kind, location = detect_format(path)
+    if kind == HUGGINGFACE:
+        return _hf_folder(location)
+    if kind == GOOGLE:
+        return _google(location, os.fspath(path), run_config)
+    return _own_file(location) if location.endswith(".keras") else _own_folder(location)
+
+
+def read_config(path):
+    """The (discriminator's) `ElectraConfig` of a checkpoint in any format."""
+    return read_source(path).config

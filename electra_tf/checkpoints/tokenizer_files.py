@@ -1,0 +1,104 @@
+"""The tokenizer files beside a checkpoint: `vocab.txt` (with `tokenizer_config.json`) or a Hugging Face
+`tokenizer.json`, read into `(vocabulary, lowercase, strip_accents)` and written back.
+
+Our own folders, Hugging Face folders and the released Google checkpoints all
+keep the vocabulary beside the weights; `ElectraTokenizer.from_pretrained`
+reads it from here. `lowercase`/`strip_accents` are `None` where the files do
+not say (the caller's default then applies: lower-case, as BERT's uncased
+models).
+
+Example:
+>>> import tempfile
+>>> folder = tempfile.mkdtemp()
+>>> write_tokenizer_files(folder, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the"], lowercase=False)
+>>> vocabulary, lowercase, strip_accents = tokenizer_arguments(folder)
+>>> os.path.basename(vocabulary), lowercase, strip_accents
+('vocab.txt', False, None)
+"""
+
+import os
+
+from electra_tf.atomic import read_json, write_json
+from electra_tf.checkpoints import google
+from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
+
+TOKENIZER_CONFIG = "tokenizer_config.json"
+TOKENIZER_JSON = "tokenizer.json"
+
+
+def tokenizer_settings(folder):
+    """`(vocabulary, lowercase, strip_accents)` from a folder's `vocab.txt` (with `tokenizer_config.json`'s
+    `do_lower_case`) or `tokenizer.json` (a WordPiece model); `None` when it has neither. `vocabulary` is a
+    path or a list."""
+    lowercase = strip_accents = None
+    config_file = os.path.join(folder, TOKENIZER_CONFIG)
+    if os.path.exists(config_file):
+        values = read_json(config_file, expect=dict)
+        lowercase, strip_accents = values.get("do_lower_case"), values.get("strip_accents")
+    if os.path.exists(os.path.join(folder, VOCAB_FILE)):
+        return os.path.join(folder, VOCAB_FILE), lowercase, strip_accents
+    tokenizer_file = os.path.join(folder, TOKENIZER_JSON)
+    if not os.path.exists(tokenizer_file):
+        return None
+    vocabulary, json_lowercase, json_strip_accents = tokenizer_json_settings(tokenizer_file)
+    return (vocabulary, json_lowercase if json_lowercase is not None else lowercase,
+            json_strip_accents if json_strip_accents is not None else strip_accents)
+
+
+def tokenizer_json_settings(path):
+    """`(vocabulary list, lowercase, strip_accents)` of a Hugging Face `tokenizer.json` (BERT WordPiece)."""
+    values = read_json(path)
+    model = (values.get("model") if isinstance(values, dict) else None) or {}
+    if model.get("type") != "WordPiece" or model.get("continuing_subword_prefix", "##") != "##":
+        raise ValueError(f"{path}: not a BERT WordPiece tokenizer (model type {model.get('type')!r})")
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not vocab:
+        raise ValueError(f"{path}: its WordPiece model has no vocab (a token → id object)")
+    vocabulary = [None] * len(vocab)
+    for token, index in vocab.items():
+        if not 0 <= index < len(vocab) or vocabulary[index] is not None:
+            raise ValueError(f"{path}: the WordPiece ids are not 0..{len(vocab) - 1}")
+        vocabulary[index] = token
+    lowercase = strip_accents = None
+    normalizers = [values.get("normalizer") or {}]
+    if normalizers[0].get("type") == "Sequence":
+        normalizers = normalizers[0].get("normalizers", [])
+    for normalizer in normalizers:
+        if normalizer.get("type") == "BertNormalizer":
+            lowercase = normalizer.get("lowercase")
+            strip_accents = normalizer.get("strip_accents")
+    return vocabulary, lowercase, strip_accents
+
+
+def tokenizer_arguments(path):
+    """`(vocabulary, lowercase, strip_accents)` for the checkpoint at `path` (any format: a folder, a
+    `.keras` file, a Google prefix), or for a `vocab.txt`/`tokenizer.json` path."""
+    path = os.fspath(path)
+    if os.path.isfile(path):
+        if path.endswith(".json"):
+            return tokenizer_json_settings(path)
+        if not path.endswith(".keras"):
+            return path, None, None
+    if os.path.isdir(path):
+        folders = [path, os.path.join(path, "final")]
+    else:
+        prefix = google.checkpoint_prefix(path)
+        folders = [os.path.dirname(os.path.abspath(prefix or path))]
+    for folder in folders:
+        if os.path.isdir(folder):
+            settings = tokenizer_settings(folder)
+            if settings is not None:
+                return settings
+    raise ValueError(f"{path}: no vocab.txt (nor tokenizer.json) here; tools/run_pretraining.py writes one in "
+                     "<model_dir>/final, Hugging Face and Google checkpoints ship one beside the weights")
+
+
+def write_tokenizer_files(folder, vocabulary, lowercase=True, strip_accents=None, model_max_length=None):
+    """Writes `vocab.txt` and a `tokenizer_config.json` (casing, maximum length) that both we and
+    `transformers` read."""
+    os.makedirs(folder, exist_ok=True)
+    save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
+    settings = {"tokenizer_class": "ElectraTokenizer", "do_lower_case": lowercase, "strip_accents": strip_accents}
+    if model_max_length is not None:
+        settings["model_max_length"] = model_max_length
+    write_json(os.path.join(folder, TOKENIZER_CONFIG), settings)

@@ -1,0 +1,156 @@
+"""Sentence (pair) classification and regression: CSV/TSV/JSONL files, and the GLUE benchmark.
+
+- `TextClassificationTask` (`text_classification`): one or two text columns and
+  a label column of a CSV, TSV or JSONL file (`data/tasks/classification.py`);
+  labels as declared, or as found in the training file (sorted);
+  `regression=True` for float scores. Scored by accuracy (Pearson/Spearman for
+  regression).
+- `GlueTask` (`cola sst2 mrpc stsb qqp mnli qnli rte wnli`): the GLUE
+  download's TSV files or TensorFlow Datasets (`tfds=True`), each task's
+  metrics, MRPC/STS-B trained on both sentence orders, and test predictions in
+  the files the GLUE server expects (an `mnli` run also predicts the
+  diagnostic set, AX).
+
+Head: `ElectraForSequenceClassification` (`num_labels=1` for regression).
+
+Example:
+>>> from electra_tf import ElectraTokenizer, FinetuningConfig
+>>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad"])
+>>> task = GlueTask(FinetuningConfig(task="rte"), tokenizer)
+>>> task.config.epochs, task.num_labels, task.label_names
+(10.0, 2, ('entailment', 'not_entailment'))
+"""
+
+import os
+
+import keras
+
+from electra_tf.data.tasks import classification
+from electra_tf.finetuning.task import FinetuningTask
+from electra_tf.metrics import classification_scores
+from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+
+
+class TextClassificationTask(FinetuningTask):
+    """Text classification (or regression) from CSV/TSV/JSONL files (see the module docstring).
+
+    Args (beyond `FinetuningTask`'s):
+        text_columns: one column (single texts) or two (pairs).
+        label_column: the label's column.
+        label_names: the declared labels in id order (default: those in the training file, sorted).
+        regression: labels are float scores.
+    """
+
+    model_class = ElectraForSequenceClassification
+
+    def __init__(self, config, tokenizer, files=None, data_dir=None, text_columns=("text",), label_column="label",
+                 label_names=None, regression=False):
+        super().__init__(config, tokenizer, files, data_dir)
+        self.text_columns, self.label_column, self.regression = tuple(text_columns), label_column, regression
+        self._label_names = tuple(label_names) if label_names else None
+
+    @property
+    def label_names(self):
+        return self._label_names
+
+    @property
+    def num_labels(self):
+        return 1 if self.regression else len(self.label_names)
+
+    @property
+    def metrics(self):
+        return ("pearson", "spearman") if self.regression else ("accuracy",)
+
+    def load(self, split):
+        examples, names = classification.read_text_file(
+            self.path(split), self.text_columns, self.label_column if split != "test" else None,
+            label_names=self.label_names, regression=self.regression)
+        if self._label_names is None and not self.regression:
+            self._label_names = names  # from the training file, which is read first
+        return examples
+
+    def training_examples(self, examples):
+        """The examples training sees (GLUE's MRPC and STS-B add the swapped pairs)."""
+        return examples
+
+    def train_dataset(self, examples):
+        examples = self.training_examples(examples)
+        dataset = classification.classification_dataset(
+            examples, self.tokenizer, self.sequence_length, self.config.batch_size, shuffle=True,
+            seed=self.config.seed, drop_remainder=True)
+        return dataset, len(examples) // self.config.batch_size
+
+    def model_arguments(self):
+        return {"num_labels": self.num_labels, "head": self.config.head}
+
+    def losses(self):
+        loss = "mse" if self.regression else keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        return {"loss": {"logits": loss}}
+
+    def predict(self, model, examples):
+        dataset = classification.classification_dataset(examples, self.tokenizer, self.sequence_length,
+                                                        self.config.predict_batch_size)
+        logits = model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"]
+        return logits[:, 0] if self.regression else logits.argmax(-1)
+
+    def score(self, examples, predictions):
+        return classification_scores(examples.labels, predictions, self.metrics)
+
+    def prediction_values(self, predictions):
+        return [f"{p:.3f}" for p in predictions] if self.regression else [self.label_names[p] for p in predictions]
+
+    def write_predictions(self, examples, predictions, folder, split):
+        """A TSV of `index<TAB>prediction` (label names, or scores)."""
+        return self.write_tsv(folder, f"{self.name}_{split}", examples.ids, self.prediction_values(predictions))
+
+
+class GlueTask(TextClassificationTask):
+    """A GLUE task from its TSV files (`data_dir`: the GLUE download) or from TFDS (`tfds=True`).
+
+    Args (beyond `FinetuningTask`'s):
+        tfds: read `glue/<task>` from TensorFlow Datasets.
+        tfds_data_dir: TFDS's data folder.
+    """
+
+    def __init__(self, config, tokenizer, files=None, data_dir=None, tfds=False, tfds_data_dir=None):
+        self.glue = classification.glue_task(config.task)
+        super().__init__(config, tokenizer, files, data_dir, text_columns=self.glue.tsv_text,
+                         label_column=self.glue.tsv_label, label_names=self.glue.label_names,
+                         regression=self.glue.label_names is None)
+        self.use_tfds, self.tfds_data_dir = tfds, tfds_data_dir
+
+    def task_epochs(self, name):
+        return classification.glue_task(name).epochs
+
+    @property
+    def metrics(self):
+        return self.glue.metrics
+
+    @property
+    def splits(self):
+        if not (self.use_tfds or self.data_dir):
+            return tuple(self.files)
+        # An MNLI model also predicts GLUE's diagnostic set (AX), when it is there.
+        ax = self.glue.name == "mnli" and (self.use_tfds or os.path.exists(
+            os.path.join(self.data_dir, classification.GLUE_FOLDERS["ax"])))
+        return (*self.glue.splits, *(("ax",) if ax else ()))
+
+    def load(self, split):
+        if split in self.files:
+            return super().load(split)
+        task, split = (classification.GLUE_TASKS["ax"], "test") if split == "ax" else (self.glue, split)
+        if self.use_tfds:
+            return classification.read_glue_tfds(task, split, self.tfds_data_dir)
+        return classification.read_glue_tsv(self.data_dir or "", task, split)
+
+    def training_examples(self, examples):
+        return examples.swapped() if self.glue.double_unordered and self.config.double_unordered else examples
+
+    def write_predictions(self, examples, predictions, folder, split):
+        """Dev splits as `text_classification`'s; test splits in the files the GLUE server expects
+        (`CoLA.tsv`, `MNLI-m.tsv`, `MNLI-mm.tsv`, `AX.tsv`, ...)."""
+        if self.scored(split):
+            return super().write_predictions(examples, predictions, folder, split)
+        name = {"test_mismatched": "MNLI-mm", "ax": "AX"}.get(
+            split, "MNLI-m" if self.glue.name == "mnli" else classification.GLUE_FOLDERS[self.glue.name])
+        return self.write_tsv(folder, name, examples.ids, self.prediction_values(predictions))

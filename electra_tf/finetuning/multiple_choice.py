@@ -1,0 +1,56 @@
+"""Multiple choice: SWAG (`swag`) and files shaped like it, scored by accuracy.
+
+Readers: `electra_tf.data.tasks.multiple_choice`. Head: `ElectraForMultipleChoice`.
+
+Example:
+>>> MultipleChoiceTask.default_files["dev"], MultipleChoiceTask.model_class.serving_task
+('val.csv', 'multiple_choice')
+"""
+
+import keras
+
+from electra_tf.data.tasks import multiple_choice
+from electra_tf.finetuning.task import FinetuningTask
+from electra_tf.metrics import classification_scores
+from electra_tf.models.multiple_choice import ElectraForMultipleChoice
+
+
+class MultipleChoiceTask(FinetuningTask):
+    """SWAG-format multiple choice.
+
+    Args (beyond `FinetuningTask`'s):
+        num_choices: endings per example (`ending0` … in the files).
+    """
+
+    model_class = ElectraForMultipleChoice
+    default_files = {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}
+
+    def __init__(self, config, tokenizer, files=None, data_dir=None, num_choices=4):
+        super().__init__(config, tokenizer, files, data_dir)
+        self.num_choices = num_choices
+
+    def load(self, split):
+        return multiple_choice.read_swag(self.path(split), self.num_choices)
+
+    def _dataset(self, examples, batch_size, shuffle=False):
+        return multiple_choice.choice_dataset(examples, self.tokenizer, self.sequence_length, batch_size,
+                                              shuffle=shuffle, seed=self.config.seed)
+
+    def train_dataset(self, examples):
+        return self._dataset(examples, self.config.batch_size, shuffle=True), len(examples) // self.config.batch_size
+
+    def model_arguments(self):
+        return {"num_choices": self.num_choices}
+
+    def losses(self):
+        return {"loss": {"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}}
+
+    def predict(self, model, examples):
+        dataset = self._dataset(examples, self.config.predict_batch_size).map(lambda x, y: x)
+        return model.predict(dataset, verbose=0)["logits"].argmax(-1)
+
+    def score(self, examples, predictions):
+        return classification_scores(examples.labels, predictions, ("accuracy",))
+
+    def write_predictions(self, examples, predictions, folder, split):
+        return self.write_tsv(folder, f"{self.name}_{split}", range(len(predictions)), predictions)

@@ -1,0 +1,121 @@
+"""Extractive question answering: SQuAD 2.0 (`squad`) and 1.1 (`squadv1`).
+
+Doc-stride windows, n-best spans and the null-score threshold, as the original
+ELECTRA's `finetune/qa` (`electra_tf.data.tasks.squad`); scored by SQuAD's
+exact match and F1; predictions are SQuAD's `predictions.json`. Head:
+`ElectraForQuestionAnswering` (the original joint head with an answerable
+classifier for 2.0, or Hugging Face's). Loss: (start CE + end CE) / 2, plus
+0.5 · the answerable classifier's sigmoid CE.
+
+Example:
+>>> loss, weights = question_answering_losses()
+>>> sorted(loss), weights["answerable_logits"]
+(['answerable_logits', 'end_logits', 'start_logits'], 0.5)
+"""
+
+import os
+
+import keras
+
+from electra_tf.data.tasks import squad
+from electra_tf.finetuning.task import FinetuningTask
+from electra_tf.metrics import squad_scores
+from electra_tf.models.question_answering import ElectraForQuestionAnswering
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class FirstCandidateLoss(keras.losses.Loss):
+    """Sparse categorical cross-entropy of the end logits' first row (the one given the gold start).
+
+    With Hugging Face's head the end logits are `[B, L]` and used as they are.
+    """
+
+    def call(self, y_true, y_pred):
+        logits = y_pred[:, 0] if len(y_pred.shape) == 3 else y_pred
+        return keras.losses.sparse_categorical_crossentropy(y_true, logits, from_logits=True)
+
+
+def question_answering_losses(answerable_weight=0.5, answerable_classifier=True):
+    """`(loss, loss_weights)` for `compile`: (start CE + end CE) / 2 [+ weight · answerable sigmoid CE]."""
+    loss = {"start_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            "end_logits": FirstCandidateLoss()}
+    weights = {"start_logits": 0.5, "end_logits": 0.5}
+    if answerable_classifier:
+        loss["answerable_logits"] = keras.losses.BinaryCrossentropy(from_logits=True)
+        weights["answerable_logits"] = answerable_weight
+    return loss, weights
+
+
+class QuestionAnsweringTask(FinetuningTask):
+    """SQuAD 2.0: doc-stride windows, n-best spans, unanswerable questions."""
+
+    model_class = ElectraForQuestionAnswering
+    default_files = {"train": "train-v2.0.json", "dev": "dev-v2.0.json"}
+    default_epochs = 2.0
+    default_max_seq_length = 512
+    version_2 = True
+
+    def load(self, split):
+        examples = squad.read_squad(self.path(split), on_bad_answer="skip" if split == "train" else "error")
+        if examples.skipped_ids:
+            self.stats[f"{split}_skipped_questions"] = len(examples.skipped_ids)
+        return examples
+
+    def _features(self, examples, training):
+        c = self.config
+        features = squad.squad_features(examples, self.tokenizer, self.sequence_length, c.doc_stride,
+                                        c.max_query_length, training=training)
+        self.stats["truncated_questions"] = features.truncated_questions
+        return features
+
+    @property
+    def answerable_classifier(self):
+        return self.version_2 and self.config.answerable_classifier and self.config.head == "original"
+
+    def train_dataset(self, examples):
+        features = self._features(examples, training=True)
+        dataset = squad.squad_dataset(features, self.config.batch_size, training=True, shuffle=True,
+                                      seed=self.config.seed)
+        keep_start = self.config.head == "original"  # the joint head conditions its end logits on it
+
+        def to_outputs(x, y):
+            inputs = {k: v for k, v in x.items() if keep_start or k != "start_positions"}
+            labels = {"start_logits": y["start_positions"], "end_logits": y["end_positions"]}
+            if self.answerable_classifier:
+                labels["answerable_logits"] = y["is_impossible"]
+            return inputs, labels
+
+        return dataset.map(to_outputs), len(features) // self.config.batch_size
+
+    def model_arguments(self):
+        return {"head": self.config.head, "beam_size": self.config.beam_size,
+                "answerable_classifier": self.answerable_classifier}
+
+    def losses(self):
+        loss, weights = question_answering_losses(self.config.answerable_weight, self.answerable_classifier)
+        return {"loss": loss, "loss_weights": weights}
+
+    def predict(self, model, examples):
+        features = self._features(examples, training=False)
+        outputs = model.predict(squad.squad_dataset(features, self.config.predict_batch_size, training=False),
+                                verbose=0)
+        predictions, _, _ = squad.postprocess(
+            examples, features, outputs, self.config.n_best_size, self.config.max_answer_length,
+            self.config.qa_na_threshold if self.answerable_classifier else None, version_2=self.version_2)
+        return predictions
+
+    def score(self, examples, predictions):
+        return squad_scores(predictions, examples)
+
+    def write_predictions(self, examples, predictions, folder, split):
+        """SQuAD's `predictions.json` (question id → answer text)."""
+        path = os.path.join(folder, f"{self.name}_{split}_predictions.json")
+        squad.write_predictions(predictions, path)
+        return path
+
+
+class SquadV1Task(QuestionAnsweringTask):
+    """SQuAD 1.1: every question has an answer."""
+
+    default_files = {"train": "train-v1.1.json", "dev": "dev-v1.1.json"}
+    version_2 = False

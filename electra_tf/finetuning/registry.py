@@ -1,0 +1,59 @@
+"""The fine-tuning tasks by name, and `make_task`: the one place a task is registered.
+
+Example:
+>>> from electra_tf import ElectraTokenizer, FinetuningConfig
+>>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "who"])
+>>> task = make_task(FinetuningConfig(task="squadv1"), tokenizer, data_dir="squad")
+>>> type(task).__name__, task.config.max_seq_length, task.files["dev"]
+('SquadV1Task', 512, 'squad/dev-v1.1.json')
+>>> make_task(FinetuningConfig(task="sst3"), tokenizer)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: unknown task 'sst3'; the tasks are: chunk, cola, conll2003, docstring_kinds, mnli, mrpc, ...
+"""
+
+import inspect
+
+from electra_tf.data.tasks.classification import GLUE_TASKS, glue_task
+from electra_tf.finetuning.classification import GlueTask, TextClassificationTask
+from electra_tf.finetuning.docstring_kinds import DocstringKindsTask
+from electra_tf.finetuning.multiple_choice import MultipleChoiceTask
+from electra_tf.finetuning.question_answering import QuestionAnsweringTask, SquadV1Task
+from electra_tf.finetuning.tagging import ChunkingTask, TaggingTask
+
+TASKS = {
+    **{name: GlueTask for name in GLUE_TASKS if name != "ax"},  # AX is predicted by an MNLI run
+    "text_classification": TextClassificationTask,
+    "docstring_kinds": DocstringKindsTask,
+    "conll2003": TaggingTask,
+    "chunk": ChunkingTask,
+    "squad": QuestionAnsweringTask,
+    "squadv1": SquadV1Task,
+    "swag": MultipleChoiceTask,
+}
+
+
+def task_class(name):
+    """The task class registered under `name` (GLUE's names as spelled in the GLUE download work too)."""
+    if name in TASKS:
+        return TASKS[name]
+    try:
+        return TASKS[glue_task(name).name]
+    except (ValueError, KeyError):
+        raise ValueError(f"unknown task {name!r}; the tasks are: {', '.join(sorted(TASKS))}") from None
+
+
+def task_options(name):
+    """The data options the task `name` takes (its constructor's keyword arguments beyond the common ones)."""
+    parameters = inspect.signature(task_class(name).__init__).parameters
+    return tuple(p for p in parameters if p not in ("self", "config", "tokenizer", "files", "data_dir"))
+
+
+def make_task(config, tokenizer, files=None, data_dir=None, **options):
+    """The task named by `config.task` (see `TASKS`), reading `files` (split → path) or `data_dir`.
+
+    `options` may hold any task's data options (e.g. the tool's flags); each task takes its own.
+    """
+    cls = task_class(config.task)
+    taken = task_options(config.task)
+    return cls(config, tokenizer, files, data_dir, **{k: v for k, v in options.items() if k in taken})

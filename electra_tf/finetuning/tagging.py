@@ -1,0 +1,86 @@
+"""Token tagging: CoNLL-2003 NER (`conll2003`) and CoNLL-2000 chunking (`chunk`).
+
+Trained on BIOES tags (the original's encoding, whatever the file holds),
+each word labelled at its first sub-token, scored by entity-level F1 as CoNLL's
+`conlleval`; predictions are CoNLL files of `word<TAB>tag`. Readers and tag
+schemes: `electra_tf.data.tasks.tagging`. Head: `ElectraForTokenClassification`.
+
+Example:
+>>> TaggingTask.default_files["dev"], ChunkingTask.default_files["dev"], ChunkingTask.default_max_seq_length
+('dev.txt', 'test.txt', 256)
+"""
+
+import os
+
+import keras
+
+from electra_tf.atomic import write_text
+from electra_tf.data.tasks import tagging
+from electra_tf.finetuning.task import FinetuningTask
+from electra_tf.metrics import entity_f1
+from electra_tf.models.token_classification import ElectraForTokenClassification
+
+
+class TaggingTask(FinetuningTask):
+    """CoNLL-format tagging (CoNLL-2003 NER by default).
+
+    Args (beyond `FinetuningTask`'s):
+        tag_column: the tag's column (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk tag).
+        scheme: the tag scheme trained on ("bioes", "iob2", or "none" for plain tags such as POS).
+    """
+
+    model_class = ElectraForTokenClassification
+    default_files = {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"}
+
+    def __init__(self, config, tokenizer, files=None, data_dir=None, tag_column=-1, scheme="bioes"):
+        super().__init__(config, tokenizer, files, data_dir)
+        self.tag_column, self.scheme, self._label_names = tag_column, scheme, None
+
+    @property
+    def label_names(self):
+        return self._label_names
+
+    def load(self, split):
+        sentences = tagging.read_conll(self.path(split), self.tag_column)
+        if self._label_names is None:
+            self._label_names = tagging.label_names(sentences, self.scheme)  # from the training file
+        return sentences
+
+    def _dataset(self, sentences, training):
+        dataset, stats = tagging.tagging_dataset(
+            sentences, self.tokenizer, self.label_names, self.sequence_length,
+            self.config.batch_size if training else self.config.predict_batch_size, shuffle=training,
+            seed=self.config.seed, scheme=self.scheme, drop_remainder=training)
+        self.stats.update({k: v for k, v in stats.items() if k != "first_token_positions"})
+        return dataset, stats
+
+    def train_dataset(self, sentences):
+        return self._dataset(sentences, training=True)[0], len(sentences) // self.config.batch_size
+
+    def model_arguments(self):
+        return {"num_labels": len(self.label_names), "head": self.config.head}
+
+    def losses(self):
+        return {"loss": {"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}}
+
+    def predict(self, model, sentences):
+        dataset, stats = self._dataset(sentences, training=False)
+        logits = model.predict(dataset.map(lambda x, y, w: x), verbose=0)["logits"]
+        return tagging.decode_tags(logits, stats["first_token_positions"], self.label_names)
+
+    def score(self, sentences, predictions):
+        return entity_f1([list(s.tags) for s in sentences], predictions)
+
+    def write_predictions(self, sentences, predictions, folder, split):
+        """CoNLL format: `word<TAB>predicted tag`, a blank line after each sentence."""
+        path = os.path.join(folder, f"{self.name}_{split}.txt")
+        write_text(path, "".join("".join(f"{w}\t{t}\n" for w, t in zip(s.words, tags)) + "\n"
+                                 for s, tags in zip(sentences, predictions)))
+        return path
+
+
+class ChunkingTask(TaggingTask):
+    """CoNLL-2000 chunking: no dev file (the test file is scored), sentences up to 256 tokens."""
+
+    default_files = {"train": "train.txt", "dev": "test.txt", "test": "test.txt"}
+    default_max_seq_length = 256

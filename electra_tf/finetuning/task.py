@@ -1,0 +1,132 @@
+"""`FinetuningTask`: everything `finetune` and `tools/run_finetuning.py` need to know of a task, in one class.
+
+A task declares, in its own module:
+
+- its **data**: `load(split)` reads a split (files under `default_files` names
+  in `--data_dir`, or given one by one), `train_dataset` / `predict` encode it
+  in-graph (`electra_tf.featurize`);
+- its **head**: `model_class`, the task model built on the pre-trained encoder
+  (which also declares the Hugging Face class and the export signature:
+  `model_class.hf_class`, `model_class.serving_task`);
+- its **loss** (`losses`), **metrics** (`score`) and **prediction files**
+  (`write_predictions`);
+- its **defaults**: `default_epochs`, `default_max_seq_length`, filled into its
+  config where the user left them unset;
+- its **options**: the keyword arguments of its constructor (the tool passes
+  each task only the data options it takes).
+
+Adding a task is one module with a subclass, and one line in
+`electra_tf.finetuning.registry.TASKS`.
+
+Example:
+>>> from electra_tf import FinetuningConfig
+>>> from electra_tf.finetuning.registry import TASKS
+>>> task_class = TASKS["conll2003"]
+>>> task_class.model_class.serving_task, task_class.default_max_seq_length
+('tagging', 128)
+"""
+
+import abc
+import os
+
+from electra_tf.atomic import write_text
+
+
+class FinetuningTask(abc.ABC):
+    """A fine-tuning task (see the module docstring).
+
+    Args:
+        config: a `FinetuningConfig`; its unset `epochs` and `max_seq_length` take the task's defaults.
+        tokenizer: the pre-trained model's `ElectraTokenizer`.
+        files: split name → file path, for splits not in `data_dir` under their default names.
+        data_dir: a folder with the task's files under their usual names.
+    """
+
+    model_class = None
+    default_files = {}
+    default_epochs = 3.0
+    default_max_seq_length = 128
+
+    def __init__(self, config, tokenizer, files=None, data_dir=None):
+        self.config = config.replace(
+            epochs=config.epochs if config.epochs is not None else float(self.task_epochs(config.task)),
+            max_seq_length=config.max_seq_length or self.default_max_seq_length)
+        self.tokenizer = tokenizer
+        self.data_dir = data_dir
+        self.files = {split: os.path.join(data_dir, name) for split, name in self.default_files.items()} \
+            if data_dir else {}
+        self.files.update({split: path for split, path in (files or {}).items() if path})
+        self.stats = {}
+
+    def task_epochs(self, name):
+        """The default number of epochs for the task `name` (a task class may serve several names)."""
+        return self.default_epochs
+
+    @property
+    def name(self):
+        return self.config.task
+
+    @property
+    def splits(self):
+        """The splits there are files for, training first."""
+        return tuple(self.files)
+
+    def path(self, split):
+        if split not in self.files:
+            raise ValueError(f"{self.name}: no file for split {split!r} (give --{split}_file or --data_dir)")
+        return self.files[split]
+
+    @property
+    def sequence_length(self):
+        return self.config.max_seq_length
+
+    @property
+    def label_names(self):
+        """Class or tag names in id order (known after the training split is loaded), or None."""
+        return None
+
+    def scored(self, split):
+        """Whether `split` has labels to score (test splits and GLUE's diagnostic set do not)."""
+        return split != "train" and not split.startswith("test") and split != "ax"
+
+    def compile(self, model, optimizer):
+        model.compile(optimizer=optimizer, **self.losses())
+
+    def build_model(self, init_checkpoint):
+        """The task model with the encoder (and, from a checkpoint of the same task, the head) of
+        `init_checkpoint`."""
+        return self.model_class.from_pretrained(init_checkpoint, **self.model_arguments())
+
+    @abc.abstractmethod
+    def model_arguments(self):
+        """The task model's constructor arguments (number of labels, head, ...)."""
+
+    @abc.abstractmethod
+    def load(self, split):
+        """The examples of `split`."""
+
+    @abc.abstractmethod
+    def train_dataset(self, examples):
+        """`(dataset, batches per epoch)`: shuffled training batches of `(inputs, labels[, weights])`."""
+
+    @abc.abstractmethod
+    def losses(self):
+        """`compile` arguments: `{"loss": ..., ["loss_weights": ...]}`."""
+
+    @abc.abstractmethod
+    def predict(self, model, examples):
+        """Predictions for `examples`, in the form `score` and `write_predictions` take."""
+
+    @abc.abstractmethod
+    def score(self, examples, predictions):
+        """The task's metrics, `{name: value}`."""
+
+    @abc.abstractmethod
+    def write_predictions(self, examples, predictions, folder, split):
+        """Writes `predictions` of `split` into `folder`; returns the file's path."""
+
+    def write_tsv(self, folder, name, ids, values):
+        """A TSV of `index<TAB>prediction`; returns its path."""
+        path = os.path.join(folder, f"{name}.tsv")
+        write_text(path, "index\tprediction\n" + "".join(f"{i}\t{v}\n" for i, v in zip(ids, values)))
+        return path

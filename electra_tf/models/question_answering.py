@@ -1,0 +1,93 @@
+"""`ElectraForQuestionAnswering`: extractive question answering (SQuAD) on the ELECTRA encoder.
+
+`head="original"` (default): ELECTRA's joint head (`electra_tf.layers.qa_head`)
+with `start_logits` `[B, L]` and `end_logits` `[B, K, L]` given `start_candidates`
+`[B, K]` (the gold start in training, the `beam_size` best otherwise) and, with
+`answerable_classifier`, `answerable_logits` `[B]` (SQuAD 2.0; higher means
+unanswerable). It takes an optional fourth input `start_positions` `[B]`.
+`head="huggingface"`: one dense(2) (`qa_outputs`), `start_logits` and
+`end_logits` `[B, L]`.
+
+Example:
+>>> import numpy as np
+>>> from electra_tf import ElectraConfig
+>>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
+...                        num_layers=1, num_heads=2, intermediate_size=64)
+>>> batch = {"input_ids": np.array([[2, 7, 3, 9, 8, 3]]), "attention_mask": np.ones((1, 6), "int32"),
+...          "token_type_ids": np.array([[0, 0, 0, 1, 1, 1]])}
+>>> outputs = ElectraForQuestionAnswering(config, beam_size=2)(batch)
+>>> sorted(outputs), outputs["end_logits"].shape
+(['answerable_logits', 'end_logits', 'start_candidates', 'start_logits'], TensorShape([1, 2, 6]))
+"""
+
+import keras
+
+from electra_tf.layers.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
+from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
+from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.sequence_classification import check_head
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraForQuestionAnswering(ElectraNetwork):
+    """Start and end logits over the sequence (see the module docstring).
+
+    Args:
+        config: an `ElectraConfig` (or its dict).
+        head: "original" or "huggingface".
+        beam_size: start candidates the original head gives end logits for at inference.
+        answerable_classifier: the original head's answerable classifier (SQuAD 2.0).
+        hidden_size: width of the original head's hidden layers (512 in the original).
+    """
+
+    hf_class = "ElectraForQuestionAnswering"
+    serving_task = "question_answering"
+
+    def __init__(self, config, head="original", beam_size=20, answerable_classifier=True, hidden_size=512,
+                 **kwargs):
+        config = as_config(config)
+        check_head(head)
+        # === Layers ===
+        backbone = ElectraModel(config, name="electra")
+        # === Functional Model ===
+        inputs = model_inputs()
+        sequence = backbone(inputs)["last_hidden_state"]
+        if head == "huggingface":
+            logits = keras.layers.Dense(2, kernel_initializer=truncated_normal(config), name="qa_outputs")(sequence)
+            start, end = keras.ops.unstack(logits, 2, axis=-1)
+            outputs = {"start_logits": start, "end_logits": end}
+        else:
+            inputs["start_positions"] = keras.Input(shape=(), dtype="int32", name="start_positions", optional=True)
+            mask = answer_mask(inputs["attention_mask"], inputs["token_type_ids"])
+            start = keras.ops.squeeze(keras.layers.Dense(1, name="start_logits")(sequence), -1)
+            start = start - MASKED * (1.0 - mask)
+            end, candidates = JointEndLogits(beam_size, hidden_size, name="joint_end")(
+                sequence, start, mask, inputs["start_positions"])
+            outputs = {"start_logits": start, "end_logits": end, "start_candidates": candidates}
+            if answerable_classifier:
+                summary = StartWeightedSummary(name="start_weighted_summary")(sequence, start)
+                hidden = keras.layers.Dense(hidden_size, activation="gelu", name="answerable_hidden")(summary)
+                outputs["answerable_logits"] = keras.ops.squeeze(
+                    keras.layers.Dense(1, name="answerable_output")(hidden), -1)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        # === Config ===
+        self.config = config
+        self.backbone = backbone
+        self.head = head
+        self.beam_size = beam_size
+        self.answerable_classifier = answerable_classifier
+        self.hidden_size = hidden_size
+
+    @property
+    def hf_architecture(self):
+        return self.hf_class if self.head == "huggingface" else None
+
+    def __call__(self, inputs, *args, **kwargs):
+        # `start_positions` is optional: Keras wants the key, so a missing one is passed as None.
+        if getattr(self, "head", None) == "original" and isinstance(inputs, dict) and "start_positions" not in inputs:
+            inputs = {**inputs, "start_positions": None}
+        return super().__call__(inputs, *args, **kwargs)
+
+    def get_config(self):
+        return {**super().get_config(), "head": self.head, "beam_size": self.beam_size,
+                "answerable_classifier": self.answerable_classifier, "hidden_size": self.hidden_size}

@@ -1,0 +1,53 @@
+"""`ElectraForTokenClassification`: per-token labels (NER, chunking) on the ELECTRA encoder.
+
+The original head is one dense layer over every token; Hugging Face's puts a
+dropout first (`head="huggingface"`). Both have the same weights, so either
+converts to `transformers`. Scoring each word at its first sub-token, as the
+original does, is a matter of which positions carry labels (see
+`electra_tf.data.tasks.tagging`).
+
+Example:
+>>> import numpy as np
+>>> from electra_tf import ElectraConfig
+>>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
+...                        num_layers=1, num_heads=2, intermediate_size=64)
+>>> batch = {"input_ids": np.array([[2, 7, 9, 3]]), "attention_mask": np.ones((1, 4), "int32"),
+...          "token_type_ids": np.zeros((1, 4), "int32")}
+>>> ElectraForTokenClassification(config, num_labels=5)(batch)["logits"].shape
+TensorShape([1, 4, 5])
+"""
+
+import keras
+
+from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
+from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.sequence_classification import check_head
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraForTokenClassification(ElectraNetwork):
+    """Logits `[batch, sequence, num_labels]`."""
+
+    hf_class = "ElectraForTokenClassification"
+    serving_task = "tagging"
+
+    def __init__(self, config, num_labels=2, head="original", **kwargs):
+        config = as_config(config)
+        check_head(head)
+        # === Layers ===
+        backbone = ElectraModel(config, name="electra")
+        # === Functional Model ===
+        inputs = model_inputs()
+        x = backbone(inputs)["last_hidden_state"]
+        if head == "huggingface":
+            x = keras.layers.Dropout(config.hidden_dropout)(x)
+        logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="classifier")(x)
+        super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        # === Config ===
+        self.config = config
+        self.backbone = backbone
+        self.num_labels = num_labels
+        self.head = head
+
+    def get_config(self):
+        return {**super().get_config(), "num_labels": self.num_labels, "head": self.head}

@@ -1,0 +1,1 @@
+"""Pre-training: in-graph masking, sampling of replacements, and `ElectraPretrainer`'s joint step."""

@@ -1,0 +1,108 @@
+"""Starting a pre-training from another checkpoint's weights (continued pre-training), checked first.
+
+Two kinds of start are read, and both are checked against the pre-trainer's
+config before anything is assigned:
+
+- a pre-trained model holding both networks, in any format `from_pretrained`
+  reads: our run folder (`<model_dir>/final`, or one
+  `tools/convert_checkpoint.py` wrote from a Hugging Face pair) or an original
+  Google checkpoint (`load_pretrainer_weights`);
+- another run's training checkpoint (its `model_dir`, or a checkpoint prefix
+  in it): the networks' weights, without the optimizer and its step, so the
+  new run starts a new schedule (`load_initial_weights`).
+
+Example:
+>>> load_initial_weights(pretrainer, "runs/small")  # doctest: +SKIP
+'runs/small/checkpoints/ckpt-1000'
+"""
+
+import os
+
+import tensorflow as tf
+
+from electra_tf.checkpoints import sources, transfer
+from electra_tf.checkpoints.loading import apply
+from electra_tf.config import load_run_config
+
+# Dropout rates do not change the weights: a checkpoint trained with other rates still fits.
+_DROPOUT_FIELDS = ("hidden_dropout", "attention_dropout")
+
+
+def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpected=False):
+    """Loads the discriminator and the generator of `pretrainer` (an `ElectraPretrainer`) from a checkpoint
+    in any format that holds both (ours, or Google's); all-or-nothing. Returns `{network: LoadReport}`."""
+    source = sources.read_source(path)
+    name = f"{os.fspath(path)} ({source.format})"
+    parts = ([("discriminator", "model"), ("generator", "generator")] if pretrainer.is_electra
+             else [("generator", "model")])
+    planned = []
+    for attribute, key in parts:
+        network = getattr(pretrainer, attribute)
+        if key not in source.networks:
+            raise ValueError(f"{name}: has no generator to initialise this pre-training's generator from "
+                             "(continued pre-training needs both networks; convert a discriminator and a generator "
+                             "together with tools/convert_checkpoint.py)")
+        differing = source.networks[key].config.differences(network.config, ignore=_DROPOUT_FIELDS)
+        if differing:
+            raise ValueError(f"{name}: its {attribute} has another model config (field: (checkpoint, this run)): "
+                             f"{differing}")
+        planned.append((attribute, network, source.networks[key]))
+    if pretrainer.is_electra and not pretrainer.pretraining_config.untied_generator_embeddings:
+        differing = transfer.differing_embeddings(planned[0][2].state, planned[1][2].state)
+        if differing:
+            raise ValueError(f"{name}: the generator's embeddings differ from the discriminator's ({differing[:3]}), "
+                             "but this pre-training ties them (set untied_generator_embeddings to keep both)")
+    reports, assignments = {}, []
+    for attribute, network, checkpoint in planned:
+        report, pending = transfer.plan_state(network, checkpoint.state, checkpoint.architecture, allow_missing,
+                                              allow_unexpected, f"{name} {attribute}")
+        reports[attribute] = report
+        assignments += pending
+    apply(assignments)
+    for attribute, network, _ in planned:
+        transfer.log_report(network, reports[attribute], name)
+    return reports
+
+
+def _is_training_checkpoint(prefix):
+    """A prefix of a checkpoint `tools/run_pretraining.py` wrote (object-based names, not Google's TF1 ones)."""
+    if not os.path.exists(prefix + ".index"):
+        return False
+    try:
+        names = tf.train.load_checkpoint(prefix).get_variable_to_shape_map()
+    except tf.errors.OpError:
+        return False  # damaged: read_source names the problem
+    return not any(name.startswith(("electra/", "generator/")) for name in names)
+
+
+def load_initial_weights(pretrainer, init_checkpoint):
+    """Weights (not optimizer state) to start `pretrainer` from: another run (its model_dir, or a
+    checkpoint prefix of it) or a pre-trained model holding both networks (see the module docstring).
+    Returns what was loaded (a checkpoint prefix, or `init_checkpoint`); a ValueError when it does not fit."""
+    run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
+        os.path.join(init_checkpoint, "checkpoints"))
+    if not run_checkpoint and not _is_training_checkpoint(init_checkpoint):
+        try:
+            load_pretrainer_weights(pretrainer, init_checkpoint)
+        except ValueError as e:
+            raise ValueError(f"--init_checkpoint {init_checkpoint}: {e}") from None
+        return init_checkpoint
+    prefix = init_checkpoint
+    if run_checkpoint:
+        config_file = os.path.join(init_checkpoint, "config.json")
+        if os.path.exists(config_file):
+            differing = load_run_config(config_file)[0].differences(pretrainer.config, ignore=_DROPOUT_FIELDS)
+            if differing:
+                raise ValueError(f"--init_checkpoint {init_checkpoint} has another model config "
+                                 f"(field: (checkpoint, this run)): {differing}")
+        prefix = run_checkpoint
+    # The networks only: the optimizer (and its step) hangs off the model too, and a new run starts a
+    # new schedule.
+    networks = {name: network for name, network in (("discriminator", pretrainer.discriminator),
+                                                    ("generator", pretrainer.generator)) if network is not None}
+    try:
+        status = tf.train.Checkpoint(model=tf.train.Checkpoint(**networks)).restore(prefix)
+        status.expect_partial().assert_existing_objects_matched()
+    except (ValueError, AssertionError, tf.errors.OpError) as e:
+        raise ValueError(f"--init_checkpoint {init_checkpoint} does not fit this model: {e}") from None
+    return prefix
