@@ -161,21 +161,21 @@ class _OursParts:
         discriminator_variables = model.discriminator.trainable_variables if model.is_electra else []
 
         def generator(inputs, counter):
-            masked = model._mask(inputs, counter)
+            masked = model.mask_batch(inputs, counter)
             with tf.GradientTape() as tape:
-                outputs = model._generate(inputs, masked, training=True)
-                loss = pc.gen_weight * model._mlm_loss(outputs, model._denominators(masked, outputs["real_tokens"]))
+                outputs = model.generate(inputs, masked, training=True)
+                loss = pc.gen_weight * model.mlm_loss(outputs, model.denominators(masked, outputs["real_tokens"]))
             return outputs, tape.gradient(loss, generator_variables)
 
         def sampling(inputs, outputs, counter):
-            return model._corrupt(inputs, outputs["masked"], outputs["mlm_logits"], counter)
+            return model.corrupt(inputs, outputs["masked"], outputs["mlm_logits"], counter)
 
         def discriminator(inputs, generated, corrupted):
             with tf.GradientTape() as tape:
                 outputs = {**generated, **corrupted,
-                           **model._discriminate(inputs, corrupted["corrupted_ids"], training=True)}
-                denominators = model._denominators(outputs["masked"], outputs["real_tokens"])
-                loss = pc.disc_weight * model._rtd_loss(outputs, denominators)
+                           **model.discriminate(inputs, corrupted["corrupted_ids"], training=True)}
+                denominators = model.denominators(outputs["masked"], outputs["real_tokens"])
+                loss = pc.disc_weight * model.rtd_loss(outputs, denominators)
             return tape.gradient(loss, discriminator_variables)
 
         def optimizer(generator_gradients, discriminator_gradients):
@@ -291,7 +291,7 @@ class Peer:
         import torch
         return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
 
-    def _mask(self):
+    def mask_batch(self):
         """The same rules as `electra_tf.models.masking.mask_tokens` (without replacement, 85 % [MASK])."""
         import torch
         pc, slots = self.pc, self.pc.max_predictions_per_seq
@@ -309,7 +309,7 @@ class Peer:
 
     def _generator_loss(self):
         import torch
-        masked, positions, weights, labels = self._mask()
+        masked, positions, weights, labels = self.mask_batch()
         with self._autocast():
             hidden = self.generator.electra(masked, attention_mask=self.attention,
                                             token_type_ids=self.types).last_hidden_state

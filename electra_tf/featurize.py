@@ -46,7 +46,8 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-# BERT_WHITESPACE: the class `bert_normalize` turns into spaces (imported so the two cannot drift apart).
+# The class `bert_normalize` turns into spaces, offered to `split_words` (imported so the two cannot drift apart).
+from electra_tf.text_normalization import BERT_WHITESPACE  # noqa: F401  (re-exported)
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"

@@ -1,19 +1,77 @@
-"""Shared tiny fixtures. (The two logical CPU devices are set up by the root conftest.py.)"""
+"""Shared fixtures: tiny configs, a tiny vocabulary with random batches, fixture files, tools run in-process.
 
+(The two logical CPU devices are set up by the root conftest.py.)
+"""
+
+import contextlib
+import dataclasses
+import importlib
+import io
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import keras
 import numpy as np
 import pytest
+from absl import flags
 
-from electra_tf import ElectraConfig, PretrainingConfig
+from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, PretrainingConfig, save_run_config
+from electra_tf.vocabulary import load_vocabulary
 
-# Token ids of a tiny vocabulary: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4, words from 5.
-PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
-SPECIAL_IDS = (PAD, CLS, SEP, MASK)
-VOCAB_SIZE = 60
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@dataclasses.dataclass(frozen=True)
+class TinyVocabulary:
+    """Token ids of a tiny vocabulary, [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4 and words from 5, and what is
+    made with it: packed-looking random batches and pre-trainers."""
+
+    pad: int = 0
+    unk: int = 1
+    cls: int = 2
+    sep: int = 3
+    mask: int = 4
+    size: int = 60
+
+    @property
+    def special_ids(self):
+        return (self.pad, self.cls, self.sep, self.mask)
+
+    def batch(self, batch_size=8, seq_length=16, seed=0, min_length=6):
+        """[CLS] words [SEP] then padding, with a segment B on some rows."""
+        rng = np.random.default_rng(seed)
+        ids = np.zeros((batch_size, seq_length), np.int32)
+        types = np.zeros_like(ids)
+        for row in range(batch_size):
+            length = int(rng.integers(min_length, seq_length + 1))
+            ids[row, :length] = rng.integers(5, self.size, size=length)
+            ids[row, 0], ids[row, length - 1] = self.cls, self.sep
+            if length >= 8 and row % 2:
+                middle = length // 2
+                ids[row, middle] = self.sep
+                types[row, middle + 1:length] = 1
+        return {"input_ids": ids, "attention_mask": (ids != self.pad).astype(np.int32), "token_type_ids": types}
+
+    def pretrainer(self, config, seed=None, **pretraining):
+        """An `ElectraPretrainer` over this vocabulary (length 16, generator 1/2 by default); `seed` seeds
+        the initialisation."""
+        if seed is not None:
+            keras.utils.set_random_seed(seed)
+        values = {"max_seq_length": 16, "generator_hidden_size": 0.5, **pretraining}
+        return ElectraPretrainer(config, PretrainingConfig(**values), mask_token_id=self.mask,
+                                 special_token_ids=self.special_ids)
+
+
+@pytest.fixture(scope="session")
+def tiny_vocab():
+    return TinyVocabulary()
 
 
 @pytest.fixture
-def tiny_config():
-    return ElectraConfig(vocab_size=VOCAB_SIZE, embedding_size=16, hidden_size=32, num_layers=2,
+def tiny_config(tiny_vocab):
+    return ElectraConfig(vocab_size=tiny_vocab.size, embedding_size=16, hidden_size=32, num_layers=2,
                          num_heads=2, intermediate_size=64, hidden_dropout=0.0, attention_dropout=0.0)
 
 
@@ -22,46 +80,73 @@ def tiny_pretraining_config():
     return PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5, learning_rate=1e-3)
 
 
-def random_batch(batch_size=8, seq_length=16, seed=0, min_length=6):
-    """Packed-looking examples: [CLS] words [SEP] then padding, with segment B on some."""
-    rng = np.random.default_rng(seed)
-    ids = np.zeros((batch_size, seq_length), np.int32)
-    types = np.zeros_like(ids)
-    for row in range(batch_size):
-        length = int(rng.integers(min_length, seq_length + 1))
-        ids[row, :length] = rng.integers(5, VOCAB_SIZE, size=length)
-        ids[row, 0], ids[row, length - 1] = CLS, SEP
-        if length >= 8 and row % 2:
-            middle = length // 2
-            ids[row, middle] = SEP
-            types[row, middle + 1:length] = 1
-    return {"input_ids": ids, "attention_mask": (ids != PAD).astype(np.int32), "token_type_ids": types}
-
-
-FIXTURE_VOCAB = "tests/fixtures/tokenizer/vocab.txt"
-
-
-def write_pretrained_dir(folder, hidden_size=32, seed=0):
-    """A tiny pre-trained model folder as tools/run_pretraining.py writes `final/` (random weights, real vocab)."""
-    import os
-    import shutil
-
-    import keras
-
-    from electra_tf import ElectraDiscriminator, save_run_config
-    from electra_tf.vocabulary import load_vocabulary
-
-    keras.utils.set_random_seed(seed)
-    config = ElectraConfig(vocab_size=len(load_vocabulary(FIXTURE_VOCAB)), embedding_size=16,
-                           hidden_size=hidden_size, num_layers=2, num_heads=2, intermediate_size=2 * hidden_size,
-                           max_position_embeddings=128)
-    os.makedirs(folder, exist_ok=True)
-    ElectraDiscriminator(config).save(os.path.join(folder, "discriminator.keras"))
-    save_run_config(os.path.join(folder, "config.json"), config, PretrainingConfig())
-    shutil.copyfile(FIXTURE_VOCAB, os.path.join(folder, "vocab.txt"))
-    return str(folder)
+@pytest.fixture(scope="session")
+def fixtures_dir():
+    return FIXTURES
 
 
 @pytest.fixture(scope="session")
-def tiny_pretrained_dir(tmp_path_factory):
+def fixture_vocab():
+    """A real WordPiece vocabulary (`tools/make_tokenizer_fixtures.py`)."""
+    return str(FIXTURES / "tokenizer" / "vocab.txt")
+
+
+@pytest.fixture(scope="session")
+def write_pretrained_dir(fixture_vocab):
+    """Writes a tiny pre-trained model folder as tools/run_pretraining.py writes `final/` (random weights, the
+    fixture vocabulary): `write_pretrained_dir(folder, hidden_size=32, seed=0)`."""
+
+    def write(folder, hidden_size=32, seed=0):
+        keras.utils.set_random_seed(seed)
+        config = ElectraConfig(vocab_size=len(load_vocabulary(fixture_vocab)), embedding_size=16,
+                               hidden_size=hidden_size, num_layers=2, num_heads=2, intermediate_size=2 * hidden_size,
+                               max_position_embeddings=128)
+        os.makedirs(folder, exist_ok=True)
+        ElectraDiscriminator(config).save(os.path.join(folder, "discriminator.keras"))
+        save_run_config(os.path.join(folder, "config.json"), config, PretrainingConfig())
+        shutil.copyfile(fixture_vocab, os.path.join(folder, "vocab.txt"))
+        return str(folder)
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def tiny_pretrained_dir(tmp_path_factory, write_pretrained_dir):
     return write_pretrained_dir(tmp_path_factory.mktemp("pretrained") / "final")
+
+
+def _run_tool(name, *argv):
+    defined = {flag.name for module, module_flags in flags.FLAGS.flags_by_module_dict().items()
+               if module.startswith("electra_tf.tools.") for flag in module_flags}
+    for flag in defined & set(flags.FLAGS):
+        delattr(flags.FLAGS, flag)
+    for module in [m for m in sys.modules if m.startswith("electra_tf.tools.") and m != "electra_tf.tools.common"]:
+        del sys.modules[module]
+    tool = importlib.import_module(f"electra_tf.tools.{name}")
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            flags.FLAGS([name, *argv])
+            tool.main([name])
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="session")
+def run_tool():
+    """`run_tool(name, *argv)`: `(exit code, stdout, stderr)` of `tools/<name>.py` run in this process, as
+    `python -m` would run it. The tools define their flags at import, several under the same names, so the
+    flags of any tool imported before are removed and the tool is imported afresh."""
+    return _run_tool
+
+
+@pytest.fixture(scope="session")
+def refused():
+    """`refused(result, message)`: the tool ended with exit code 2 and `error: <message>` on stderr."""
+
+    def check(result, message):
+        code, _, err = result
+        assert code == 2 and f"error: {message}" in err, err[-2000:]
+
+    return check

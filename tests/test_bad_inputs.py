@@ -5,21 +5,16 @@ The tools run in-process (`run_tool` calls their absl `main`), so no test here p
 """
 
 import ast
-import contextlib
-import importlib
-import io
 import json
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from conftest import FIXTURE_VOCAB
 from electra_tf import (
     ElectraConfig,
     ElectraDiscriminator,
@@ -43,40 +38,9 @@ CATALOGUE = ROOT / "docs" / "bad_inputs.md"
 HF_FIXTURES = ROOT / "tests" / "fixtures" / "hf"
 
 
-def run_tool(name, *argv):
-    """`(exit code, stdout, stderr)` of `tools/<name>.py` run in this process, as `python -m` would run it.
-
-    The tools define their flags at import, several under the same names, so the flags of any tool
-    imported before are removed and the tool is imported afresh.
-    """
-    from absl import flags
-
-    defined = {flag.name for module, module_flags in flags.FLAGS.flags_by_module_dict().items()
-               if module.startswith("electra_tf.tools.") for flag in module_flags}
-    for flag in defined & set(flags.FLAGS):
-        delattr(flags.FLAGS, flag)
-    for module in [m for m in sys.modules if m.startswith("electra_tf.tools.") and m != "electra_tf.tools.common"]:
-        del sys.modules[module]
-    tool = importlib.import_module(f"electra_tf.tools.{name}")
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            flags.FLAGS([name, *argv])
-            tool.main([name])
-        except SystemExit as e:
-            code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
-def refused(result, message):
-    """The tool ended with exit code 2 and `error: <message>` on stderr."""
-    code, _, err = result
-    assert code == 2 and f"error: {message}" in err, err[-2000:]
-
-
 @pytest.fixture
-def vocab_file(tmp_path):
-    return shutil.copyfile(FIXTURE_VOCAB, tmp_path / "vocab.txt")
+def vocab_file(tmp_path, fixture_vocab):
+    return shutil.copyfile(fixture_vocab, tmp_path / "vocab.txt")
 
 
 def _write(path, content):
@@ -116,7 +80,7 @@ def test_every_row_of_the_catalogue_names_a_test_that_exists():
 
 # === Corpora ===
 
-def test_build_vocab_on_a_corpus_in_another_encoding_drops_the_bad_bytes(tmp_path):
+def test_build_vocab_on_a_corpus_in_another_encoding_drops_the_bad_bytes(tmp_path, run_tool):
     corpus = _write(tmp_path / "latin1.txt", "Un café au lait, naïve.\n\nDéjà vu.\n".encode("latin-1"))
     result = run_tool("build_vocab", f"--input_files={corpus}", f"--output={tmp_path}/vocab.txt", "--vocab_size=60")
     assert result[0] == 0, result[2][-2000:]
@@ -125,7 +89,7 @@ def test_build_vocab_on_a_corpus_in_another_encoding_drops_the_bad_bytes(tmp_pat
 
 
 @pytest.mark.parametrize("content", [b"\n \n\t\n", bytes([0, 1, 2, 0x7F, 0xFF, 0xFE]) * 500], ids=["empty", "binary"])
-def test_build_vocab_on_a_corpus_without_words(tmp_path, content):
+def test_build_vocab_on_a_corpus_without_words(tmp_path, content, refused, run_tool):
     corpus = _write(tmp_path / "corpus.txt", content)
     result = run_tool("build_vocab", f"--input_files={corpus}", f"--output={tmp_path}/vocab.txt")
     refused(result, "the corpus holds no words: is it empty?")
@@ -193,13 +157,13 @@ def test_a_vocabulary_path_that_is_missing_or_a_folder(tmp_path):
         ElectraTokenizer(str(tmp_path))
 
 
-def test_build_vocab_needs_room_beyond_the_special_tokens(tmp_path):
+def test_build_vocab_needs_room_beyond_the_special_tokens(tmp_path, refused, run_tool):
     corpus = _write(tmp_path / "corpus.txt", "some words\n")
     refused(run_tool("build_vocab", f"--input_files={corpus}", f"--output={tmp_path}/v.txt", "--vocab_size=5"),
             "vocab_size must exceed the 5 special tokens, got 5")
 
 
-def test_build_vocab_creates_the_output_folder(tmp_path):
+def test_build_vocab_creates_the_output_folder(tmp_path, run_tool):
     corpus = _write(tmp_path / "corpus.txt", "some words here\n")
     result = run_tool("build_vocab", f"--input_files={corpus}", f"--output={tmp_path}/new/folder/vocab.txt")
     assert result[0] == 0 and load_vocabulary(str(tmp_path / "new" / "folder" / "vocab.txt"))
@@ -227,7 +191,7 @@ def test_a_vocabulary_larger_than_the_model_is_refused_before_training(tmp_path,
         finetune(task, str(model_dir), task.load("train"))
 
 
-def test_a_vocab_size_flag_that_disagrees_with_the_vocabulary(tmp_path, vocab_file):
+def test_a_vocab_size_flag_that_disagrees_with_the_vocabulary(tmp_path, vocab_file, refused, run_tool):
     refused(run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
                      f"--train_text_files={vocab_file}", f"--model_dir={tmp_path}/run", "--vocab_size=999"),
             f"--vocab_size=999 but {vocab_file} holds 1418 tokens")
@@ -252,7 +216,7 @@ def test_a_run_config_file_that_is_not_utf8_or_has_a_bad_value_is_named(tmp_path
         load_run_config(path)
 
 
-def test_a_config_flag_out_of_range_stops_the_tool(tmp_path, vocab_file):
+def test_a_config_flag_out_of_range_stops_the_tool(tmp_path, vocab_file, refused, run_tool):
     refused(run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
                      f"--train_text_files={vocab_file}", f"--model_dir={tmp_path}/run", "--mask_prob=1.5"),
             "PretrainingConfig.mask_prob: must be in (0, 1), got 1.5")
@@ -354,7 +318,7 @@ def test_tfrecords_of_another_kind_are_named(tmp_path, record, message):
         pretraining_dataset(path, batch_size=2, seq_length=8)
 
 
-def test_a_record_unlike_the_first_stops_pretraining_with_its_problem(tmp_path, vocab_file):
+def test_a_record_unlike_the_first_stops_pretraining_with_its_problem(tmp_path, vocab_file, run_tool):
     def record(n):
         return {"input_ids": _int64s([2] + [7] * (n - 2) + [3]), "input_mask": _int64s([1] * n),
                 "segment_ids": _int64s([0] * n)}
@@ -387,10 +351,10 @@ def test_a_csv_row_shorter_than_the_header(tmp_path):
         read_text_file(path, ["text"], "label")
 
 
-def test_fewer_training_examples_than_a_batch(tmp_path):
+def test_fewer_training_examples_than_a_batch(tmp_path, fixture_vocab):
     train = _write(tmp_path / "train.csv", "text,label\na b,0\nc d,1\n")
     config = FinetuningConfig.for_task("text_classification", "small", batch_size=32, max_seq_length=16)
-    task = make_task(config, ElectraTokenizer(FIXTURE_VOCAB), files={"train": train})
+    task = make_task(config, ElectraTokenizer(fixture_vocab), files={"train": train})
     with pytest.raises(ValueError, match="2 training examples make no batch of 32"):
         finetune(task, "unused: refused before the model is built", task.load("train"))
 
@@ -403,7 +367,7 @@ def _finetune_flags(tmp_path, model_dir):
             f"--output_dir={tmp_path}/out", "--batch_size=4", "--max_seq_length=16"]
 
 
-def test_finetuning_into_an_output_dir_of_another_run_is_refused(tmp_path, tiny_pretrained_dir):
+def test_finetuning_into_an_output_dir_of_another_run_is_refused(tmp_path, tiny_pretrained_dir, refused, run_tool):
     flags = _finetune_flags(tmp_path, tiny_pretrained_dir)
     other = {"seed": 0, "scores": {}, "predictions": {}, "run": {"config": {"learning_rate": 0.5}}}
     _write(tmp_path / "out" / "trial_0" / "results.json", json.dumps(other))
@@ -411,13 +375,13 @@ def test_finetuning_into_an_output_dir_of_another_run_is_refused(tmp_path, tiny_
     assert json.loads((tmp_path / "out" / "trial_0" / "results.json").read_text()) == other
 
 
-def test_a_damaged_trial_result_is_named(tmp_path, tiny_pretrained_dir):
+def test_a_damaged_trial_result_is_named(tmp_path, tiny_pretrained_dir, refused, run_tool):
     _write(tmp_path / "out" / "trial_0" / "results.json", '{"seed": 0, "sco')
     refused(run_tool("run_finetuning", *_finetune_flags(tmp_path, tiny_pretrained_dir)),
             f"{tmp_path}/out/trial_0/results.json: not valid JSON (")
 
 
-def test_a_model_dir_with_a_damaged_config(tmp_path, vocab_file):
+def test_a_model_dir_with_a_damaged_config(tmp_path, vocab_file, refused, run_tool):
     _write(tmp_path / "run" / "config.json", '{"model": ')
     refused(run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
                      f"--train_text_files={vocab_file}", f"--model_dir={tmp_path}/run"),

@@ -14,7 +14,6 @@ import tensorflow as tf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURE_VOCAB
 from electra_tf.data.packing import ExampleBuilder
 from electra_tf.pretraining.masking import mask_tokens
 from electra_tf.text_normalization import bert_normalize
@@ -25,6 +24,7 @@ from electra_tf.vocabulary import load_vocabulary
 PROPERTY = settings(max_examples=40, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
+FIXTURE_VOCAB = "tests/fixtures/tokenizer/vocab.txt"
 VOCABULARY = load_vocabulary(FIXTURE_VOCAB)
 TOKENIZER = ElectraTokenizer(FIXTURE_VOCAB)
 CASED = ElectraTokenizer(FIXTURE_VOCAB, lowercase=False)

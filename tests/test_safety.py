@@ -17,7 +17,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-from test_bad_inputs import refused, run_tool
 
 ROOT = Path(__file__).parent.parent
 SCANNED = ("electra_tf", "tools")
@@ -184,7 +183,7 @@ class _LeavesAMark:
         return Path.touch, (Path(self.marker),)
 
 
-def test_a_pytorch_pickle_is_never_opened(tmp_path):
+def test_a_pytorch_pickle_is_never_opened(tmp_path, refused, run_tool):
     from electra_tf import ElectraDiscriminator
 
     folder = tmp_path / "downloaded"
@@ -249,7 +248,7 @@ def test_every_tool_that_writes_refuses_to_overwrite_or_resumes_by_design():
     assert not unguarded, f"tools that write without --overwrite nor a resume design: {unguarded}"
 
 
-def test_build_vocab_and_the_converter_refuse_an_existing_output(tmp_path, tiny_pretrained_dir):
+def test_build_vocab_and_the_converter_refuse_an_existing_output(tmp_path, tiny_pretrained_dir, refused, run_tool):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("some words\n")
     (tmp_path / "vocab.txt").write_text("mine\n")

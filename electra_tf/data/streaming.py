@@ -27,7 +27,7 @@ def text_documents(input_files, blanks_separate_docs=True):
 
 def tfds_documents(name, split="train", text_key="text", data_dir=None):
     """A re-iterable source of documents from a TFDS dataset: one record, one document, a line a sentence."""
-    import tensorflow_datasets as tfds
+    import tensorflow_datasets as tfds  # deliberate: optional at run time, and its import takes seconds
 
     def documents():
         dataset = tfds.load(name, split=split, data_dir=data_dir, shuffle_files=False)

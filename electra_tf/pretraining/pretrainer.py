@@ -141,8 +141,9 @@ class ElectraPretrainer(keras.Model):
         # Only our trackers: Keras's own "loss" tracker would duplicate ours.
         return self._pretraining_metrics
 
-    # === Forward ===
-    def _mask(self, inputs, counter, micro_batch=0):
+    # === Forward: the step's named pieces (public, so tests and benchmarks run the same code) ===
+    def mask_batch(self, inputs, counter, micro_batch=0):
+        """The batch masked in-graph (a `MaskedBatch`), with the draws of step `counter`."""
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
@@ -153,15 +154,15 @@ class ElectraPretrainer(keras.Model):
             vocab_size=self.config.vocab_size, mask_token_rate=pc.mask_token_rate,
             random_token_rate=pc.random_token_rate, with_replacement=pc.mask_with_replacement)
 
-    def _forward_masked(self, inputs, masked, counter, training, micro_batch=0):
+    def forward_masked(self, inputs, masked, counter, training, micro_batch=0):
         """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
-        outputs = self._generate(inputs, masked, training)
+        outputs = self.generate(inputs, masked, training)
         if self.is_electra:
-            outputs.update(self._corrupt(inputs, masked, outputs["mlm_logits"], counter, micro_batch))
-            outputs.update(self._discriminate(inputs, outputs["corrupted_ids"], training))
+            outputs.update(self.corrupt(inputs, masked, outputs["mlm_logits"], counter, micro_batch))
+            outputs.update(self.discriminate(inputs, outputs["corrupted_ids"], training))
         return outputs
 
-    def _generate(self, inputs, masked, training):
+    def generate(self, inputs, masked, training):
         """The generator's MLM logits at the masked positions (float32), with the batch's real-token mask."""
         attention_mask = tf.cast(inputs["attention_mask"], tf.int32)
         generated = self.generator({
@@ -171,7 +172,7 @@ class ElectraPretrainer(keras.Model):
         return {"masked": masked, "mlm_logits": tf.cast(generated["logits"], tf.float32),
                 "real_tokens": tf.cast(attention_mask, tf.float32)}
 
-    def _corrupt(self, inputs, masked, mlm_logits, counter, micro_batch=0):
+    def corrupt(self, inputs, masked, mlm_logits, counter, micro_batch=0):
         """Samples the replacements and writes them into the batch; the discriminator's labels."""
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
@@ -185,7 +186,7 @@ class ElectraPretrainer(keras.Model):
         rtd_labels = tf.cast(tf.not_equal(corrupted, input_ids), tf.float32) * real_tokens
         return {"sampled": sampled, "corrupted_ids": corrupted, "rtd_labels": rtd_labels}
 
-    def _discriminate(self, inputs, corrupted_ids, training):
+    def discriminate(self, inputs, corrupted_ids, training):
         """The discriminator's per-token RTD logits (float32) on the corrupted batch."""
         discriminated = self.discriminator({
             "input_ids": corrupted_ids, "attention_mask": tf.cast(inputs["attention_mask"], tf.int32),
@@ -193,12 +194,13 @@ class ElectraPretrainer(keras.Model):
         }, training=training)
         return {"rtd_logits": tf.cast(discriminated["logits"], tf.float32)}
 
-    def _forward(self, inputs, counter, training):
-        return self._forward_masked(inputs, self._mask(inputs, counter), counter, training)
+    def forward(self, inputs, counter, training):
+        """Masks, generates, samples and discriminates with the draws of step `counter`: a dict of tensors."""
+        return self.forward_masked(inputs, self.mask_batch(inputs, counter), counter, training)
 
     def call(self, inputs, training=False):
         """The forward pass with fixed draws: masked batch, logits, samples and labels."""
-        outputs = self._forward(inputs, tf.constant(-1, tf.int64), training)
+        outputs = self.forward(inputs, tf.constant(-1, tf.int64), training)
         masked = outputs.pop("masked")
         outputs.update(masked_input_ids=masked.input_ids, mask_positions=masked.positions,
                        mask_weights=masked.weights, mask_labels=masked.labels)
@@ -206,7 +208,7 @@ class ElectraPretrainer(keras.Model):
 
     # === Losses and metrics ===
     @staticmethod
-    def _denominators(masked, attention_mask):
+    def denominators(masked, attention_mask):
         """Global counts of predictions and real tokens.
 
         One all-reduce for both: two independent collectives may run in a
@@ -216,27 +218,27 @@ class ElectraPretrainer(keras.Model):
                                        tf.reduce_sum(tf.cast(attention_mask, tf.float32))]))
         return {"predictions": counts[0], "tokens": counts[1]}
 
-    def _pretraining_losses(self, outputs, denominators=None):
+    def pretraining_losses(self, outputs, denominators=None):
         """Per-replica shares of the global losses: they sum over replicas to the global mean."""
         if denominators is None:
-            denominators = self._denominators(outputs["masked"], outputs["real_tokens"])
-        losses = {"mlm_loss": self._mlm_loss(outputs, denominators)}
+            denominators = self.denominators(outputs["masked"], outputs["real_tokens"])
+        losses = {"mlm_loss": self.mlm_loss(outputs, denominators)}
         total = self.pretraining_config.gen_weight * losses["mlm_loss"]
         if self.is_electra:
-            losses["rtd_loss"] = self._rtd_loss(outputs, denominators)
+            losses["rtd_loss"] = self.rtd_loss(outputs, denominators)
             total += self.pretraining_config.disc_weight * losses["rtd_loss"]
         losses["loss"] = total
         return losses
 
     @staticmethod
-    def _mlm_loss(outputs, denominators):
+    def mlm_loss(outputs, denominators):
         """The generator's cross-entropy summed over this replica's masked slots, over the global count."""
         masked = outputs["masked"]
         per_slot = keras.losses.sparse_categorical_crossentropy(masked.labels, outputs["mlm_logits"], from_logits=True)
         return tf.reduce_sum(per_slot * masked.weights) / (denominators["predictions"] + _EPSILON)
 
     @staticmethod
-    def _rtd_loss(outputs, denominators):
+    def rtd_loss(outputs, denominators):
         """The discriminator's sigmoid cross-entropy summed over this replica's real tokens, over the global count."""
         per_token = tf.nn.sigmoid_cross_entropy_with_logits(labels=outputs["rtd_labels"], logits=outputs["rtd_logits"])
         return tf.reduce_sum(per_token * outputs["real_tokens"]) / (denominators["tokens"] + _EPSILON)
@@ -245,8 +247,8 @@ class ElectraPretrainer(keras.Model):
         """Forward and backward on one replica: no cross-replica op, so it can be XLA-compiled."""
         variables = self.trainable_variables
         with tf.GradientTape() as tape:
-            outputs = self._forward_masked(inputs, masked, counter, training=True, micro_batch=micro_batch)
-            losses = self._pretraining_losses(outputs, denominators)
+            outputs = self.forward_masked(inputs, masked, counter, training=True, micro_batch=micro_batch)
+            losses = self.pretraining_losses(outputs, denominators)
             scaled = self.optimizer.scale_loss(losses["loss"])
         return outputs, losses, tape.gradient(scaled, variables)
 
@@ -311,8 +313,8 @@ class ElectraPretrainer(keras.Model):
         micro_step = tf.convert_to_tensor(micro_steps(self.optimizer))  # a tensor, not the Keras variable
         accumulation = accumulation_steps(self.optimizer)
         counter, micro_batch = micro_step // accumulation, micro_step % accumulation
-        masked = self._mask(inputs, counter, micro_batch)
-        denominators = self._denominators(masked, inputs["attention_mask"])
+        masked = self.mask_batch(inputs, counter, micro_batch)
+        denominators = self.denominators(masked, inputs["attention_mask"])
         step = (self._compiled_losses_and_gradients if getattr(self, "replica_jit_compile", False)
                 else self._losses_and_gradients)
         # Dropout masks from `counter_dropout` (faster, and the same with XLA) in the traced step.
@@ -324,8 +326,8 @@ class ElectraPretrainer(keras.Model):
     def test_step(self, data):
         inputs, _, _ = keras.utils.unpack_x_y_sample_weight(data)
         counter = -2 - self.eval_counter.assign_add(1)  # apart from training's (>= 0) and call's (-1)
-        outputs = self._forward(inputs, counter, training=False)
-        return self._update_metrics(outputs, self._pretraining_losses(outputs))
+        outputs = self.forward(inputs, counter, training=False)
+        return self._update_metrics(outputs, self.pretraining_losses(outputs))
 
     # === Config ===
     def get_config(self):

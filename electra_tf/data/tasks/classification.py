@@ -282,7 +282,7 @@ def read_glue_tsv(data_dir, task, split):
 
 def read_glue_tfds(task, split, data_dir=None):
     """A GLUE split from TensorFlow Datasets (`glue/<task>`); test labels are -1, as TFDS stores them."""
-    import tensorflow_datasets as tfds
+    import tensorflow_datasets as tfds  # deliberate: optional at run time, and its import takes seconds
 
     task = glue_task(task) if isinstance(task, str) else task
     if split not in task.splits:

@@ -18,7 +18,7 @@ from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_do
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 
 
-def run_tool(name, *flags, timeout=300):
+def run_script(name, *flags, timeout=300):
     return subprocess.run([sys.executable, "-m", f"electra_tf.tools.{name}", *flags], capture_output=True,
                           text=True, timeout=timeout, env=ENV)
 
@@ -41,25 +41,25 @@ def corpus_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def vocab_file(corpus_dir, tmp_path_factory):
     path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
-    result = run_tool("build_vocab", f"--input_files={corpus_dir}/*.txt", "--vocab_size=1000", f"--output={path}")
+    result = run_script("build_vocab", f"--input_files={corpus_dir}/*.txt", "--vocab_size=1000", f"--output={path}")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "tokens from 2 file(s)" in result.stdout
     return str(path)
 
 
 def test_build_vocab_refuses_bad_input(corpus_dir, vocab_file, tmp_path):
-    result = run_tool("build_vocab", f"--input_files={tmp_path}/nothing*.txt", f"--output={tmp_path}/v.txt")
+    result = run_script("build_vocab", f"--input_files={tmp_path}/nothing*.txt", f"--output={tmp_path}/v.txt")
     assert result.returncode == 2 and "error: no input files match" in result.stderr
-    result = run_tool("build_vocab", f"--input_files={corpus_dir}/a.txt", f"--output={vocab_file}")
+    result = run_script("build_vocab", f"--input_files={corpus_dir}/a.txt", f"--output={vocab_file}")
     assert result.returncode == 2 and "exists; pass --overwrite" in result.stderr
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "blank.txt").write_text("\n\n\n")
-    result = run_tool("build_vocab", f"--input_files={tmp_path}/empty", f"--output={tmp_path}/v.txt")
+    result = run_script("build_vocab", f"--input_files={tmp_path}/empty", f"--output={tmp_path}/v.txt")
     assert result.returncode == 2 and "error:" in result.stderr and not (tmp_path / "v.txt").exists()
 
 
 def _build(corpus_dir, vocab_file, output_dir, *extra):
-    return run_tool("build_pretraining_data", f"--input_files={corpus_dir}", f"--vocab_file={vocab_file}",
+    return run_script("build_pretraining_data", f"--input_files={corpus_dir}", f"--vocab_file={vocab_file}",
                     f"--output_dir={output_dir}", "--max_seq_length=48", "--num_shards=4", *extra)
 
 
@@ -101,7 +101,7 @@ def test_build_refuses_bad_input_and_keeps_what_exists(corpus_dir, vocab_file, t
     out = tmp_path / "data"
     assert _build(corpus_dir, vocab_file, out).returncode == 0
     before = shard_digests(out)
-    other = run_tool("build_pretraining_data", f"--input_files={corpus_dir}", f"--vocab_file={vocab_file}",
+    other = run_script("build_pretraining_data", f"--input_files={corpus_dir}", f"--vocab_file={vocab_file}",
                      f"--output_dir={out}", "--max_seq_length=64", "--num_shards=4")
     assert other.returncode == 2 and "holds shards built with other settings" in other.stderr
     assert shard_digests(out) == before
@@ -117,7 +117,7 @@ def test_build_refuses_bad_input_and_keeps_what_exists(corpus_dir, vocab_file, t
 def test_garbage_text_is_packed_with_a_warning(vocab_file, tmp_path):
     corpus = tmp_path / "garbage.txt"
     corpus.write_bytes(b"valid first line.\nbroken \xff\xfe bytes here.\n\n" + b"word " * 400_000 + b"\n\nlast.\n")
-    result = run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab_file}",
+    result = run_script("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab_file}",
                       f"--output_dir={tmp_path / 'out'}", "--max_seq_length=32", "--num_shards=1")
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.count("not valid UTF-8") == 1 and "garbage.txt, line 2" in result.stdout

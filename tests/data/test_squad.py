@@ -20,7 +20,7 @@ from electra_tf.data.tasks.squad import (
 from electra_tf.metrics import squad_scores
 from electra_tf.tokenization import ElectraTokenizer
 
-VOCAB = pathlib.Path(__file__).parent / "fixtures" / "tokenizer" / "vocab.txt"
+VOCAB = pathlib.Path(__file__).parents[1] / "fixtures" / "tokenizer" / "vocab.txt"
 CONTEXT = ("In 1901, Marie Curie's laboratory in Paris (France) measured radium. The Nobel committee, "
            "meeting in Stockholm, praised her work; Pierre O'Neil-Smith, Jr. disagreed loudly. Years later "
            "(1895-1943) the archive moved to Lyon, where the Rhône meets the Saône, and a new director, "

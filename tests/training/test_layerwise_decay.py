@@ -2,7 +2,6 @@ import keras
 import numpy as np
 import pytest
 
-from conftest import random_batch
 from electra_tf import ElectraForMultipleChoice, ElectraForQuestionAnswering, ElectraForSequenceClassification
 from electra_tf.training.layerwise_decay import LayerwiseAdamW, layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
@@ -38,8 +37,8 @@ def test_every_variable_gets_the_expected_rate(tiny_config, cls, original):
     assert rates[top_layer] == pytest.approx(0.64 if original else 0.8)
 
 
-def test_layerwise_adamw_scales_each_variables_step(tiny_config):
-    batch = random_batch(batch_size=4, seq_length=8)
+def test_layerwise_adamw_scales_each_variables_step(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=4, seq_length=8)
     labels = np.array([0, 1, 0, 1])
     results = {}
     for name, decay in (("plain", 1.0), ("frozen_below_head", 1e-30)):
@@ -58,8 +57,8 @@ def test_layerwise_adamw_scales_each_variables_step(tiny_config):
     assert results["plain"]["transformer_layer_1/feedforward_output_dense/kernel"] > 1e-3
 
 
-def test_layerwise_adamw_equals_adamw_at_decay_one_and_round_trips(tiny_config):
-    batch, labels = random_batch(batch_size=4, seq_length=8), np.array([0, 1, 0, 1])
+def test_layerwise_adamw_equals_adamw_at_decay_one_and_round_trips(tiny_config, tiny_vocab):
+    batch, labels = tiny_vocab.batch(batch_size=4, seq_length=8), np.array([0, 1, 0, 1])
     weights = []
     for multipliers in (None, "ones"):
         keras.utils.set_random_seed(0)

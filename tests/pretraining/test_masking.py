@@ -3,29 +3,28 @@ import pytest
 import tensorflow as tf
 from scipy import stats
 
-from conftest import MASK, SPECIAL_IDS, VOCAB_SIZE, random_batch
 from electra_tf.pretraining.masking import mask_tokens, num_to_predict, scatter_positions
 from electra_tf.rng import MASKING, row_keys
 
 P = 6
 
 
-def _draws(rows=4000, seq_length=16, mask_prob=0.15, with_replacement=False, mask_token_rate=0.85,
+def _draws(tiny_vocab, rows=4000, seq_length=16, mask_prob=0.15, with_replacement=False, mask_token_rate=0.85,
            random_token_rate=0.0, seed=0, max_predictions=P):
-    batch = random_batch(batch_size=rows, seq_length=seq_length, seed=seed, min_length=4)
+    batch = tiny_vocab.batch(batch_size=rows, seq_length=seq_length, seed=seed, min_length=4)
     keys = row_keys(seed, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
     out = mask_tokens(batch["input_ids"], batch["attention_mask"], keys, mask_prob=mask_prob,
-                      max_predictions=max_predictions, mask_token_id=MASK, special_token_ids=SPECIAL_IDS,
-                      vocab_size=VOCAB_SIZE, mask_token_rate=mask_token_rate,
+                      max_predictions=max_predictions, mask_token_id=tiny_vocab.mask, special_token_ids=tiny_vocab.special_ids,
+                      vocab_size=tiny_vocab.size, mask_token_rate=mask_token_rate,
                       random_token_rate=random_token_rate, with_replacement=with_replacement)
     return batch, {k: np.asarray(v) for k, v in out._asdict().items()}
 
 
-def test_count_rule_and_never_special_tokens():
-    batch, out = _draws(mask_prob=0.3)
+def test_count_rule_and_never_special_tokens(tiny_vocab):
+    batch, out = _draws(tiny_vocab, mask_prob=0.3)
     ids, attention = batch["input_ids"], batch["attention_mask"]
     n_tokens = attention.sum(1)
-    candidates = ((attention == 1) & ~np.isin(ids, SPECIAL_IDS)).sum(1)
+    candidates = ((attention == 1) & ~np.isin(ids, tiny_vocab.special_ids)).sum(1)
     expected = np.clip(np.round(n_tokens * 0.3), 1, P).astype(int)  # numpy rounds half to even, as tf.round
     np.testing.assert_array_equal(out["weights"].sum(1), np.minimum(expected, candidates))
     np.testing.assert_array_equal(np.asarray(num_to_predict(attention, 0.3, P)), expected)
@@ -33,7 +32,7 @@ def test_count_rule_and_never_special_tokens():
         used = out["positions"][row][out["weights"][row] > 0]
         assert len(set(used)) == len(used)  # without replacement: exact count, distinct positions
         assert attention[row, used].all()
-        assert not np.isin(ids[row, used], SPECIAL_IDS).any()
+        assert not np.isin(ids[row, used], tiny_vocab.special_ids).any()
         np.testing.assert_array_equal(out["labels"][row][out["weights"][row] > 0], ids[row, used])
         changed = np.flatnonzero(out["input_ids"][row] != ids[row])
         assert set(changed) <= set(used)
@@ -41,49 +40,49 @@ def test_count_rule_and_never_special_tokens():
     assert (out["positions"][out["weights"] == 0] == 0).all()
 
 
-def test_masking_rate_is_mask_prob():
+def test_masking_rate_is_mask_prob(tiny_vocab):
     # Enough slots that the cap never binds: the rate is round(n * p) / n.
-    batch, out = _draws(rows=3000, seq_length=64, mask_prob=0.15, max_predictions=20)
+    batch, out = _draws(tiny_vocab, rows=3000, seq_length=64, mask_prob=0.15, max_predictions=20)
     n_tokens = batch["attention_mask"].sum(1)
     rate = out["weights"].sum() / n_tokens.sum()
     assert abs(rate - 0.15) < 0.01
 
 
-def test_positions_are_uniform_over_candidates():
+def test_positions_are_uniform_over_candidates(tiny_vocab):
     rows, seq_length = 6000, 12
     ids = np.tile(np.array([[2] + list(range(10, 20)) + [3]], np.int32), (rows, 1))
     keys = row_keys(0, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
-    out = mask_tokens(ids, np.ones_like(ids), keys, mask_prob=0.2, max_predictions=3, mask_token_id=MASK,
-                      special_token_ids=SPECIAL_IDS, vocab_size=VOCAB_SIZE)
+    out = mask_tokens(ids, np.ones_like(ids), keys, mask_prob=0.2, max_predictions=3, mask_token_id=tiny_vocab.mask,
+                      special_token_ids=tiny_vocab.special_ids, vocab_size=tiny_vocab.size)
     positions = np.asarray(out.positions)[np.asarray(out.weights) > 0]
     counts = np.bincount(positions, minlength=seq_length)
     assert counts[0] == 0 and counts[-1] == 0
     assert stats.chisquare(counts[1:-1]).pvalue > 1e-3
 
 
-def test_85_15_split_and_no_random_tokens_by_default():
-    batch, out = _draws(rows=4000, seq_length=32)
+def test_85_15_split_and_no_random_tokens_by_default(tiny_vocab):
+    batch, out = _draws(tiny_vocab, rows=4000, seq_length=32)
     used = out["weights"] > 0
     new = np.take_along_axis(out["input_ids"], out["positions"], axis=1)[used]
-    masked = (new == MASK).mean()
+    masked = (new == tiny_vocab.mask).mean()
     kept = (new == out["labels"][used]).mean()
     assert abs(masked - 0.85) < 0.02 and abs(kept - 0.15) < 0.02
     assert masked + kept == pytest.approx(1.0)
 
 
-def test_random_token_rate():
-    _, out = _draws(rows=4000, seq_length=32, mask_token_rate=0.8, random_token_rate=0.1)
+def test_random_token_rate(tiny_vocab):
+    _, out = _draws(tiny_vocab, rows=4000, seq_length=32, mask_token_rate=0.8, random_token_rate=0.1)
     used = out["weights"] > 0
     new = np.take_along_axis(out["input_ids"], out["positions"], axis=1)[used]
     labels = out["labels"][used]
-    assert abs((new == MASK).mean() - 0.8) < 0.02
-    randomised = (new != MASK) & (new != labels)
-    assert abs(randomised.mean() - 0.1 * (1 - 1 / VOCAB_SIZE)) < 0.02
-    assert new.min() >= 0 and new.max() < VOCAB_SIZE
+    assert abs((new == tiny_vocab.mask).mean() - 0.8) < 0.02
+    randomised = (new != tiny_vocab.mask) & (new != labels)
+    assert abs(randomised.mean() - 0.1 * (1 - 1 / tiny_vocab.size)) < 0.02
+    assert new.min() >= 0 and new.max() < tiny_vocab.size
 
 
-def test_with_replacement_reproduces_the_original_sampling():
-    batch, out = _draws(rows=3000, seq_length=16, mask_prob=0.4, with_replacement=True)
+def test_with_replacement_reproduces_the_original_sampling(tiny_vocab):
+    batch, out = _draws(tiny_vocab, rows=3000, seq_length=16, mask_prob=0.4, with_replacement=True)
     n_tokens = batch["attention_mask"].sum(1)
     expected = np.clip(np.round(n_tokens * 0.4), 1, P)
     np.testing.assert_array_equal(out["weights"].sum(1), expected)
@@ -91,22 +90,22 @@ def test_with_replacement_reproduces_the_original_sampling():
     assert np.mean(np.array(distinct) < expected) > 0.1  # duplicates happen, as in the original
     used = out["positions"][out["weights"] > 0]
     ids = np.take_along_axis(batch["input_ids"], out["positions"], axis=1)[out["weights"] > 0]
-    assert not np.isin(ids, SPECIAL_IDS).any() and used.min() > 0
+    assert not np.isin(ids, tiny_vocab.special_ids).any() and used.min() > 0
 
 
-def test_same_seed_same_draws_different_seed_different_draws():
-    _, a = _draws(rows=50, seed=1)
-    _, b = _draws(rows=50, seed=1)
-    _, c = _draws(rows=50, seed=2)
+def test_same_seed_same_draws_different_seed_different_draws(tiny_vocab):
+    _, a = _draws(tiny_vocab, rows=50, seed=1)
+    _, b = _draws(tiny_vocab, rows=50, seed=1)
+    _, c = _draws(tiny_vocab, rows=50, seed=2)
     np.testing.assert_array_equal(a["positions"], b["positions"])
     assert (a["positions"] != c["positions"]).any()
 
 
-def test_sequences_shorter_than_the_prediction_slots_are_an_error():
+def test_sequences_shorter_than_the_prediction_slots_are_an_error(tiny_vocab):
     with pytest.raises(ValueError, match="shorter than max_predictions_per_seq"):
         mask_tokens(np.zeros((1, 4), np.int32), np.ones((1, 4), np.int32), tf.zeros([1], tf.uint64),
-                    mask_prob=0.15, max_predictions=5, mask_token_id=MASK, special_token_ids=SPECIAL_IDS,
-                    vocab_size=VOCAB_SIZE)
+                    mask_prob=0.15, max_predictions=5, mask_token_id=tiny_vocab.mask, special_token_ids=tiny_vocab.special_ids,
+                    vocab_size=tiny_vocab.size)
 
 
 def test_scatter_positions_ignores_unused_slots_even_at_a_real_position_zero():

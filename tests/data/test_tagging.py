@@ -17,7 +17,7 @@ from electra_tf.data.tasks.tagging import (
 )
 from electra_tf.tokenization import ElectraTokenizer
 
-VOCAB = pathlib.Path(__file__).parent / "fixtures" / "tokenizer" / "vocab.txt"
+VOCAB = pathlib.Path(__file__).parents[1] / "fixtures" / "tokenizer" / "vocab.txt"
 
 CONLL_2003 = """-DOCSTART- -X- -X- O
 

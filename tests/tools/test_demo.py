@@ -42,7 +42,7 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
     assert "writing the default corpus" not in again.stdout and "learning a" not in again.stdout
 
     # The README's "Use from Python" example runs on the demo's output.
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
     code = re.search(r"## Use from Python\n\n```python\n(.*?)```", readme, re.S).group(1)
     code = code.replace("runs/demo", str(out)).replace("steps_per_epoch=100, epochs=2", "steps_per_epoch=2, epochs=1")
     code = code.replace('"discriminator.keras"', repr(str(tmp_path / "readme_discriminator.keras")))

@@ -38,7 +38,7 @@ from electra_tf.checkpoints.transfer import load_state
 from electra_tf.convert import convert
 from electra_tf.pretraining.init_checkpoint import load_pretrainer_weights
 
-FIXTURES = Path(__file__).parent / "fixtures" / "hf"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "hf"
 TOLERANCE = 1e-5
 HIDDEN = {"output_hidden_states": True}
 CASES = {

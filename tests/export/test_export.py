@@ -33,7 +33,7 @@ from electra_tf.export import export_info, export_model, versions
 from electra_tf.tokenization import ElectraTokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-DOCS = Path(__file__).parent.parent / "docs" / "serving.md"
+DOCS = Path(__file__).parents[2] / "docs" / "serving.md"
 MAX_LEN = 32
 LONG = ("Serving " * 12_500)[:100_000]
 TEXTS = ["The cat sat on the mat.", "Héllo, Wörld! A naïve café.", "Emoji 👍🏽 and 中文 text", "a"]

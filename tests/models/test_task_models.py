@@ -2,7 +2,6 @@ import keras
 import numpy as np
 import pytest
 
-from conftest import random_batch
 from electra_tf import (
     ElectraForMultipleChoice,
     ElectraForQuestionAnswering,
@@ -26,8 +25,8 @@ def _fit(model, x, y, loss, steps=60):
 
 
 @pytest.mark.parametrize("head", ["original", "huggingface"])
-def test_sequence_classification_heads_overfit(tiny_config, head):
-    batch = random_batch(batch_size=8, seq_length=12, seed=1)
+def test_sequence_classification_heads_overfit(tiny_config, head, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=12, seed=1)
     labels = np.arange(8) % 3
     model = ElectraForSequenceClassification(tiny_config, num_labels=3, head=head)
     first, last = _fit(model, batch, {"logits": labels},
@@ -36,16 +35,16 @@ def test_sequence_classification_heads_overfit(tiny_config, head):
     assert np.array_equal(np.argmax(model.predict(batch, verbose=0)["logits"], -1), labels)
 
 
-def test_regression_with_one_label(tiny_config):
-    batch = random_batch(batch_size=8, seq_length=12, seed=2)
+def test_regression_with_one_label(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=12, seed=2)
     scores = np.linspace(0, 5, 8).astype("float32")[:, None]
     model = ElectraForSequenceClassification(tiny_config, num_labels=1)
     first, last = _fit(model, batch, {"logits": scores}, {"logits": "mse"})
     assert last < 0.1 * first
 
 
-def test_token_classification_overfits(tiny_config):
-    batch = random_batch(batch_size=4, seq_length=12, seed=3)
+def test_token_classification_overfits(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=4, seq_length=12, seed=3)
     tags = (batch["input_ids"] % 4).astype("int32")
     model = ElectraForTokenClassification(tiny_config, num_labels=4)
     first, last = _fit(model, batch, {"logits": tags},
@@ -53,8 +52,8 @@ def test_token_classification_overfits(tiny_config):
     assert last < 0.2 * first
 
 
-def test_question_answering_huggingface_head_overfits(tiny_config):
-    batch = random_batch(batch_size=4, seq_length=12, seed=4, min_length=12)
+def test_question_answering_huggingface_head_overfits(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=4, seq_length=12, seed=4, min_length=12)
     starts, ends = np.array([1, 2, 3, 4]), np.array([2, 4, 5, 8])
     model = ElectraForQuestionAnswering(tiny_config, head="huggingface")
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -65,16 +64,16 @@ def test_question_answering_huggingface_head_overfits(tiny_config):
     assert np.array_equal(predicted["start_logits"].argmax(-1), starts)
 
 
-def _qa_batch():
-    batch = random_batch(batch_size=4, seq_length=12, seed=4, min_length=12)
+def _qa_batch(tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=4, seq_length=12, seed=4, min_length=12)
     batch["token_type_ids"][:, 5:] = 1  # question 1..4, context 5..11
     return batch
 
 
-def test_original_question_answering_head_overfits_and_predicts_by_beam(tiny_config):
+def test_original_question_answering_head_overfits_and_predicts_by_beam(tiny_config, tiny_vocab):
     from electra_tf.finetuning.question_answering import question_answering_losses
 
-    batch = _qa_batch()
+    batch = _qa_batch(tiny_vocab)
     starts, ends, impossible = np.array([5, 6, 0, 9]), np.array([7, 6, 0, 11]), np.array([0, 0, 1, 0], "float32")
     model = ElectraForQuestionAnswering(tiny_config, beam_size=3, hidden_size=16)
     loss, weights = question_answering_losses()
@@ -111,8 +110,8 @@ def test_joint_end_logits_given_a_start_match_a_tiled_concatenation():
     np.testing.assert_allclose(end_logits.numpy()[:, 0], expected, atol=1e-5)
 
 
-def test_multiple_choice_overfits_and_takes_any_length(tiny_config):
-    choices = [random_batch(batch_size=4, seq_length=10, seed=10 + c) for c in range(3)]
+def test_multiple_choice_overfits_and_takes_any_length(tiny_config, tiny_vocab):
+    choices = [tiny_vocab.batch(batch_size=4, seq_length=10, seed=10 + c) for c in range(3)]
     batch = {k: np.stack([c[k] for c in choices], axis=1) for k in choices[0]}
     answers = np.array([0, 1, 2, 1])
     model = ElectraForMultipleChoice(tiny_config, num_choices=3)
@@ -124,17 +123,16 @@ def test_multiple_choice_overfits_and_takes_any_length(tiny_config):
 
 
 @pytest.fixture
-def pretrained_run(tiny_config, tmp_path):
+def pretrained_run(tiny_config, tmp_path, tiny_vocab):
     """A folder laid out as tools/run_pretraining.py writes `<model_dir>/final`."""
-    from conftest import MASK, SPECIAL_IDS, VOCAB_SIZE
     from electra_tf import ElectraPretrainer
     pretrainer = ElectraPretrainer(tiny_config, PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5),
-                                   MASK, SPECIAL_IDS)
+                                   tiny_vocab.mask, tiny_vocab.special_ids)
     final = tmp_path / "run" / "final"
     final.mkdir(parents=True)
     pretrainer.discriminator.save(str(final / "discriminator.keras"))
     save_run_config(str(final / "config.json"), tiny_config, pretrainer.pretraining_config)
-    words = [f"w{i}" for i in range(VOCAB_SIZE - 5)]
+    words = [f"w{i}" for i in range(tiny_vocab.size - 5)]
     (final / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words) + "\n")
     return tmp_path / "run", pretrainer
 
@@ -146,12 +144,12 @@ def pretrained_run(tiny_config, tmp_path):
     (ElectraForQuestionAnswering, {"head": "huggingface"}),
     (ElectraForMultipleChoice, {"num_choices": 2}),
 ])
-def test_from_pretrained_loads_the_discriminator_encoder_and_saves(pretrained_run, tmp_path, cls, arguments):
+def test_from_pretrained_loads_the_discriminator_encoder_and_saves(pretrained_run, tmp_path, cls, arguments, tiny_vocab):
     run, pretrainer = pretrained_run
     model = cls.from_pretrained(str(run), **arguments)
     for a, b in zip(model.backbone.weights, pretrainer.discriminator.backbone.weights):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-    batch = random_batch(batch_size=2, seq_length=12)
+    batch = tiny_vocab.batch(batch_size=2, seq_length=12)
     if cls is ElectraForMultipleChoice:
         batch = {k: np.stack([v, v], axis=1) for k, v in batch.items()}
     model.save(str(tmp_path / "task.keras"))
@@ -162,12 +160,12 @@ def test_from_pretrained_loads_the_discriminator_encoder_and_saves(pretrained_ru
         np.testing.assert_allclose(actual[key], expected[key], atol=1e-6)
 
 
-def test_encoder_and_tokenizer_from_pretrained(pretrained_run, tmp_path):
+def test_encoder_and_tokenizer_from_pretrained(pretrained_run, tmp_path, tiny_vocab):
     from electra_tf import ElectraModel, ElectraTokenizer
 
     run, pretrainer = pretrained_run
     encoder = ElectraModel.from_pretrained(str(run))
-    batch = random_batch(batch_size=2, seq_length=12)
+    batch = tiny_vocab.batch(batch_size=2, seq_length=12)
     np.testing.assert_allclose(encoder(batch)["last_hidden_state"],
                                pretrainer.discriminator.backbone(batch)["last_hidden_state"], atol=1e-6)
     tokenizer = ElectraTokenizer.from_pretrained(str(run))

@@ -3,13 +3,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from conftest import MASK, SPECIAL_IDS, random_batch
-from electra_tf import ElectraDiscriminator, ElectraGenerator, ElectraModel, ElectraPretrainer, PretrainingConfig
+from electra_tf import ElectraDiscriminator, ElectraGenerator, ElectraModel
 from electra_tf.layers.activations import gelu_erf
 
 
-def test_model_input_and_output_names_and_shapes(tiny_config):
-    batch = random_batch(batch_size=3, seq_length=10)
+def test_model_input_and_output_names_and_shapes(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=3, seq_length=10)
     model = ElectraModel(tiny_config, output_hidden_states=True)
     assert sorted(model.input) == ["attention_mask", "input_ids", "token_type_ids"]
     outputs = model(batch)
@@ -31,9 +30,9 @@ def test_no_projection_when_embedding_equals_hidden(tiny_config):
     assert not any("embeddings_project" in v.path for v in model.weights)
 
 
-def test_padding_does_not_change_real_positions(tiny_config):
+def test_padding_does_not_change_real_positions(tiny_config, tiny_vocab):
     model = ElectraDiscriminator(tiny_config)
-    batch = random_batch(batch_size=4, seq_length=12, min_length=6)
+    batch = tiny_vocab.batch(batch_size=4, seq_length=12, min_length=6)
     other = {k: v.copy() for k, v in batch.items()}
     other["input_ids"] = np.where(batch["attention_mask"] == 1, batch["input_ids"], 7)
     real = batch["attention_mask"] == 1
@@ -46,7 +45,7 @@ def test_exact_gelu_everywhere(tiny_config):
     x = np.linspace(-6, 6, 25, dtype=np.float32)
     exact = np.asarray(keras.activations.gelu(x, approximate=False))  # through erfc
     layer = model.transformer_layers[0]
-    assert layer._feedforward_intermediate_dense.activation is gelu_erf
+    assert layer.activation is gelu_erf
     np.testing.assert_allclose(np.asarray(gelu_erf(x)), exact, atol=1e-6)
     np.testing.assert_allclose(np.asarray(gelu_erf(x.astype("float64"))), exact, atol=1e-6)
     np.testing.assert_allclose(np.asarray(gelu_erf(keras.ops.cast(x, "bfloat16")), dtype=np.float32), exact,
@@ -62,13 +61,10 @@ def test_exact_gelu_everywhere(tiny_config):
     assert layer.attention_dropout == tiny_config.attention_dropout
 
 
-def _pretrainer(config, **pretraining):
-    return ElectraPretrainer(config, PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5, **pretraining),
-                             mask_token_id=MASK, special_token_ids=SPECIAL_IDS)
 
 
-def test_generator_and_discriminator_share_the_whole_embedding_block(tiny_config):
-    pretrainer = _pretrainer(tiny_config)
+def test_generator_and_discriminator_share_the_whole_embedding_block(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config)
     shared = pretrainer.discriminator.backbone.embedding
     assert pretrainer.generator.backbone.embedding is shared
     assert pretrainer.generator.head.token_embedding is shared.word_embeddings
@@ -83,9 +79,9 @@ def test_generator_and_discriminator_share_the_whole_embedding_block(tiny_config
     assert pretrainer.discriminator.backbone.embeddings_project is not None
 
 
-def test_a_generator_step_changes_the_discriminators_embeddings(tiny_config):
-    pretrainer = _pretrainer(tiny_config)
-    batch = random_batch(batch_size=4, seq_length=16)
+def test_a_generator_step_changes_the_discriminators_embeddings(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config)
+    batch = tiny_vocab.batch(batch_size=4, seq_length=16)
     disc_embedding = pretrainer.discriminator.backbone.embedding
     before = np.asarray(disc_embedding(batch["input_ids"], batch["token_type_ids"]))
     positions = np.tile(np.arange(1, 5, dtype=np.int32), (4, 1))
@@ -101,16 +97,16 @@ def test_a_generator_step_changes_the_discriminators_embeddings(tiny_config):
         assert any(variable is v for v in variables), variable.path
 
 
-def test_untied_generator_embeddings(tiny_config):
-    pretrainer = _pretrainer(tiny_config, untied_generator_embeddings=True)
+def test_untied_generator_embeddings(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, untied_generator_embeddings=True)
     assert pretrainer.generator.backbone.embedding is not pretrainer.discriminator.backbone.embedding
     # The output layer stays tied to the generator's own word embeddings.
     assert pretrainer.generator.head.token_embedding is pretrainer.generator.backbone.embedding.word_embeddings
 
 
-def test_keras_round_trip_preserves_weights_and_tying(tiny_config, tmp_path):
-    pretrainer = _pretrainer(tiny_config)
-    batch = random_batch(batch_size=4, seq_length=16)
+def test_keras_round_trip_preserves_weights_and_tying(tiny_config, tmp_path, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config)
+    batch = tiny_vocab.batch(batch_size=4, seq_length=16)
     expected = pretrainer(batch)
     path = str(tmp_path / "pretrainer.keras")
     pretrainer.save(path)
@@ -123,11 +119,11 @@ def test_keras_round_trip_preserves_weights_and_tying(tiny_config, tmp_path):
     assert loaded.get_config() == pretrainer.get_config()
 
 
-def test_compiled_round_trip_restores_the_optimizer_state(tiny_config, tmp_path):
+def test_compiled_round_trip_restores_the_optimizer_state(tiny_config, tmp_path, tiny_vocab):
     import tensorflow as tf
-    pretrainer = _pretrainer(tiny_config)
+    pretrainer = tiny_vocab.pretrainer(tiny_config)
     pretrainer.compile(optimizer=keras.optimizers.AdamW(1e-3))
-    batch = random_batch(batch_size=4, seq_length=16)
+    batch = tiny_vocab.batch(batch_size=4, seq_length=16)
     pretrainer.fit(tf.data.Dataset.from_tensor_slices(batch).batch(2), epochs=1, verbose=0)
     path = str(tmp_path / "trained.keras")
     pretrainer.save(path)
@@ -140,10 +136,10 @@ def test_compiled_round_trip_restores_the_optimizer_state(tiny_config, tmp_path)
 
 
 @pytest.mark.parametrize("part", ["discriminator", "generator"])
-def test_parts_are_usable_standalone(tiny_config, tmp_path, part):
-    pretrainer = _pretrainer(tiny_config)
+def test_parts_are_usable_standalone(tiny_config, tmp_path, part, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config)
     model = getattr(pretrainer, part)
-    batch = random_batch(batch_size=2, seq_length=16)
+    batch = tiny_vocab.batch(batch_size=2, seq_length=16)
     if part == "generator":
         batch["mask_positions"] = np.array([[1, 2], [3, 4]], np.int32)
     path = str(tmp_path / f"{part}.keras")

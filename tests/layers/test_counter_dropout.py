@@ -7,9 +7,15 @@ import pytest
 import tensorflow as tf
 from scipy import stats
 
-from conftest import MASK, SPECIAL_IDS, random_batch
-from electra_tf import ElectraPretrainer, PretrainingConfig
 from electra_tf.layers.counter_dropout import CounterDropout, counter_dropout, counter_dropout_scope
+
+
+def all_layers(layer):
+    """Every layer inside `layer`, depth first (the pre-trainer's networks, their layers, theirs...)."""
+    children = [value for value in vars(layer).values() if isinstance(value, keras.layers.Layer)]
+    children += [child for value in vars(layer).values() if isinstance(value, (list, tuple))
+                 for child in value if isinstance(child, keras.layers.Layer)]
+    return [found for child in children for found in [child, *all_layers(child)]]
 
 
 def test_masks_drop_at_the_rate_and_scale_the_rest():
@@ -81,26 +87,22 @@ def test_scopes_opened_by_parallel_threads_keep_the_swap_until_the_last_closes()
     assert type(model.layers[0]) is keras.layers.Dropout
 
 
-def _pretrainer(config):
-    keras.utils.set_random_seed(3)
-    return ElectraPretrainer(config, PretrainingConfig(max_seq_length=16, generator_hidden_size=0.5),
-                             mask_token_id=MASK, special_token_ids=SPECIAL_IDS)
 
 
-def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_plain_layers(tiny_config, tmp_path):
+def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_plain_layers(tiny_config, tmp_path, tiny_vocab):
     config = tiny_config.replace(hidden_dropout=0.1, attention_dropout=0.1)
-    data = tf.data.Dataset.from_tensor_slices(random_batch(batch_size=8, seq_length=16, seed=8)).batch(4)
+    data = tf.data.Dataset.from_tensor_slices(tiny_vocab.batch(batch_size=8, seq_length=16, seed=8)).batch(4)
     losses = []
     for jit in (False, True):
-        pretrainer = _pretrainer(config)
+        pretrainer = tiny_vocab.pretrainer(config, seed=3)
         pretrainer.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit)
         losses.append(pretrainer.fit(data.repeat(2), epochs=1, verbose=0).history["loss"][0])
     assert losses[1] == pytest.approx(losses[0], rel=1e-5)
-    no_dropout = _pretrainer(tiny_config)
+    no_dropout = tiny_vocab.pretrainer(tiny_config, seed=3)
     no_dropout.compile(optimizer=keras.optimizers.Adam(1e-3))
     assert no_dropout.fit(data.repeat(2), epochs=1, verbose=0).history["loss"][0] != pytest.approx(losses[0])
 
-    dropouts = [layer for layer in pretrainer._flatten_layers() if isinstance(layer, keras.layers.Dropout)]
+    dropouts = [layer for layer in all_layers(pretrainer) if isinstance(layer, keras.layers.Dropout)]
     assert dropouts and all(type(layer) is keras.layers.Dropout for layer in dropouts)
     path = os.path.join(tmp_path, "pretrainer.keras")
     pretrainer.save(path)

@@ -3,18 +3,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from conftest import MASK, SPECIAL_IDS, random_batch
 from electra_tf import ElectraPretrainer, PretrainingConfig
+from electra_tf.training.optimization import micro_steps
 
 ELECTRA_METRICS = ["loss", "mlm_loss", "mlm_accuracy", "sampled_mlm_accuracy", "rtd_loss", "rtd_accuracy",
                    "rtd_precision", "rtd_recall", "rtd_auc"]
 
 
-def make_pretrainer(config, seed=0, **pretraining):
-    keras.utils.set_random_seed(seed)
-    defaults = dict(max_seq_length=16, generator_hidden_size=0.5)
-    return ElectraPretrainer(config, PretrainingConfig(**{**defaults, **pretraining}),
-                             mask_token_id=MASK, special_token_ids=SPECIAL_IDS)
 
 
 def dataset(batch, batch_size):
@@ -26,13 +21,13 @@ def _log_softmax(x):
     return x - np.log(np.exp(x).sum(-1, keepdims=True))
 
 
-def test_losses_equal_a_numpy_reference(tiny_config):
-    pretrainer = make_pretrainer(tiny_config)
-    batch = random_batch(batch_size=8, seq_length=16, seed=3)
+def test_losses_equal_a_numpy_reference(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0)
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=3)
     pretrainer.compile(optimizer="sgd")
     reported = pretrainer.evaluate(dataset(batch, 8), return_dict=True, verbose=0)
     # The first evaluation batch draws with counter -3 (see `test_step`).
-    out = pretrainer._forward(batch, tf.constant(-3, tf.int64), training=False)
+    out = pretrainer.forward(batch, tf.constant(-3, tf.int64), training=False)
     masked = out["masked"]
     logits = np.asarray(out["mlm_logits"], np.float64)
     labels, weights = np.asarray(masked.labels), np.asarray(masked.weights)
@@ -54,13 +49,13 @@ def test_losses_equal_a_numpy_reference(tiny_config):
     assert sorted(reported) == sorted(ELECTRA_METRICS)
 
 
-def test_a_sample_equal_to_the_original_is_labelled_original(tiny_config):
-    pretrainer = make_pretrainer(tiny_config, mask_prob=0.5)
+def test_a_sample_equal_to_the_original_is_labelled_original(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, mask_prob=0.5)
     word = 9
     ids = np.full((4, 16), word, np.int32)
     ids[:, 0], ids[:, -1] = 2, 3
     batch = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
-    bias = pretrainer.generator.head._bias
+    bias = next(w for w in pretrainer.generator.head.weights if w.path.endswith("output_bias"))
     bias.assign(np.where(np.arange(tiny_config.vocab_size) == word, 100.0, 0.0).astype(np.float32))
     out = pretrainer(batch)
     assert np.asarray(out["mask_weights"]).sum() > 0
@@ -68,12 +63,12 @@ def test_a_sample_equal_to_the_original_is_labelled_original(tiny_config):
     assert np.asarray(out["rtd_labels"]).sum() == 0
 
 
-def test_rtd_gradients_reach_shared_embeddings_but_not_the_generator(tiny_config):
-    pretrainer = make_pretrainer(tiny_config)
-    batch = random_batch(batch_size=4, seq_length=16)
+def test_rtd_gradients_reach_shared_embeddings_but_not_the_generator(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0)
+    batch = tiny_vocab.batch(batch_size=4, seq_length=16)
     with tf.GradientTape() as tape:
-        out = pretrainer._forward(batch, tf.constant(0, tf.int64), training=True)
-        rtd_loss = pretrainer._pretraining_losses(out)["rtd_loss"]
+        out = pretrainer.forward(batch, tf.constant(0, tf.int64), training=True)
+        rtd_loss = pretrainer.pretraining_losses(out)["rtd_loss"]
     generator_only = [v for v in pretrainer.generator.trainable_variables
                       if not any(v is s for s in pretrainer.discriminator.trainable_variables)]
     shared_word_table = pretrainer.discriminator.backbone.embedding.word_embeddings.embeddings
@@ -82,9 +77,9 @@ def test_rtd_gradients_reach_shared_embeddings_but_not_the_generator(tiny_config
     assert gradients[-1] is not None and np.abs(np.asarray(tf.convert_to_tensor(gradients[-1]))).max() > 0
 
 
-def test_a_tiny_model_overfits_a_repeated_batch(tiny_config):
-    pretrainer = make_pretrainer(tiny_config, mask_prob=0.25, generator_hidden_size=1.0)
-    batch = random_batch(batch_size=4, seq_length=16, seed=5)
+def test_a_tiny_model_overfits_a_repeated_batch(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, mask_prob=0.25, generator_hidden_size=1.0)
+    batch = tiny_vocab.batch(batch_size=4, seq_length=16, seed=5)
     pretrainer.compile(optimizer=keras.optimizers.Adam(3e-3))
     first = pretrainer.evaluate(dataset(batch, 4).repeat(5), return_dict=True, verbose=0)
     pretrainer.fit(dataset(batch, 4).repeat(), steps_per_epoch=400, epochs=1, verbose=0)
@@ -93,18 +88,18 @@ def test_a_tiny_model_overfits_a_repeated_batch(tiny_config):
     assert last["rtd_loss"] < 0.5 * first["rtd_loss"], (first, last)
 
 
-def _one_sgd_step(config, batch, strategy, jit_compile="auto"):
+def _one_sgd_step(tiny_vocab, config, batch, strategy, jit_compile="auto"):
     with strategy.scope():
-        pretrainer = make_pretrainer(config, seed=1)
+        pretrainer = tiny_vocab.pretrainer(config, seed=1)
         pretrainer.compile(optimizer=keras.optimizers.SGD(0.5), jit_compile=jit_compile)
     history = pretrainer.fit(dataset(batch, 8), epochs=1, verbose=0)
     return history.history, [np.asarray(v) for v in pretrainer.trainable_variables]
 
 
-def test_two_replica_step_equals_one_replica_step(tiny_config):
-    batch = random_batch(batch_size=8, seq_length=16, seed=7, min_length=5)  # unequal lengths per replica
-    single, single_weights = _one_sgd_step(tiny_config, batch, tf.distribute.get_strategy())
-    mirrored, mirrored_weights = _one_sgd_step(tiny_config, batch, tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"]))
+def test_two_replica_step_equals_one_replica_step(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)  # unequal lengths per replica
+    single, single_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, tf.distribute.get_strategy())
+    mirrored, mirrored_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"]))
     for name in ("loss", "mlm_loss", "rtd_loss", "mlm_accuracy", "rtd_accuracy"):
         assert mirrored[name][0] == pytest.approx(single[name][0], rel=1e-4), name
     moved = 0
@@ -114,52 +109,52 @@ def test_two_replica_step_equals_one_replica_step(tiny_config):
     assert moved == len(single_weights)
 
 
-def test_jit_compile_under_mirrored_strategy_compiles_each_replica(tiny_config):
-    batch = random_batch(batch_size=8, seq_length=16, seed=7, min_length=5)
-    single, single_weights = _one_sgd_step(tiny_config, batch, tf.distribute.get_strategy())
+def test_jit_compile_under_mirrored_strategy_compiles_each_replica(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)
+    single, single_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, tf.distribute.get_strategy())
     strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
-    mirrored, mirrored_weights = _one_sgd_step(tiny_config, batch, strategy, jit_compile=True)
+    mirrored, mirrored_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, strategy, jit_compile=True)
     # Same masks and samples with and without XLA (electra_tf.models.rng): only rounding differs.
     assert mirrored["loss"][0] == pytest.approx(single["loss"][0], rel=1e-5)
     for a, b in zip(single_weights, mirrored_weights):
         np.testing.assert_allclose(b, a, atol=2e-5)
-    initial = [np.asarray(v) for v in make_pretrainer(tiny_config, seed=1).trainable_variables]
+    initial = [np.asarray(v) for v in tiny_vocab.pretrainer(tiny_config, seed=1).trainable_variables]
     assert max(np.abs(a - w).max() for a, w in zip(single_weights, initial)) > 1e-2  # the step moved weights
 
 
-def test_gradient_accumulation_equals_one_step_on_a_k_times_larger_batch(tiny_config):
+def test_gradient_accumulation_equals_one_step_on_a_k_times_larger_batch(tiny_config, tiny_vocab):
     # Equal lengths: every micro-batch has the same counts, so the mean of the
     # micro-batch means is the big batch's mean.
-    batch = random_batch(batch_size=8, seq_length=16, seed=9, min_length=16)
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=9, min_length=16)
     weights = []
     for accumulation, batch_size in ((1, 8), (2, 4)):
-        pretrainer = make_pretrainer(tiny_config, seed=2)
+        pretrainer = tiny_vocab.pretrainer(tiny_config, seed=2)
         pretrainer.compile(optimizer=keras.optimizers.SGD(0.5, gradient_accumulation_steps=accumulation
                                                           if accumulation > 1 else None))
         pretrainer.fit(dataset(batch, batch_size), epochs=1, verbose=0)
-        assert int(pretrainer.optimizer.iterations) == 1 and int(pretrainer.optimizer._iterations) == accumulation
+        assert int(pretrainer.optimizer.iterations) == 1 and int(micro_steps(pretrainer.optimizer)) == accumulation
         weights.append([np.asarray(v) for v in pretrainer.trainable_variables])
-    initial = [np.asarray(v) for v in make_pretrainer(tiny_config, seed=2).trainable_variables]
+    initial = [np.asarray(v) for v in tiny_vocab.pretrainer(tiny_config, seed=2).trainable_variables]
     assert max(np.abs(a - w).max() for a, w in zip(weights[0], initial)) > 1e-2
     for a, b in zip(*weights):
         np.testing.assert_allclose(b, a, atol=2e-5)
 
 
-def test_training_is_deterministic_for_a_seed(tiny_config):
-    batch = random_batch(batch_size=8, seq_length=16, seed=2)
+def test_training_is_deterministic_for_a_seed(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=2)
     runs = []
     for _ in range(2):
-        pretrainer = make_pretrainer(tiny_config, seed=4)
+        pretrainer = tiny_vocab.pretrainer(tiny_config, seed=4)
         pretrainer.compile(optimizer=keras.optimizers.Adam(1e-3))
         runs.append(pretrainer.fit(dataset(batch, 4).repeat(2), epochs=1, verbose=0).history["loss"])
     assert runs[0] == runs[1]
 
 
-def test_jit_compile_on_one_device_matches_the_plain_step(tiny_config):
-    batch = random_batch(batch_size=8, seq_length=16, seed=8)
+def test_jit_compile_on_one_device_matches_the_plain_step(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=8)
     losses = []
     for jit in (False, True):
-        pretrainer = make_pretrainer(tiny_config, seed=3)
+        pretrainer = tiny_vocab.pretrainer(tiny_config, seed=3)
         pretrainer.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=jit)
         assert pretrainer.jit_compile is jit
         losses.append(pretrainer.fit(dataset(batch, 4).repeat(2), epochs=1, verbose=0).history["loss"][0])
@@ -167,13 +162,13 @@ def test_jit_compile_on_one_device_matches_the_plain_step(tiny_config):
     assert losses[1] == pytest.approx(losses[0], rel=1e-5)
 
 
-def test_mlm_objective_trains_a_full_size_generator_alone(tiny_config):
-    pretrainer = make_pretrainer(tiny_config, objective="mlm")
+def test_mlm_objective_trains_a_full_size_generator_alone(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, objective="mlm")
     assert pretrainer.discriminator is None
     assert pretrainer.generator.config == tiny_config
     assert pretrainer.backbone is pretrainer.generator.backbone
     pretrainer.compile(optimizer=keras.optimizers.Adam(1e-3))
-    history = pretrainer.fit(dataset(random_batch(batch_size=8), 4), epochs=1, verbose=0).history
+    history = pretrainer.fit(dataset(tiny_vocab.batch(batch_size=8), 4), epochs=1, verbose=0).history
     assert sorted(history) == ["loss", "mlm_accuracy", "mlm_loss"]
     assert history["loss"][0] == pytest.approx(history["mlm_loss"][0])
 
