@@ -7,7 +7,13 @@ checkpoint (`checkpoints`) → fine-tune (`finetuning`) → SavedModel (`export`
 
 Importing the package registers every model, layer, loss and schedule with
 Keras, so any `.keras` file of ours loads with `keras.saving.load_model`.
+TensorFlow's start-up notices are off unless asked for (`electra_tf.quiet_start`).
 """
+
+from electra_tf.quiet_start import import_tensorflow
+
+import_tensorflow()  # before anything else imports TensorFlow
+
 
 from electra_tf.config import (
     ElectraConfig,

@@ -104,6 +104,22 @@ class ElectraConfig(_JsonConfig):
     ValueError: ElectraConfig.hidden_size: 65 is not divisible by num_heads=2
     """
 
+    FIELD_HELP = {
+        "vocab_size": "WordPiece vocabulary size (the tools take it from --vocab_file).",
+        "embedding_size": "Width of the embeddings (E); projected to hidden_size when it differs.",
+        "hidden_size": "Width of the transformer (H).",
+        "num_layers": "Transformer layers.",
+        "num_heads": "Attention heads (hidden_size must divide by it).",
+        "intermediate_size": "Feed-forward width.",
+        "hidden_act": "Activation: gelu (exact), gelu_approximate (tanh) or relu.",
+        "hidden_dropout": "Dropout on hidden states.",
+        "attention_dropout": "Dropout on attention probabilities.",
+        "max_position_embeddings": "Learned positions (the longest sequence the model takes).",
+        "type_vocab_size": "Segment (token type) ids.",
+        "initializer_range": "Stddev of the truncated-normal initialiser.",
+        "layer_norm_eps": "LayerNorm epsilon.",
+    }
+
     vocab_size: int = 30522
     embedding_size: int = 128
     hidden_size: int = 256
@@ -167,6 +183,36 @@ class PretrainingConfig(_JsonConfig):
     ...
     ValueError: PretrainingConfig.mask_prob: must be in (0, 1), got 1.5
     """
+
+    FIELD_HELP = {
+        "objective": "electra (replaced token detection) or mlm (a BERT-style baseline).",
+        "generator_hidden_size": "Generator width as a fraction of hidden_size.",
+        "generator_layers": "Generator depth as a fraction of num_layers.",
+        "untied_generator_embeddings": "Give the generator its own embeddings (default: shared).",
+        "max_seq_length": "Example length, special tokens included (must match the shards).",
+        "mask_prob": "Fraction of tokens to predict.",
+        "max_predictions_per_seq": "Prediction slots per example (default: derived from mask_prob).",
+        "mask_token_rate": "Of the selected tokens, the share replaced by [MASK].",
+        "keep_token_rate": "Of the selected tokens, the share kept unchanged.",
+        "random_token_rate": "Of the selected tokens, the share replaced by a random token.",
+        "mask_with_replacement": "Draw positions with replacement, as the original code.",
+        "whole_word_masking": "Mask whole words (a word and its ## pieces together).",
+        "temperature": "Sampling temperature of the generator's replacements.",
+        "disallow_correct": "Never sample the original token.",
+        "gen_weight": "Weight of the generator's MLM loss.",
+        "disc_weight": "Weight of the discriminator's RTD loss (50 in the paper).",
+        "optimizer": "adamw or lamb.",
+        "learning_rate": "Peak learning rate.",
+        "batch_size": "Global batch size, over all replicas.",
+        "train_steps": "Optimizer updates in all.",
+        "warmup_steps": "Linear warm-up updates (must be below train_steps).",
+        "original_lr_schedule": "Multiply the warm-up into the decay, as the original code.",
+        "gradient_accumulation_steps": "Micro-batches per update.",
+        "weight_decay_rate": "AdamW weight decay (not on LayerNorm and biases).",
+        "adam_epsilon": "Adam epsilon.",
+        "clip_norm": "Global gradient-norm clipping.",
+        "seed": "Seed of initialisation, masking, sampling and data order.",
+    }
 
     objective: str = "electra"
     generator_hidden_size: float = 0.25
@@ -260,6 +306,31 @@ class FinetuningConfig(_JsonConfig):
     >>> config.learning_rate, config.layerwise_lr_decay, config.epochs
     (5e-05, 0.9, None)
     """
+
+    FIELD_HELP = {
+        "task": "The task to fine-tune on.",
+        "head": "original (ELECTRA's heads) or huggingface (converts to transformers).",
+        "learning_rate": "Peak learning rate.",
+        "layerwise_lr_decay": "Each layer down gets this factor of the rate above it.",
+        "original_top_layer_decay": "Reproduce the original code's top-layer decay quirk.",
+        "weight_decay_rate": "AdamW weight decay.",
+        "adam_epsilon": "Adam epsilon.",
+        "warmup_proportion": "Share of the steps spent warming up.",
+        "epochs": "Training epochs.",
+        "max_seq_length": "Tokens per example.",
+        "batch_size": "Training batch size.",
+        "predict_batch_size": "Evaluation and prediction batch size.",
+        "double_unordered": "Train MRPC and STS-B on both sentence orders.",
+        "seed": "Seed of the first trial (trial i uses seed + i).",
+        "max_query_length": "Question answering: question tokens kept.",
+        "doc_stride": "Question answering: tokens between window starts.",
+        "n_best_size": "Question answering: best starts and ends considered.",
+        "max_answer_length": "Question answering: longest answer, in tokens.",
+        "beam_size": "Question answering: start candidates of the original head.",
+        "answerable_classifier": "SQuAD 2.0: the original head's answerable classifier.",
+        "answerable_weight": "SQuAD 2.0: weight of the answerable classifier's loss.",
+        "qa_na_threshold": "SQuAD 2.0: no answer above these null odds.",
+    }
 
     task: str = "sst2"
     head: str = "original"

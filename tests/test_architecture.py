@@ -14,7 +14,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # The layers of the package, lowest first: a module may import from its own layer and those below it.
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
-    ("config", "vocabulary", "atomic", "rng", "text_normalization"),
+    ("config", "vocabulary", "atomic", "rng", "text_normalization", "quiet_start"),
     ("tokenization", "featurize", "answer_spans", "checkpoints", "layers", "training"),
     ("models",),
     ("pretraining", "data", "metrics"),
@@ -24,6 +24,8 @@ LAYERS = (
 
 # Function-local imports of other modules, each with its reason. Nothing else may hide an import in a function.
 ALLOWED_LOCAL_IMPORTS = {
+    **{("electra_tf/quiet_start.py", name): "imported inside the block that hides TensorFlow's start-up notices"
+       for name in ("keras", "tensorflow", "tensorflow_text")},
     ("electra_tf/data/streaming.py", "tensorflow_datasets"):
         "optional at run time: TFDS is imported only when a TFDS source is read (its import takes seconds)",
     ("electra_tf/data/tasks/classification.py", "tensorflow_datasets"):

@@ -128,7 +128,7 @@ def test_a_shard_folder_with_shards_of_another_build_and_no_manifest_is_refused(
 def test_a_damaged_manifest_is_named(tmp_path, vocab_file):
     corpus = _write(tmp_path / "corpus.txt", "One sentence here.\n")
     _write(tmp_path / "data" / MANIFEST, '{"settings": {"max_seq')
-    with pytest.raises(ValueError, match=r"data/manifest\.json: not a readable manifest \(.*\); use an empty"):
+    with pytest.raises(ValueError, match=r"data/manifest\.json: not valid JSON \(.*\); use an empty"):
         build_pretraining_shards([corpus], str(vocab_file), str(tmp_path / "data"), max_seq_length=16)
 
 

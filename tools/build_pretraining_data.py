@@ -10,11 +10,11 @@ Re-running the same command after an interruption writes only the missing
 shards; the output does not depend on --num_processes.
 """
 
-from absl import app, flags
+from absl import flags
 
 from electra_tf.data.pipeline import list_files
 from electra_tf.data.pretraining_data import build_pretraining_shards
-from electra_tf.tools.common import exits_cleanly_on_bad_input
+from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import load_vocabulary
 
 FLAGS = flags.FLAGS
@@ -54,7 +54,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

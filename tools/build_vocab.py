@@ -12,11 +12,11 @@ tool accepts it as is.
 import os
 
 import tensorflow as tf
-from absl import app, flags
+from absl import flags
 
 from electra_tf.data.pipeline import list_files
 from electra_tf.tokenization import build_vocabulary
-from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input
+from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import save_vocabulary
 
 FLAGS = flags.FLAGS
@@ -43,7 +43,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

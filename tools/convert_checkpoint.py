@@ -24,11 +24,11 @@ inferred from its shapes (64-wide heads, as all released models) unless
 error says how).
 """
 
-from absl import app, flags
+from absl import flags
 
 from electra_tf.config import load_run_config
 from electra_tf.convert import convert
-from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input
+from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input", None, "The checkpoint to convert (our folder or .keras, Hugging Face folder, Google "
@@ -56,7 +56,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

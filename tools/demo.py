@@ -22,7 +22,7 @@ import json
 import os
 
 import keras
-from absl import app, flags
+from absl import flags
 
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.config import FinetuningConfig, load_run_config
@@ -33,6 +33,7 @@ from electra_tf.export import export_model, query_export
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
+from electra_tf.tools.common import run_tool
 from electra_tf.training.optimization import pretraining_optimizer
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
@@ -152,7 +153,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

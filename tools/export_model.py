@@ -21,12 +21,12 @@ r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<
 import os
 
 import keras
-from absl import app, flags
+from absl import flags
 
 from electra_tf.export import export_info, export_model, task_of
 from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import exits_cleanly_on_bad_input
+from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", None, "A .keras model, or a pre-trained checkpoint (its discriminator).",
@@ -87,7 +87,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ import json
 import os
 import shutil
 
-from absl import app, flags
+from absl import flags
+
+from electra_tf.tools.common import run_tool
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "tests/fixtures/hf", "Where the fixture folders go.")
@@ -177,7 +179,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

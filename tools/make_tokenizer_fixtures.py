@@ -16,7 +16,9 @@ accents), cased, and lower-case keeping accents.
 import json
 import os
 
-from absl import app, flags
+from absl import flags
+
+from electra_tf.tools.common import run_tool
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "tests/fixtures/tokenizer", "Where vocab.txt and the ids go.")
@@ -87,7 +89,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

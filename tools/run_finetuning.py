@@ -24,14 +24,14 @@ import json
 import os
 import statistics
 
-from absl import app, flags
+from absl import flags
 
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
-from electra_tf.finetuning import finetune, make_task
+from electra_tf.finetuning import TASKS, finetune, make_task
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
+from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("init_checkpoint", None,
@@ -53,6 +53,7 @@ flags.DEFINE_bool("regression", False, "text_classification: labels are scores."
 flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
 flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
 define_config_flags(FinetuningConfig)  # --task among them
+FLAGS["task"].help = f"The task: one of {', '.join(sorted(TASKS))}."
 flags.mark_flag_as_required("task")
 flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
 
@@ -158,7 +159,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

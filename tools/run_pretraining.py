@@ -28,22 +28,24 @@ import sys
 
 import keras
 import tensorflow as tf
-from absl import app, flags
+from absl import flags
 
 from electra_tf.checkpoints.ours import write_run_folder
+from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
 from electra_tf.data.pipeline import list_files, pretraining_dataset
+from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
+from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
 from electra_tf.training.flops import training_flops_per_step
-from electra_tf.training.optimization import micro_steps, pretraining_optimizer
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
+from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
@@ -68,11 +70,13 @@ flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under
 flags.DEFINE_bool("skip_corrupt_records", False,
                   "Read past damaged TFRecords (each damaged file is read up to its damage; they are listed "
                   "and counted first). Without it a damaged file stops the run, naming it.")
+flags.DEFINE_float("warmup_fraction", None,
+                   "Warm up over this share of --train_steps (sets warmup_steps; for short runs of a long config).")
 flags.DEFINE_string("init_checkpoint", None,
                     "Start from these weights: another run's model_dir, our saved/converted model folder, or a "
                     "Google ELECTRA checkpoint (discriminator and generator both restored).")
 
-define_config_flags(ElectraConfig, PretrainingConfig)
+define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
 
 # Fields a resumed run may change (to train longer, say); any other difference is another run.
 _RESUMABLE_CHANGES = {"train_steps"}
@@ -90,12 +94,45 @@ def resolve_configs(vocabulary_size):
     elif overrides[0]["vocab_size"] != vocabulary_size:
         raise ValueError(f"--vocab_size={overrides[0]['vocab_size']} but {FLAGS.vocab_file} holds "
                          f"{vocabulary_size} tokens")
-    return model.replace(**overrides[0]), pretraining.replace(**overrides[1])
+    pretraining = pretraining.replace(**overrides[1])
+    if FLAGS.warmup_fraction is not None:
+        if "warmup_steps" in overrides[1]:
+            raise ValueError("give --warmup_steps or --warmup_fraction, not both")
+        if not 0 <= FLAGS.warmup_fraction < 1:
+            raise ValueError(f"--warmup_fraction must be in [0, 1), got {FLAGS.warmup_fraction}")
+        pretraining = pretraining.replace(warmup_steps=int(round(FLAGS.warmup_fraction * pretraining.train_steps)))
+    elif pretraining.warmup_steps >= pretraining.train_steps > 0:
+        final_rate = float(learning_rate_schedule(pretraining)(pretraining.train_steps))
+        print(f"warning: warmup_steps={pretraining.warmup_steps} is not below train_steps={pretraining.train_steps}: "
+              f"the run ends still warming up, at learning rate {final_rate:.3g} of {pretraining.learning_rate:.3g} "
+              "(--warmup_fraction=0.1 warms up over a tenth of the run)", flush=True)
+    return model.replace(**overrides[0]), pretraining
+
+
+def check_vocabulary(vocab_file, files):
+    """Refuses, before any step, shards built with another vocabulary than `vocab_file` (their folders'
+    `manifest.json` records the vocabulary's hash and size); returns the shard build's settings."""
+    settings, wanted = {}, vocabulary_hash(vocab_file)
+    for folder in sorted({os.path.dirname(path) for path in files}):
+        manifest = read_manifest(folder)
+        if manifest is None:
+            continue
+        built_with = manifest["settings"].get("vocab_sha256")
+        if built_with and built_with != wanted:
+            size = manifest.get("vocabulary_size")
+            raise ValueError(
+                f"--vocab_file={vocab_file} (sha256 {wanted[:12]}, {len(load_vocabulary(vocab_file))} tokens) is not "
+                f"the vocabulary the shards in {folder} were built with (sha256 {built_with[:12]}"
+                f"{f', {size} tokens' if size else ''}); pass that vocab.txt, or rebuild the shards")
+        settings = manifest["settings"]
+    return settings
 
 
 def check_model_dir(path, model, pretraining):
-    """Refuses a model_dir that holds a run of another config; records this run's config otherwise."""
+    """Refuses a model_dir that holds a run of another config; records this run's config otherwise.
+    Returns the `PretrainingConfig` the folder held before (None for a new run)."""
     config_file = os.path.join(path, "config.json")
+    old_pretraining = None
     if os.path.exists(config_file):
         old_model, old_pretraining = load_run_config(config_file)
         differing = sorted([*model.differences(old_model),
@@ -105,6 +142,15 @@ def check_model_dir(path, model, pretraining):
                              "use a new --model_dir, or the same settings to resume")
     os.makedirs(path, exist_ok=True)
     save_run_config(config_file, model, pretraining)
+    return old_pretraining
+
+
+def describe_extension(old, new, step):
+    """What the schedule does when a run is resumed with another `train_steps`."""
+    old_rate, new_rate = (float(learning_rate_schedule(c)(step)) for c in (old, new))
+    return (f"train_steps {old.train_steps} → {new.train_steps}: the learning-rate schedule is now "
+            f"{new.train_steps} steps long, so at step {step} the rate is {new_rate:.3g} (the old schedule's was "
+            f"{old_rate:.3g}) and decays linearly to 0 at step {new.train_steps}")
 
 
 def make_dataset(strategy, pretraining, start_micro_steps, train_files):
@@ -130,6 +176,14 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     return strategy.distribute_datasets_from_function(dataset_fn)
 
 
+def save_final(folder, pretrainer, model, pretraining, casing):
+    """The run's models as a self-describing folder: configs, networks, vocabulary and casing."""
+    write_run_folder(folder, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}, model,
+                     pretraining)
+    write_tokenizer_files(folder, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
+                          **casing)
+
+
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
@@ -137,13 +191,16 @@ def main(argv):
     if len(sources) != 1:
         raise ValueError("give exactly one of --train_files, --train_text_files and --tfds_name")
     train_files = ",".join(list_files(FLAGS.train_files)) if FLAGS.train_files else None
+    shard_settings = check_vocabulary(FLAGS.vocab_file, list_files(",".join(
+        filter(None, [train_files, FLAGS.eval_files])))) if train_files else {}
     if train_files and FLAGS.skip_corrupt_records:
         damaged = find_corrupt_records(train_files.split(","))
         print(f"--skip_corrupt_records: {len(damaged)} damaged file(s)"
               + (f": {describe_corrupt_records(damaged)}" if damaged else ""), flush=True)
     # Before any TensorFlow op: multi-worker collectives are configured at start-up.
     strategy = get_strategy(FLAGS.strategy, FLAGS.tpu)
-    tokenizer = ElectraTokenizer(FLAGS.vocab_file)
+    casing = {"lowercase": shard_settings.get("lowercase", True), "strip_accents": shard_settings.get("strip_accents")}
+    tokenizer = ElectraTokenizer(FLAGS.vocab_file, **casing)
     model, pretraining = resolve_configs(tokenizer.vocabulary_size())
     if FLAGS.mixed_precision:
         keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
@@ -154,8 +211,7 @@ def main(argv):
           f"{pretraining.train_steps} steps", flush=True)
     chief = is_chief(strategy)
     own_dir = worker_dir(FLAGS.model_dir, strategy)
-    if chief:
-        check_model_dir(FLAGS.model_dir, model, pretraining)
+    previous = check_model_dir(FLAGS.model_dir, model, pretraining) if chief else None
     os.makedirs(own_dir, exist_ok=True)
 
     k = pretraining.gradient_accumulation_steps
@@ -177,6 +233,15 @@ def main(argv):
 
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())
+    final = os.path.join(own_dir, "final")
+    if done >= total:
+        if not os.path.exists(os.path.join(final, "config.json")):
+            save_final(final, pretrainer, model, pretraining, casing)
+        print(f"already complete at step {done // k} of {pretraining.train_steps}; final models in {final} "
+              "(raise --train_steps to train longer)", flush=True)
+        return
+    if previous is not None and previous.train_steps != pretraining.train_steps and done:
+        print(describe_extension(previous, pretraining, done // k), flush=True)
     tokens_per_step = pretraining.batch_size * k * pretraining.max_seq_length
     saver = cb.CheckpointEvery(manager, FLAGS.save_every)
     callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
@@ -210,18 +275,17 @@ def main(argv):
         done = int(micro_steps(pretrainer.optimizer).numpy())
     step = done // k
     if saver.preempted:
-        print(f"preempted: saved step {step}; re-run the same command to resume", flush=True)
+        how = "preempted" if saver.stopped_by == "SIGTERM" else "interrupted (Ctrl-C)"
+        print(f"{how}: saved step {step}; re-run the same command to resume", flush=True)
         sys.exit(PREEMPTED_EXIT_CODE)
-    final = os.path.join(own_dir, "final")
-    write_run_folder(final, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}, model,
-                     pretraining, load_vocabulary(FLAGS.vocab_file))
+    save_final(final, pretrainer, model, pretraining, casing)
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     print(f"done: step {step} of {pretraining.train_steps}; final models in {final}; "
           f"last metrics {json.dumps(metrics)}", flush=True)
 
 
 def run():
-    app.run(main)
+    run_tool(main)
 
 
 if __name__ == "__main__":

@@ -11,14 +11,18 @@ Example:
 ['attention_mask', 'input_ids', 'token_type_ids']
 """
 
+import os
+
 import tensorflow as tf
 
+from electra_tf.data.pretraining_data import MANIFEST
 from electra_tf.data.tfrecord import detect_format, parser
 
 
 def list_files(file_patterns):
     """Sorted files matching comma-separated globs; a matched folder gives the data files in it (not its
-    `manifest.json`, other JSON or unfinished `.tmp-` files).
+    `manifest.json`, other JSON or unfinished `.tmp-` files). A glob never matches what the shard builder
+    writes beside its shards (`manifest.json`, unfinished `.tmp-` files), so `data/*` means the shards.
 
     Works on any filesystem TensorFlow reads (local, gs://, ...). A ValueError
     names the patterns when nothing matches.
@@ -30,7 +34,7 @@ def list_files(file_patterns):
                 files.update(tf.io.gfile.join(match, name) for name in tf.io.gfile.listdir(match)
                              if not name.endswith(".json") and ".tmp-" not in name
                              and not tf.io.gfile.isdir(tf.io.gfile.join(match, name)))
-            else:
+            elif os.path.basename(match) != MANIFEST and ".tmp-" not in os.path.basename(match):
                 files.add(match)
     if not files:
         raise ValueError(f"no input files match {file_patterns!r} (no files match the pattern(s))")

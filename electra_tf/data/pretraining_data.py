@@ -18,7 +18,6 @@ Example:
 """
 
 import contextlib
-import hashlib
 import json
 import multiprocessing
 import os
@@ -27,10 +26,11 @@ import time
 
 import tensorflow as tf
 
-from electra_tf.atomic import write_text
+from electra_tf.atomic import read_json, write_text
 from electra_tf.data.packing import ExampleBuilder
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
 MANIFEST = "manifest.json"
 _TOKENIZE_BATCH_LINES = 2048
@@ -75,11 +75,6 @@ def read_documents(input_files, blanks_separate_docs=True, stats=None):
             yield document
 
 
-def vocabulary_hash(vocab_file):
-    with open(vocab_file, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def shard_name(index, num_shards):
     return f"pretrain_data.tfrecord-{index:05d}-of-{num_shards:05d}"
 
@@ -98,13 +93,9 @@ def _check_manifest(output_dir, settings):
                              "use an empty output folder")
         return {}
     try:
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
-    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError
-        raise ValueError(f"{path}: not a readable manifest ({e}); use an empty output folder") from None
-    if not (isinstance(manifest, dict) and isinstance(manifest.get("shards", {}), dict)
-            and isinstance(manifest.get("settings", {}), dict)):
-        raise ValueError(f"{path}: not a manifest this tool wrote; use an empty output folder")
+        manifest = read_manifest(output_dir)
+    except ValueError as e:
+        raise ValueError(f"{e}; use an empty output folder") from None
     if manifest.get("settings") != settings:
         changed = sorted(k for k in set(settings) | set(manifest.get("settings", {}))
                          if settings.get(k) != manifest.get("settings", {}).get(k))
@@ -113,10 +104,24 @@ def _check_manifest(output_dir, settings):
     return manifest.get("shards", {})
 
 
-def _write_manifest(output_dir, settings, shards):
+def read_manifest(folder):
+    """The `manifest.json` a shard build wrote in `folder` (settings, the vocabulary's size and hash,
+    counts), or None when there is none; a ValueError naming it when it is damaged."""
+    path = os.path.join(folder, MANIFEST)
+    if not os.path.exists(path):
+        return None
+    manifest = read_json(path)
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("shards", {}), dict)
+            and isinstance(manifest.get("settings", {}), dict)):
+        raise ValueError(f"{path}: not a manifest this tool wrote")
+    return manifest
+
+
+def _write_manifest(output_dir, settings, shards, vocab_file):
     path = os.path.join(output_dir, MANIFEST)
     totals = {key: sum(s[key] for s in shards.values()) for key in ("examples", "tokens", "documents")}
-    write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards}, indent=2, sort_keys=True))
+    write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards,
+                                 "vocabulary_size": len(load_vocabulary(vocab_file))}, indent=2, sort_keys=True))
 
 
 def tokenized_documents(documents, tokenizer):
@@ -173,7 +178,7 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
         done.update(_build(input_files, vocab_file, output_dir, settings, groups[0], progress))
     elif groups:
         done.update(_build_in_processes(input_files, vocab_file, output_dir, settings, groups, progress))
-    _write_manifest(output_dir, settings, done)
+    _write_manifest(output_dir, settings, done, vocab_file)
     return done
 
 

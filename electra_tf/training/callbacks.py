@@ -42,25 +42,38 @@ class NanGuard(keras.callbacks.Callback):
 
 
 class CheckpointEvery(keras.callbacks.Callback):
-    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and on SIGTERM.
+    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and when stopped.
 
-    On SIGTERM (a preemption notice) it saves at the next step boundary and
-    stops training; re-running the same command resumes from there.
+    On SIGTERM (a preemption notice) or SIGINT (Ctrl-C) it saves at the next
+    step boundary and stops training; re-running the same command resumes from
+    there. A second Ctrl-C while it waits for that boundary stops at once (what
+    was saved before stays).
     """
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
     def __init__(self, manager, every):
         super().__init__()
         self.manager = manager
         self.every = every
-        self.preempted = False
-        self._previous_handler = None
+        self.stopped_by = None  # the signal's name, once one arrived
+        self._previous_handlers = {}
+
+    @property
+    def preempted(self):
+        return self.stopped_by is not None
 
     def on_train_begin(self, logs=None):
-        self._previous_handler = signal.signal(signal.SIGTERM, self._on_sigterm)
+        self._previous_handlers = {number: signal.signal(number, self._on_signal) for number in self.SIGNALS}
 
-    def _on_sigterm(self, signum, frame):
-        del signum, frame
-        self.preempted = True
+    def _on_signal(self, signum, frame):
+        del frame
+        if self.preempted and signum == signal.SIGINT:
+            raise KeyboardInterrupt  # the second Ctrl-C: stop now
+        self.stopped_by = signal.Signals(signum).name
+        if signum == signal.SIGINT:
+            print("\nCtrl-C: saving at the end of this step, then stopping (Ctrl-C again stops at once)",
+                  flush=True)
 
     def _save(self):
         step = optimizer_step(self.model)
@@ -81,8 +94,9 @@ class CheckpointEvery(keras.callbacks.Callback):
 
     def on_train_end(self, logs=None):
         self._save()
-        if self._previous_handler is not None:
-            signal.signal(signal.SIGTERM, self._previous_handler)
+        for number, handler in self._previous_handlers.items():
+            signal.signal(number, handler)
+        self._previous_handlers = {}
 
 
 class TrainingScalars(keras.callbacks.Callback):
@@ -90,7 +104,7 @@ class TrainingScalars(keras.callbacks.Callback):
 
     Writes every training metric, the learning rate, examples/s, tokens/s and
     the training FLOPs so far (see `electra_tf.training.flops`); at each
-    epoch end, the `val_*` metrics.
+    epoch end, the `val_*` metrics (written and printed).
     """
 
     def __init__(self, log_dir, every, examples_per_step, tokens_per_step, flops_per_step, write=True):
@@ -134,8 +148,11 @@ class TrainingScalars(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         step = optimizer_step(self.model)
+        evaluated = {name: float(value) for name, value in (logs or {}).items() if name.startswith("val_")}
         with self.writer.as_default(step=step):
-            for name, value in (logs or {}).items():
-                if name.startswith("val_"):
-                    tf.summary.scalar(name, float(value))
+            for name, value in evaluated.items():
+                tf.summary.scalar(name, value)
         self.writer.flush()
+        if evaluated:
+            shown = " - ".join(f"{name[len('val_'):]}: {value:.4g}" for name, value in evaluated.items())
+            print(f"evaluation at step {step}: {shown}", flush=True)

@@ -93,6 +93,18 @@ def pretraining_optimizer(pretraining_config):
                             gradient_accumulation_steps=pc.gradient_accumulation_steps, name=pc.optimizer)
 
 
+def learning_rate_schedule(pretraining_config):
+    """The learning rate of a `PretrainingConfig` by update step (what `pretraining_optimizer` follows).
+
+    >>> from electra_tf.config import PretrainingConfig
+    >>> schedule = learning_rate_schedule(PretrainingConfig(train_steps=100, warmup_steps=10, learning_rate=1e-3))
+    >>> round(float(schedule(55)), 6)
+    0.0005
+    """
+    pc = pretraining_config
+    return WarmupLinearDecay(pc.learning_rate, pc.warmup_steps, pc.train_steps, pc.original_lr_schedule)
+
+
 def micro_steps(optimizer):
     """Gradient computations so far: with accumulation over k, k per update.
 

@@ -20,7 +20,8 @@ from electra_tf.data.pretraining_data import build_pretraining_shards
 from electra_tf.tokenization import build_vocabulary
 from electra_tf.vocabulary import save_vocabulary
 
-ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+# As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
+ENV = {name: value for name, value in os.environ.items() if name != "TF_CPP_MIN_LOG_LEVEL"}
 SEQ = 32
 
 
@@ -53,12 +54,58 @@ def final_weights(model_dir):
 
 
 @pytest.fixture(scope="module")
-def reference(data, tmp_path_factory):
+def reference_run(data, tmp_path_factory):
     model_dir = tmp_path_factory.mktemp("reference") / "run"
     result = run(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}", "--eval_steps=2")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "done: step 24 of 24" in result.stdout
-    return model_dir
+    return model_dir, result
+
+
+@pytest.fixture(scope="module")
+def reference(reference_run):
+    return reference_run[0]
+
+
+def test_the_console_shows_progress_evaluations_and_schedule_warnings_and_no_library_noise(reference_run):
+    _, result = reference_run
+    assert "step 8: loss" in result.stdout and "evaluation at step 8: loss" in result.stdout
+    assert "warning: warmup_steps=30 is not below train_steps=24: the run ends still warming up" in result.stdout
+    for noise in ("oneDNN", "cuInit", "I0000", "ran out of data", "WARNING:"):
+        assert noise not in result.stdout + result.stderr, noise
+
+
+def test_a_finished_run_says_so_and_a_longer_one_states_its_schedule(data, reference, tmp_path):
+    again = run(data, reference, "--train_steps=24")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"already complete at step 24 of 24; final models in {reference / 'final'}" in again.stdout
+    assert "last metrics" not in again.stdout
+    longer_dir = tmp_path / "longer"
+    shutil.copytree(reference, longer_dir)
+    longer = run(data, longer_dir, "--train_steps=28")
+    assert longer.returncode == 0, longer.stderr[-3000:]
+    assert ("train_steps 24 → 28: the learning-rate schedule is now 28 steps long, so at step 24 the rate is"
+            in longer.stdout and "done: step 28 of 28" in longer.stdout)
+
+
+def test_shards_of_another_vocabulary_are_refused_before_any_step(data, tmp_path):
+    words = open(data["vocab"], encoding="utf-8").read().splitlines()
+    words[10], words[11] = words[11], words[10]  # same size, other ids
+    other = tmp_path / "vocab.txt"
+    other.write_text("\n".join(words) + "\n", encoding="utf-8")
+    result = run({**data, "vocab": str(other)}, tmp_path / "run", "--train_steps=2")
+    assert result.returncode == 2
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert f"--vocab_file={other} (sha256 " in line and "is not the vocabulary the shards in" in line
+    assert f"{len(words)} tokens) is not" in line and f", {len(words)} tokens); pass that vocab.txt" in line
+    assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "run" / "checkpoints").exists()
+
+
+def test_a_glob_over_the_shard_folder_skips_the_builders_manifest(data, tmp_path):
+    shards = os.path.dirname(data["train"])
+    result = run({**data, "train": f"{shards}/*"}, tmp_path / "run", "--train_steps=2", "--warmup_steps=0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "done: step 2 of 2" in result.stdout and "warning: warmup" not in result.stdout
 
 
 def test_outputs_checkpoints_and_tensorboard_scalars(reference):
@@ -128,18 +175,20 @@ def test_damaged_tfrecords_are_named_or_skipped(data, tmp_path):
     assert "--skip_corrupt_records: 2 damaged file(s)" in skipped.stdout and "done: step 40 of 40" in skipped.stdout
 
 
-def test_sigterm_saves_and_exits_for_a_later_resume(data, tmp_path):
+@pytest.mark.parametrize("number, said", [(signal.SIGTERM, "preempted"), (signal.SIGINT, "interrupted (Ctrl-C)")])
+def test_sigterm_and_ctrl_c_save_and_exit_for_a_later_resume(data, tmp_path, number, said):
     model_dir = tmp_path / "preempted"
     process = subprocess.Popen(command(data, model_dir, "--train_steps=400", "--save_every=1000"), env=ENV,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in process.stdout:
         if line.startswith("step 8:"):
-            process.send_signal(signal.SIGTERM)
+            process.send_signal(number)
             break
     output = process.stdout.read()
     assert process.wait(timeout=300) == 75
-    assert "preempted: saved step" in output
-    step = int(output.split("preempted: saved step ")[1].split(";")[0])
+    assert "Traceback" not in process.stderr.read()
+    assert f"{said}: saved step" in output
+    step = int(output.split(f"{said}: saved step ")[1].split(";")[0])
     assert 8 <= step < 400
     assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{step}")
 
