@@ -56,6 +56,19 @@ def _our_class(architecture):
     return _CLASSES[architecture]
 
 
+def load_model(path):
+    """`(model, info)`: the model a checkpoint holds, as its own class (a model folder's or `.keras` file's
+    model as saved; a Hugging Face folder's class; a pre-training checkpoint's discriminator), with what its
+    folder says of it (`info`: label names, length, task options; see `checkpoints.ours`)."""
+    source = sources.read_source(path)
+    if source.model is not None:
+        return source.model, source.info
+    architecture = source.networks["model"].architecture
+    cls = ElectraDiscriminator if "generator" in source.networks or source.format == sources.GOOGLE \
+        else _our_class(architecture)
+    return cls.from_source(source), source.info
+
+
 def _pair_pretraining(discriminator, generator, source_name):
     """The `PretrainingConfig` under which the original recipe builds this generator for this discriminator."""
     width, depth = (generator.config.hidden_size / discriminator.config.hidden_size,

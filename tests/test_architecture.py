@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
     ("config", "vocabulary", "atomic", "rng", "text_normalization", "quiet_start"),
-    ("tokenization", "featurize", "answer_spans", "checkpoints", "layers", "training"),
+    ("tokenization", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers", "training"),
     ("models",),
     ("pretraining", "data", "metrics"),
     ("finetuning",),

@@ -1,30 +1,27 @@
 r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<export_dir>/<model_name>/<version>/`.
 
-    python -m electra_tf.tools.export_model --model=runs/sst2/classifier.keras \
-        --vocab=runs/small/final/vocab.txt --export_dir=exports --model_name=sst2 \
-        --label_names=negative,positive
+    python -m electra_tf.tools.export_model --model=runs/sst2/trial_0/model --export_dir=exports --model_name=sst2
 
-- --model: a `.keras` task model (sequence classification or regression, token
-  classification, question answering, multiple choice) or discriminator, or a
-  pre-trained checkpoint in any format `from_pretrained` reads (our
-  `final/` folder, a Hugging Face folder, a Google checkpoint): its
-  discriminator, serving per-token replaced probabilities.
-- --vocab: the `vocab.txt` or `tokenizer.json` (or a folder holding one); by
-  default the one in or beside --model. Casing follows the tokenizer files
-  unless --lowercase/--strip_accents say otherwise; it must match training.
-- Signatures: `serving_default` (raw text, tokenized in the graph),
-  `serve_ids`, `serve_examples`; see docs/serving.md.
-- The version is one more than the highest present unless --version is given;
-  an existing version is kept unless --overwrite.
+- --model: a model folder (`tools/run_finetuning.py` writes one per trial, `save_pretrained` writes them):
+  it says what it holds, so nothing else is needed — the tokenizer, label names, length and task options
+  come from the folder. Also a `.keras` model, or a pre-trained checkpoint in any format `from_pretrained`
+  reads (our `final/` folder, a Hugging Face folder with its class, a Google checkpoint: the discriminator,
+  serving per-token replaced probabilities).
+- Flags override what the folder says: --vocab (a `vocab.txt`/`tokenizer.json` or a folder holding one),
+  --lowercase/--strip_accents, --label_names, --max_seq_length, --text_pair, the QA options. A vocabulary
+  of another size than the model's embedding table is refused.
+- Signatures: `serving_default` (raw text, tokenized in the graph), `serve_ids`, `serve_examples`;
+  see docs/serving.md. The version is one more than the highest present unless --version is given; an
+  existing version is kept unless --overwrite.
 """
 
 import os
 
-import keras
 from absl import flags
 
+from electra_tf.convert import load_model
 from electra_tf.export import export_info, export_model, task_of
-from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.finetuning.trainer import check_vocabulary
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 
@@ -39,11 +36,15 @@ flags.DEFINE_string("vocab", None, "vocab.txt, tokenizer.json or a folder holdin
 flags.DEFINE_bool("lowercase", None, "Lower-case the text, as the model was trained (default: as the tokenizer "
                   "files say, else lower-case).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
-flags.DEFINE_integer("max_seq_length", 128, "Raw text is truncated and padded to this many tokens.")
-flags.DEFINE_list("label_names", None, "Class or tag names, in id order (output beside the ids).")
-flags.DEFINE_bool("text_pair", False, "Classification/regression on sentence pairs: a second text input.")
-flags.DEFINE_integer("max_query_length", 64, "Question answering: question tokens kept.")
-flags.DEFINE_integer("max_answer_length", 30, "Question answering: longest answer, in tokens.")
+flags.DEFINE_integer("max_seq_length", None, "Raw text is truncated and padded to this many tokens (default: the "
+                     "model folder's, else 128).")
+flags.DEFINE_list("label_names", None, "Class or tag names, in id order (default: the model folder's).")
+flags.DEFINE_bool("text_pair", None, "Classification/regression on sentence pairs: a second text input (default: "
+                  "the model folder's, else single texts).")
+flags.DEFINE_integer("max_query_length", None, "Question answering: question tokens kept (default: the model "
+                     "folder's, else 64).")
+flags.DEFINE_integer("max_answer_length", None, "Question answering: longest answer, in tokens (default: the "
+                     "model folder's, else 30).")
 flags.DEFINE_bool("squad_v2", None, "Question answering: may answer nothing (default: when the model has "
                   "the answerable classifier).")
 flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no answer above these null odds "
@@ -51,35 +52,38 @@ flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no an
 flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
 
 
-def load_model(path):
-    """A `.keras` model as saved, or the discriminator of a checkpoint in any format."""
-    if path.endswith(".keras"):
-        if not os.path.isfile(path):
-            raise ValueError(f"{path}: no such file")
-        return keras.saving.load_model(path, safe_mode=True)
-    return ElectraDiscriminator.from_pretrained(path)
+def given(flag, info, default=None):
+    """A flag's value when given, else what the model folder says, else `default`."""
+    value = FLAGS[flag].value
+    return value if value is not None else info.get(flag, default) if info.get(flag) is not None else default
 
 
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    model = load_model(FLAGS.model)
+    if FLAGS.model.endswith(".keras") and not os.path.isfile(FLAGS.model):
+        raise ValueError(f"{FLAGS.model}: no such file")
+    model, info = load_model(FLAGS.model)
     try:
         tokenizer = ElectraTokenizer.from_pretrained(FLAGS.vocab or FLAGS.model, lowercase=FLAGS.lowercase,
                                                      strip_accents=FLAGS.strip_accents)
     except ValueError as e:
         raise ValueError(f"{e} (pass --vocab)" if not FLAGS.vocab else str(e)) from None
+    check_vocabulary(tokenizer, model, FLAGS.vocab or FLAGS.model)
     task = task_of(model)
     options = {}
     if task in ("classification", "regression"):
-        options["text_pair"] = FLAGS.text_pair
+        options["text_pair"] = given("text_pair", info, False)
     elif FLAGS.text_pair:
         raise ValueError(f"--text_pair is for classification and regression, not {task}")
     if task == "question_answering":
-        options.update(max_query_length=FLAGS.max_query_length, max_answer_length=FLAGS.max_answer_length,
-                       version_2=FLAGS.squad_v2, null_threshold=FLAGS.null_threshold)
+        options.update(max_query_length=given("max_query_length", info, 64),
+                       max_answer_length=given("max_answer_length", info, 30),
+                       version_2=FLAGS.squad_v2 if FLAGS.squad_v2 is not None else info.get("version_2"),
+                       null_threshold=given("null_threshold", info))
+    label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
-                        max_seq_length=FLAGS.max_seq_length, label_names=FLAGS.label_names,
+                        max_seq_length=given("max_seq_length", info, 128), label_names=label_names,
                         overwrite=FLAGS.overwrite, **options)
     info = export_info(path)
     print(f"{task} model → {path}")

@@ -52,6 +52,9 @@ flags.DEFINE_list("label_names", None, "text_classification: the declared labels
 flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
 flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
 flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
+flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
+flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
+flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
 define_config_flags(FinetuningConfig)  # --task among them
 FLAGS["task"].help = f"The task: one of {', '.join(sorted(TASKS))}."
 flags.mark_flag_as_required("task")
@@ -104,10 +107,14 @@ def kept_trial(path, config):
 
 
 def run_trial(config, folder):
-    """Trains one seed, scores every labelled evaluation split and predicts the others; returns the results."""
+    """Trains one seed (scoring dev as it goes), scores every labelled evaluation split and predicts the
+    others, and saves the model as a self-describing folder; returns the results."""
     task = task_for(config)
-    model = finetune(task, FLAGS.init_checkpoint, task.load("train"))
+    train = task.load("train")
+    dev = task.load("dev") if "dev" in task.splits and task.scored("dev") else None
     os.makedirs(folder, exist_ok=True)
+    model = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
+                     log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
     for split in task.splits:
         if split == "train":
@@ -118,8 +125,11 @@ def run_trial(config, folder):
             results["scores"][split] = task.score(examples, predictions)
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
     results["data"] = task.stats
+    results["dev_history"] = task.dev_history
     results["label_names"] = list(task.label_names) if task.label_names else None
-    model.save(os.path.join(folder, "model.keras"))  # for tools/export_model.py
+    results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
+    model.save_pretrained(results["model"], tokenizer=task.tokenizer, label_names=task.label_names,
+                          task=task.name, max_seq_length=task.sequence_length, **task.serving_options())
     write_json(os.path.join(folder, "results.json"), results)  # last: marks the trial done
     return results
 
@@ -151,7 +161,8 @@ def main(argv):
             print(f"trial {trial}: done before, kept")
         else:
             trials.append(run_trial(config, folder))
-        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}", flush=True)
+        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}; model in "
+              f"{trials[-1].get('model', folder)}", flush=True)
     results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,
                "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials)}
     write_json(os.path.join(FLAGS.output_dir, "results.json"), results)

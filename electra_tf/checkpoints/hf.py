@@ -54,6 +54,7 @@ class HFCheckpoint:
     state: dict
     num_labels: int | None = None
     classifier_dropout: float | None = None
+    label_names: list | None = None
 
 
 def is_hf_config(values):
@@ -102,11 +103,20 @@ def config_from_hf(values, source=CONFIG_NAME):
     labels = values.get("id2label")
     num_labels = len(labels) if labels else values.get("num_labels")
     return config, {"architecture": architecture, "num_labels": num_labels, "model_type": model_type,
-                    "classifier_dropout": values.get("classifier_dropout")}
+                    "classifier_dropout": values.get("classifier_dropout"), "label_names": label_names_of(labels)}
 
 
-def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None, pad_token_id=0):
-    """A Hugging Face `config.json` dict for `config` and the class `architecture`."""
+def label_names_of(id2label):
+    """The label names of a config's `id2label` in id order; None when it has none or only `LABEL_<i>`."""
+    if not isinstance(id2label, dict) or sorted(map(str, id2label)) != sorted(map(str, range(len(id2label)))):
+        return None
+    names = [str(id2label[key]) for key in sorted(id2label, key=int)]
+    return None if names == [f"LABEL_{i}" for i in range(len(names))] else names
+
+
+def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None, pad_token_id=0, label_names=None):
+    """A Hugging Face `config.json` dict for `config` and the class `architecture` (`label_names` name the
+    labels in `id2label`/`label2id`; `LABEL_<i>` when not given)."""
     values = {
         "architectures": [architecture], "model_type": "electra",
         "vocab_size": config.vocab_size, "embedding_size": config.embedding_size,
@@ -122,8 +132,9 @@ def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None,
         "dtype": "float32",
     }
     if num_labels is not None:
-        values["id2label"] = {str(i): f"LABEL_{i}" for i in range(num_labels)}
-        values["label2id"] = {f"LABEL_{i}": i for i in range(num_labels)}
+        names = [str(name) for name in label_names] if label_names else [f"LABEL_{i}" for i in range(num_labels)]
+        values["id2label"] = {str(i): name for i, name in enumerate(names)}
+        values["label2id"] = {name: i for i, name in enumerate(names)}
     return values
 
 
@@ -184,7 +195,8 @@ def read_folder(folder):
     state = normalize_state(read_safetensors(folder))
     state = _tied_lm_head(state, folder)
     architecture = extras["architecture"] if values.get("architectures") else _architecture_of(state, values)
-    return HFCheckpoint(folder, config, architecture, state, extras["num_labels"], extras["classifier_dropout"])
+    return HFCheckpoint(folder, config, architecture, state, extras["num_labels"], extras["classifier_dropout"],
+                        extras["label_names"])
 
 
 def _architecture_of(state, values):
@@ -202,14 +214,16 @@ def _architecture_of(state, values):
     return "ElectraModel"
 
 
-def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accents=None):
+def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accents=None, label_names=None,
+                     pad_token_id=None):
     """Writes one of our models as a Hugging Face folder `transformers` loads into the equivalent class
-    (`model.hf_architecture`): `config.json`, `model.safetensors` and, given a vocabulary, `vocab.txt` and
-    `tokenizer_config.json`."""
+    (`model.hf_architecture`): `config.json` (with `id2label`/`label2id` from `label_names`),
+    `model.safetensors` and, given a vocabulary, `vocab.txt` and `tokenizer_config.json`."""
     architecture = model.hf_architecture
     if architecture is None:
-        raise ValueError(f"{type(model).__name__} with head='original' has no Hugging Face class; build it with "
-                         "head='huggingface' to export it")
+        raise ValueError(f"{type(model).__name__} with head='original' (the original ELECTRA head) has no Hugging "
+                         f"Face class; the head='huggingface' one converts (fine-tune with --head=huggingface). "
+                         "This model saves and exports as it is (model.keras, save_pretrained, electra-export)")
     config = mapping.backbone_of(model).config
     if architecture in _GELU_HEADS and config.hidden_act != "gelu":
         raise ValueError(f"{architecture}: Hugging Face runs this head with gelu, but this model's hidden_act is "
@@ -219,7 +233,6 @@ def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accen
         state = {key[len(mapping.ENCODER_PREFIX):]: array for key, array in state.items()}
     num_labels = getattr(model, "num_labels", None) if architecture in (
         "ElectraForSequenceClassification", "ElectraForTokenClassification") else None
-    pad_token_id = 0
     os.makedirs(folder, exist_ok=True)
     if vocabulary is not None:
         vocabulary = list(vocabulary)
@@ -228,4 +241,4 @@ def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accen
     write_safetensors(os.path.join(folder, WEIGHTS_NAME), state)
     write_json(os.path.join(folder, CONFIG_NAME), config_to_hf(
         config, architecture, num_labels=num_labels, classifier_dropout=getattr(model, "classifier_dropout", None),
-        pad_token_id=pad_token_id))
+        pad_token_id=pad_token_id or 0, label_names=label_names if num_labels else None))

@@ -4,7 +4,8 @@
   `config.json` (`{"model": …, "pretraining": …}`), `discriminator.keras` and
   `generator.keras` (with `.weights.h5` beside them), `vocab.txt`;
 - a **model folder**: `model.keras` (any one of our models) beside its
-  tokenizer files, as `tools/convert_checkpoint.py` writes it;
+  tokenizer files and `electra_tf.json` (what the model is: class, serving
+  task, label names, length), as `save_pretrained` and the tools write it;
 - a `.keras` file of any of our models.
 
 `.keras` files are loaded with `safe_mode=True` (no Python code is run from
@@ -26,13 +27,15 @@ import zipfile
 
 import keras
 
+from electra_tf.atomic import read_json, write_json
 from electra_tf.config import save_run_config
 from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
 
 RUN_CONFIG = "config.json"
 NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator.keras"}
-# One model of ours (a task model, an encoder) in a folder, as tools/convert_checkpoint.py writes it.
+# One model of ours (a task model, an encoder) in a folder, as `save_pretrained` writes it.
 SINGLE_MODEL_FILE = "model.keras"
+MODEL_INFO = "electra_tf.json"
 
 
 def load_keras(path):
@@ -43,6 +46,17 @@ def load_keras(path):
         return keras.saving.load_model(path, safe_mode=True)
     except (ValueError, OSError, TypeError) as e:
         raise ValueError(f"{path}: not a loadable Keras model of ours ({e})") from None
+
+
+def write_model_info(folder, info):
+    """Writes `electra_tf.json`, what a model folder holds (written last: it marks the folder complete)."""
+    write_json(os.path.join(folder, MODEL_INFO), info)
+
+
+def read_model_info(folder):
+    """The `electra_tf.json` of a model folder, or `{}` when it has none."""
+    path = os.path.join(folder, MODEL_INFO)
+    return read_json(path, expect=dict) if os.path.exists(path) else {}
 
 
 def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None):

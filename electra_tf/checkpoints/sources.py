@@ -56,6 +56,7 @@ class Source:
     num_labels: int | None = None
     classifier_dropout: float | None = None
     model: object = None  # one of our Keras models, as saved (a `.keras` file)
+    info: dict = dataclasses.field(default_factory=dict)  # what the folder says of the model (label names, ...)
 
     @property
     def config(self):
@@ -90,7 +91,7 @@ def _own_file(path):
                                            model.checkpoint_networks().items()}, pretraining=model.pretraining_config)
     if not hasattr(model, "hf_architecture"):  # what every one of our models declares
         raise ValueError(f"{path}: a Keras model, but not one of electra_tf's")
-    return Source(OURS, path, folder, {"model": network_of(model)}, model=model)
+    return Source(OURS, path, folder, {"model": network_of(model)}, model=model, info=ours.read_model_info(folder))
 
 
 def _own_folder(folder):
@@ -113,7 +114,8 @@ def _hf_folder(folder):
     checkpoint = hf.read_folder(folder)
     return Source(HUGGINGFACE, folder, folder,
                   {"model": Network(checkpoint.config, checkpoint.architecture, checkpoint.state)},
-                  num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout)
+                  num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout,
+                  info={"label_names": checkpoint.label_names} if checkpoint.label_names else {})
 
 
 def _google(prefix, path, run_config=None):

@@ -29,6 +29,7 @@ from electra_tf.data.tasks import classification
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import classification_scores
 from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+from electra_tf.preprocessor import ElectraPreprocessor
 
 
 class TextClassificationTask(FinetuningTask):
@@ -83,25 +84,37 @@ class TextClassificationTask(FinetuningTask):
     def model_arguments(self):
         return {"num_labels": self.num_labels, "head": self.config.head}
 
+    def preprocessor(self):
+        return ElectraPreprocessor(self.tokenizer, self.sequence_length)
+
+    def serving_options(self):
+        return {"text_pair": len(self.text_columns) == 2}
+
     def losses(self):
         loss = "mse" if self.regression else keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         return {"loss": {"logits": loss}}
 
     def predict(self, model, examples):
+        """Class probabilities `[N, labels]`, or scores `[N]` for regression."""
         dataset = classification.classification_dataset(examples, self.tokenizer, self.sequence_length,
                                                         self.config.predict_batch_size)
         logits = model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"]
-        return logits[:, 0] if self.regression else logits.argmax(-1)
+        return logits[:, 0] if self.regression else keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
     def score(self, examples, predictions):
-        return classification_scores(examples.labels, predictions, self.metrics)
+        return classification_scores(examples.labels, predictions if self.regression else predictions.argmax(-1),
+                                     self.metrics)
 
     def prediction_values(self, predictions):
-        return [f"{p:.3f}" for p in predictions] if self.regression else [self.label_names[p] for p in predictions]
+        return [f"{p:.3f}" for p in predictions] if self.regression else \
+            [self.label_names[p] for p in predictions.argmax(-1)]
 
     def write_predictions(self, examples, predictions, folder, split):
-        """A TSV of `index<TAB>prediction` (label names, or scores)."""
-        return self.write_tsv(folder, f"{self.name}_{split}", examples.ids, self.prediction_values(predictions))
+        """A TSV of `index<TAB>prediction<TAB>probability` (the label and its probability), or of
+        `index<TAB>prediction` (the score) for regression."""
+        probabilities = None if self.regression else [f"{p:.4f}" for p in predictions.max(-1)]
+        return self.write_tsv(folder, f"{self.name}_{split}", examples.ids, self.prediction_values(predictions),
+                              probabilities)
 
 
 class GlueTask(TextClassificationTask):

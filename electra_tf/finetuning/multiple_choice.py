@@ -46,11 +46,15 @@ class MultipleChoiceTask(FinetuningTask):
         return {"loss": {"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}}
 
     def predict(self, model, examples):
+        """The probability of each choice, `[N, choices]`."""
         dataset = self._dataset(examples, self.config.predict_batch_size).map(lambda x, y: x)
-        return model.predict(dataset, verbose=0)["logits"].argmax(-1)
+        logits = model.predict(dataset, verbose=0)["logits"]
+        return keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
     def score(self, examples, predictions):
-        return classification_scores(examples.labels, predictions, ("accuracy",))
+        return classification_scores(examples.labels, predictions.argmax(-1), ("accuracy",))
 
     def write_predictions(self, examples, predictions, folder, split):
-        return self.write_tsv(folder, f"{self.name}_{split}", range(len(predictions)), predictions)
+        """A TSV of `index<TAB>prediction<TAB>probability` (the chosen ending's index and probability)."""
+        return self.write_tsv(folder, f"{self.name}_{split}", range(len(predictions)), predictions.argmax(-1),
+                              [f"{p:.4f}" for p in predictions.max(-1)])

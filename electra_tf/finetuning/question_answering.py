@@ -17,6 +17,7 @@ import os
 
 import keras
 
+from electra_tf.atomic import write_json
 from electra_tf.data.tasks import squad
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import squad_scores
@@ -44,6 +45,14 @@ def question_answering_losses(answerable_weight=0.5, answerable_classifier=True)
         loss["answerable_logits"] = keras.losses.BinaryCrossentropy(from_logits=True)
         weights["answerable_logits"] = answerable_weight
     return loss, weights
+
+
+class AnswerPredictions(dict):
+    """Question id → answer text, with the n-best answers (`nbest`) and null odds (`null_odds`) beside them."""
+
+    def __init__(self, answers, nbest, null_odds):
+        super().__init__(answers)
+        self.nbest, self.null_odds = nbest, null_odds
 
 
 class QuestionAnsweringTask(FinetuningTask):
@@ -91,6 +100,11 @@ class QuestionAnsweringTask(FinetuningTask):
         return {"head": self.config.head, "beam_size": self.config.beam_size,
                 "answerable_classifier": self.answerable_classifier}
 
+    def serving_options(self):
+        return {"max_query_length": self.config.max_query_length, "max_answer_length": self.config.max_answer_length,
+                "version_2": self.version_2,
+                "null_threshold": self.config.qa_na_threshold if self.answerable_classifier else None}
+
     def losses(self):
         loss, weights = question_answering_losses(self.config.answerable_weight, self.answerable_classifier)
         return {"loss": loss, "loss_weights": weights}
@@ -99,18 +113,24 @@ class QuestionAnsweringTask(FinetuningTask):
         features = self._features(examples, training=False)
         outputs = model.predict(squad.squad_dataset(features, self.config.predict_batch_size, training=False),
                                 verbose=0)
-        predictions, _, _ = squad.postprocess(
+        predictions, nbest, null_odds = squad.postprocess(
             examples, features, outputs, self.config.n_best_size, self.config.max_answer_length,
             self.config.qa_na_threshold if self.answerable_classifier else None, version_2=self.version_2)
-        return predictions
+        return AnswerPredictions(predictions, nbest, null_odds)
+
+    def main_metric(self, scores):
+        return "f1"
 
     def score(self, examples, predictions):
         return squad_scores(predictions, examples)
 
     def write_predictions(self, examples, predictions, folder, split):
-        """SQuAD's `predictions.json` (question id → answer text)."""
+        """SQuAD's `predictions.json` (question id → answer text), and beside it, as the original writes them,
+        `..._nbest.json` (each question's best answers with probabilities and scores) and `..._null_odds.json`."""
         path = os.path.join(folder, f"{self.name}_{split}_predictions.json")
-        squad.write_predictions(predictions, path)
+        squad.write_predictions(dict(predictions), path)
+        write_json(os.path.join(folder, f"{self.name}_{split}_nbest.json"), predictions.nbest)
+        write_json(os.path.join(folder, f"{self.name}_{split}_null_odds.json"), predictions.null_odds)
         return path
 
 

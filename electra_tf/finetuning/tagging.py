@@ -13,12 +13,21 @@ Example:
 import os
 
 import keras
+import numpy as np
 
 from electra_tf.atomic import write_text
 from electra_tf.data.tasks import tagging
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import entity_f1
 from electra_tf.models.token_classification import ElectraForTokenClassification
+
+
+class TagPredictions(list):
+    """Per sentence, its predicted tags (a list), with `probabilities` beside them."""
+
+    def __init__(self, tags, probabilities):
+        super().__init__(tags)
+        self.probabilities = probabilities
 
 
 class TaggingTask(FinetuningTask):
@@ -64,18 +73,28 @@ class TaggingTask(FinetuningTask):
         return {"loss": {"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}}
 
     def predict(self, model, sentences):
+        """The tags of each sentence, one per word, with `.probabilities`: each tag's probability (0.0 for
+        words cut by truncation, tagged O)."""
         dataset, stats = self._dataset(sentences, training=False)
         logits = model.predict(dataset.map(lambda x, y, w: x), verbose=0)["logits"]
-        return tagging.decode_tags(logits, stats["first_token_positions"], self.label_names)
+        positions = stats["first_token_positions"]
+        best = keras.ops.convert_to_numpy(keras.ops.max(keras.ops.softmax(logits, axis=-1), axis=-1))
+        return TagPredictions(tagging.decode_tags(logits, positions, self.label_names),
+                              [np.where(row >= 0, scores[np.maximum(row, 0)], 0.0) for row, scores in
+                               zip(positions, best)])
+
+    def main_metric(self, scores):
+        return "f1"
 
     def score(self, sentences, predictions):
         return entity_f1([list(s.tags) for s in sentences], predictions)
 
     def write_predictions(self, sentences, predictions, folder, split):
-        """CoNLL format: `word<TAB>predicted tag`, a blank line after each sentence."""
+        """CoNLL format: `word<TAB>predicted tag<TAB>its probability`, a blank line after each sentence."""
         path = os.path.join(folder, f"{self.name}_{split}.txt")
-        write_text(path, "".join("".join(f"{w}\t{t}\n" for w, t in zip(s.words, tags)) + "\n"
-                                 for s, tags in zip(sentences, predictions)))
+        write_text(path, "".join(
+            "".join(f"{w}\t{t}\t{p:.4f}\n" for w, t, p in zip(s.words, tags, probabilities)) + "\n"
+            for s, tags, probabilities in zip(sentences, predictions, predictions.probabilities)))
         return path
 
 

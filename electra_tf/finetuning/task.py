@@ -57,6 +57,7 @@ class FinetuningTask(abc.ABC):
             if data_dir else {}
         self.files.update({split: path for split, path in (files or {}).items() if path})
         self.stats = {}
+        self.dev_history = []  # what `finetune` scored on the dev split during training
 
     def task_epochs(self, name):
         """The default number of epochs for the task `name` (a task class may serve several names)."""
@@ -85,6 +86,10 @@ class FinetuningTask(abc.ABC):
         """Class or tag names in id order (known after the training split is loaded), or None."""
         return None
 
+    def main_metric(self, scores):
+        """The metric the best model is chosen by (the first of `score`'s unless a task says otherwise)."""
+        return next(iter(scores))
+
     def scored(self, split):
         """Whether `split` has labels to score (test splits and GLUE's diagnostic set do not)."""
         return split != "train" and not split.startswith("test") and split != "ax"
@@ -94,8 +99,17 @@ class FinetuningTask(abc.ABC):
 
     def build_model(self, init_checkpoint):
         """The task model with the encoder (and, from a checkpoint of the same task, the head) of
-        `init_checkpoint`."""
-        return self.model_class.from_pretrained(init_checkpoint, **self.model_arguments())
+        `init_checkpoint`, and the task's `preprocessor`."""
+        return self.model_class.from_pretrained(init_checkpoint, preprocessor=self.preprocessor(),
+                                                **self.model_arguments())
+
+    def preprocessor(self):
+        """What turns raw text into the model's inputs after training (`None`: the model takes ids only)."""
+        return None
+
+    def serving_options(self):
+        """What the exported serving signatures need to know of the task (`electra_tf.export`'s options)."""
+        return {}
 
     @abc.abstractmethod
     def model_arguments(self):
@@ -125,8 +139,10 @@ class FinetuningTask(abc.ABC):
     def write_predictions(self, examples, predictions, folder, split):
         """Writes `predictions` of `split` into `folder`; returns the file's path."""
 
-    def write_tsv(self, folder, name, ids, values):
-        """A TSV of `index<TAB>prediction`; returns its path."""
+    def write_tsv(self, folder, name, ids, values, probabilities=None):
+        """A TSV of `index<TAB>prediction` (and `<TAB>probability` given probabilities); returns its path."""
         path = os.path.join(folder, f"{name}.tsv")
-        write_text(path, "index\tprediction\n" + "".join(f"{i}\t{v}\n" for i, v in zip(ids, values)))
+        rows = zip(ids, values) if probabilities is None else zip(ids, values, probabilities)
+        header = "index\tprediction" + ("" if probabilities is None else "\tprobability")
+        write_text(path, header + "\n" + "".join("\t".join(map(str, row)) + "\n" for row in rows))
         return path

@@ -17,32 +17,53 @@ Example (with a model from `make demo`):
 
 import keras
 import numpy as np
-from absl import logging
 
+from electra_tf.finetuning.monitoring import DevEvaluation, Progress
 from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
 
 
-def finetune(task, init_checkpoint, train_examples, callbacks=()):
-    """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns the model."""
+def check_vocabulary(tokenizer, model, init_checkpoint):
+    """A vocabulary of another size than the model's embedding table is refused (in one line)."""
+    if tokenizer.vocabulary_size() != model.config.vocab_size:
+        raise ValueError(f"the vocabulary has {tokenizer.vocabulary_size()} tokens but {init_checkpoint} embeds "
+                         f"{model.config.vocab_size}: is it the vocab.txt the model was trained with?")
+
+
+def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=None, eval_every=None,
+             log_dir=None, keep_best=False, log_every=50, report=print):
+    """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns the model.
+
+    Prints a progress line every `log_every` steps (`report=None`: silent); given `dev_examples`, scores them
+    each epoch (or every `eval_every` steps) and at the end, and with `keep_best` returns the model of the best
+    dev score. `log_dir`: TensorBoard scalars (loss, learning rate, dev metrics). The dev scores are in
+    `task.dev_history` (empty without dev examples).
+    """
     config = task.config
     keras.utils.set_random_seed(config.seed)
+    model = task.build_model(init_checkpoint)
+    check_vocabulary(task.tokenizer, model, init_checkpoint)
     dataset, batches_per_epoch = task.train_dataset(train_examples)
     if batches_per_epoch < 1:
         raise ValueError(f"{len(train_examples)} training examples make no batch of {config.batch_size}")
     steps = max(1, int(batches_per_epoch * config.epochs))
-    model = task.build_model(init_checkpoint)
-    if task.tokenizer.vocabulary_size() > model.config.vocab_size:
-        raise ValueError(f"the tokenizer has {task.tokenizer.vocabulary_size()} tokens but {init_checkpoint} embeds "
-                         f"only {model.config.vocab_size}: is its vocab.txt the one the model was trained with?")
+    report = report or (lambda line: None)
+    callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]
+    evaluation = None
+    if dev_examples is not None:
+        evaluation = DevEvaluation(task, dev_examples, eval_every or batches_per_epoch, steps, batches_per_epoch,
+                                   log_dir, keep_best, report)
+        callbacks.append(evaluation)
     rates = layerwise_lr_multipliers(model, config.layerwise_lr_decay, config.original_top_layer_decay)
     optimizer = create_optimizer(config.learning_rate, steps, int(config.warmup_proportion * steps),
                                  weight_decay=config.weight_decay_rate, epsilon=config.adam_epsilon,
                                  lr_multipliers=rates)
     task.compile(model, optimizer)
-    logging.info("fine-tuning %s: %d steps of %d examples", config.task, steps, config.batch_size)
-    history = model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0, callbacks=list(callbacks))
+    report(f"fine-tuning {config.task}: {len(train_examples)} examples, {config.epochs:g} epoch(s) of "
+           f"{batches_per_epoch} steps of {config.batch_size}, {steps} steps in all")
+    history = model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0, callbacks=callbacks)
     loss = history.history["loss"][-1]
     if not np.isfinite(loss):
         raise FloatingPointError(f"fine-tuning {config.task}: the training loss is {loss}")
+    task.dev_history = evaluation.history if evaluation else []
     return model

@@ -16,7 +16,8 @@ never looks at model classes:
 Constructor arguments are public attributes and `get_config` lists them, so a
 model saves and loads as any Keras model; `from_pretrained` reads a checkpoint
 in any format (our own, Hugging Face, Google; see `electra_tf.checkpoints`)
-and `save_pretrained` writes a Hugging Face folder.
+and `save_pretrained` writes a self-describing folder (also a Hugging Face one
+where a Hugging Face class has the model's weights).
 
 Example:
 >>> import tempfile
@@ -31,11 +32,20 @@ Example:
 """
 
 import inspect
+import os
 
 import keras
+import numpy as np
+import tensorflow as tf
 
-from electra_tf.checkpoints import hf, sources, transfer
+from electra_tf.checkpoints import hf, ours, sources, transfer
+from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
+from electra_tf.preprocessor import ElectraPreprocessor, is_pair, is_text
+from electra_tf.tokenization import ElectraTokenizer
+
+# The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
+DEFAULT_SEQUENCE_LENGTH = 128
 
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -57,13 +67,22 @@ def truncated_normal(config):
 class ElectraNetwork(keras.Model):
     """The base of every ELECTRA model: a functional Keras model with a config and a backbone.
 
-    Subclasses build their graph, call `super().__init__(inputs=..., outputs=...)`, then set
+    Subclasses build their graph, call `super().__init__(inputs=..., outputs=..., **kwargs)`, then set
     `self.config`, `self.backbone` and their other constructor arguments as attributes, and extend
-    `get_config` with those arguments.
+    `get_config` with those arguments. Every model also takes `preprocessor=` (an
+    `electra_tf.preprocessor.ElectraPreprocessor`): models that read one text or a pair (`takes_text`)
+    then take raw strings in `fit`, `evaluate` and `predict`.
     """
 
     hf_class = None
     serving_task = None
+    takes_text = False
+
+    def __init__(self, *args, preprocessor=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if preprocessor is not None and not self.takes_text:
+            raise ValueError(f"{type(self).__name__} does not read one text or a text pair: it takes no preprocessor")
+        self.preprocessor = preprocessor
 
     @property
     def hf_architecture(self):
@@ -71,14 +90,53 @@ class ElectraNetwork(keras.Model):
         return self.hf_class
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict()}
+        config = {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict()}
+        if self.preprocessor is not None:
+            config["preprocessor"] = keras.saving.serialize_keras_object(self.preprocessor)
+        return config
 
     @classmethod
     def from_config(cls, config):
+        config = dict(config)
+        if config.get("preprocessor") is not None:
+            config["preprocessor"] = keras.saving.deserialize_keras_object(config["preprocessor"])
         return cls(**config)
 
+    # === Raw text in fit, evaluate and predict ===
+    def _text_dataset(self, x, y=None, batch_size=None, shuffle=False):
+        features = tuple(np.asarray(part, object) for part in x) if is_pair(x) else np.asarray(x, object)
+        dataset = tf.data.Dataset.from_tensor_slices(features if y is None else (features, y))
+        if shuffle:
+            dataset = dataset.shuffle(len(features[0] if is_pair(x) else features), reshuffle_each_iteration=True)
+        preprocess = self.preprocessor
+        dataset = dataset.batch(batch_size or 32)
+        if y is None:
+            return dataset.map(lambda *texts: preprocess(texts if len(texts) == 2 else texts[0]))
+        return dataset.map(lambda texts, labels: (preprocess(texts), labels))
+
+    def _reads(self, x):
+        return self.preprocessor is not None and x is not None and is_text(x)
+
+    def fit(self, x=None, y=None, batch_size=None, shuffle=True, validation_data=None, **kwargs):
+        if self._reads(x):
+            x, y, batch_size = self._text_dataset(x, y, batch_size, shuffle), None, None
+        if isinstance(validation_data, tuple) and self._reads(validation_data[0]):
+            validation_data = self._text_dataset(*validation_data[:2])
+        return super().fit(x, y, batch_size=batch_size, shuffle=shuffle, validation_data=validation_data, **kwargs)
+
+    def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
+        if self._reads(x):
+            x, y, batch_size = self._text_dataset(x, y, batch_size), None, None
+        return super().evaluate(x, y, batch_size=batch_size, **kwargs)
+
+    def predict(self, x, batch_size=None, **kwargs):
+        if self._reads(x):
+            x, batch_size = self._text_dataset(x, batch_size=batch_size), None
+        return super().predict(x, batch_size=batch_size, **kwargs)
+
+    # === Checkpoints ===
     @classmethod
-    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, **arguments):
+    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, preprocessor="auto", **arguments):
         """This model with the weights of a checkpoint: our own saved model, a Hugging Face folder
         (ELECTRA, or BERT for the encoder) or a Google checkpoint prefix; see `electra_tf.checkpoints`.
 
@@ -87,8 +145,27 @@ class ElectraNetwork(keras.Model):
         it when left out. A checkpoint of another class gives its encoder; a head it lacks is new.
         Strict: a ValueError lists missing, unexpected or mis-shaped weights (`allow_missing` /
         `allow_unexpected` relax it), and a failed load builds nothing.
+
+        `preprocessor="auto"` gives a model that reads text (`takes_text`) an `ElectraPreprocessor` of the
+        checkpoint's tokenizer files, when it has some (length: the saved model's, else 128); `None`
+        gives none, and an `ElectraPreprocessor` is used as it is.
         """
-        return cls.from_source(sources.read_source(path), allow_missing, allow_unexpected, **arguments)
+        source = sources.read_source(path)
+        model = cls.from_source(source, allow_missing, allow_unexpected, **arguments)
+        if preprocessor == "auto":
+            preprocessor = model.preprocessor if model.preprocessor is not None else \
+                cls._saved_preprocessor(source) if cls.takes_text else None
+        model.preprocessor = preprocessor
+        return model
+
+    @staticmethod
+    def _saved_preprocessor(source):
+        """An `ElectraPreprocessor` of the tokenizer files beside a checkpoint, or None when there are none."""
+        try:
+            tokenizer = ElectraTokenizer.from_pretrained(source.folder)
+        except ValueError:
+            return None
+        return ElectraPreprocessor(tokenizer, source.info.get("max_seq_length", DEFAULT_SEQUENCE_LENGTH))
 
     @classmethod
     def from_source(cls, source, allow_missing=False, allow_unexpected=False, **arguments):
@@ -120,11 +197,31 @@ class ElectraNetwork(keras.Model):
         """Whether `model` (one of ours, loaded as saved) is what `cls(…, **arguments)` asks for."""
         return type(model) is cls and all(getattr(model, key, None) == value for key, value in arguments.items())
 
-    def save_pretrained(self, folder, vocabulary=None, lowercase=True, strip_accents=None):
-        """Writes this model as a Hugging Face folder (`config.json`, `model.safetensors`, and given a
-        vocabulary `vocab.txt` and `tokenizer_config.json`) that `transformers` loads into `hf_class`.
+    def save_pretrained(self, folder, tokenizer=None, label_names=None, **info):
+        """Writes a self-describing model folder: `model.keras` (this model, exactly), the tokenizer files
+        (`vocab.txt`, `tokenizer_config.json`; from `tokenizer`, else the preprocessor's), and
+        `electra_tf.json` (class, serving task, label names, and `info` such as `max_seq_length`). When a
+        Hugging Face class has this model's weights (`hf_architecture`), the folder is also a Hugging
+        Face folder `transformers` loads: `config.json` (with `id2label`) and `model.safetensors`.
 
-        A ValueError when the model has no Hugging Face layout (an original ELECTRA head: build it with
-        `head="huggingface"`).
+        `from_pretrained(folder)` and `electra-export --model=<folder>` read it whole.
         """
-        hf.save_huggingface(self, folder, vocabulary=vocabulary, lowercase=lowercase, strip_accents=strip_accents)
+        tokenizer = tokenizer or (self.preprocessor.tokenizer if self.preprocessor is not None else None)
+        num_labels = getattr(self, "num_labels", None)
+        if label_names is not None and num_labels is not None and len(label_names) != num_labels:
+            raise ValueError(f"{len(label_names)} label names for a model with {num_labels} labels")
+        os.makedirs(folder, exist_ok=True)
+        self.save(os.path.join(folder, ours.SINGLE_MODEL_FILE))
+        vocabulary = None if tokenizer is None else tokenizer.get_vocabulary()
+        if tokenizer is not None:
+            write_tokenizer_files(folder, vocabulary, bool(tokenizer.lowercase), bool(tokenizer.strip_accents),
+                                  self.config.max_position_embeddings)
+        if self.hf_architecture is not None:
+            hf.save_huggingface(self, folder, label_names=label_names, pad_token_id=(
+                vocabulary.index("[PAD]") if vocabulary else 0))
+        if self.preprocessor is not None:
+            info.setdefault("max_seq_length", self.preprocessor.sequence_length)
+        ours.write_model_info(folder, {
+            "class": type(self).__name__, "serving_task": self.serving_task, "hf_architecture": self.hf_architecture,
+            "label_names": None if label_names is None else [str(name) for name in label_names],
+            "vocabulary_size": None if vocabulary is None else len(vocabulary), **info})

@@ -36,6 +36,7 @@ class ElectraDiscriminator(ElectraNetwork):
     TensorShape([1, 4])
     """
 
+    takes_text = True
     hf_class = "ElectraForPreTraining"
     serving_task = "discriminator"
 

@@ -40,6 +40,7 @@ class ElectraModel(ElectraNetwork):
     TensorShape([1, 4, 32])
     """
 
+    takes_text = True
     hf_class = "ElectraModel"
 
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):

@@ -41,6 +41,7 @@ class ElectraForSequenceClassification(ElectraNetwork):
         classifier_dropout: the head's dropout rate (default: the config's `hidden_dropout`).
     """
 
+    takes_text = True
     hf_class = "ElectraForSequenceClassification"
 
     def __init__(self, config, num_labels=2, head="original", classifier_dropout=None, **kwargs):

@@ -28,6 +28,7 @@ from electra_tf.models.sequence_classification import check_head
 class ElectraForTokenClassification(ElectraNetwork):
     """Logits `[batch, sequence, num_labels]`."""
 
+    takes_text = True
     hf_class = "ElectraForTokenClassification"
     serving_task = "tagging"
 

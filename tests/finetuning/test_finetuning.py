@@ -50,7 +50,9 @@ def test_text_classification_learns_a_marker_word_and_writes_predictions(tmp_pat
     assert task.score(dev, predictions)["accuracy"] >= 0.9
     path = task.write_predictions(dev, predictions, str(tmp_path), "dev")
     lines = open(path).read().splitlines()
-    assert lines[0] == "index\tprediction" and len(lines) == 33 and {l.split("\t")[1] for l in lines[1:]} <= {"no", "yes"}
+    rows = [line.split("\t") for line in lines[1:]]
+    assert lines[0] == "index\tprediction\tprobability" and len(rows) == 32
+    assert {row[1] for row in rows} <= {"no", "yes"} and all(0.5 <= float(row[2]) <= 1.0 for row in rows)
 
 
 def test_regression_on_glue_tsv_files(tmp_path, tokenizer, tiny_pretrained_dir):

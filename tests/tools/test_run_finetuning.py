@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+# As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
+ENV = {name: value for name, value in os.environ.items() if name != "TF_CPP_MIN_LOG_LEVEL"}
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
 
 
@@ -52,7 +53,29 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
         submission = (output / f"trial_{trial}" / "RTE.tsv").read_text().splitlines()
         assert submission[0] == "index\tprediction" and len(submission) == 9
         assert trial_results["label_names"] == ["entailment", "not_entailment"]
-        assert (output / f"trial_{trial}" / "model.keras").exists()
+        assert (output / f"trial_{trial}" / "model" / "model.keras").exists()
+    # The run shows its progress and dev scores, and writes TensorBoard logs and self-describing model folders.
+    assert "fine-tuning rte: 64 examples, 3 epoch(s) of 8 steps of 8, 24 steps in all" in result.stdout
+    assert "step 24/24 (100%) · loss " in result.stdout and " examples/s · 0:00 left" in result.stdout
+    for step, epoch in ((8, 1), (16, 2), (24, 3)):
+        assert f"dev at step {step} (epoch {epoch}): accuracy " in result.stdout
+    assert "I0000" not in result.stderr and "oneDNN" not in result.stderr
+    history = json.loads((output / "trial_0" / "results.json").read_text())["dev_history"]
+    assert [entry["step"] for entry in history] == [8, 16, 24]
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(output / "trial_0" / "logs"))
+    model_folder = output / "trial_0" / "model"
+    info = json.loads((model_folder / "electra_tf.json").read_text())
+    assert info["label_names"] == ["entailment", "not_entailment"] and info["text_pair"] is True
+    assert info["max_seq_length"] == 16 and info["serving_task"] == "classification" and info["task"] == "rte"
+    assert {"vocab.txt", "tokenizer_config.json", "model.keras"} <= set(os.listdir(model_folder))
+    assert not (model_folder / "config.json").exists()  # the original head: no Hugging Face class
+    exported = subprocess.run([sys.executable, "-m", "electra_tf.tools.export_model", f"--model={model_folder}",
+                               f"--export_dir={tmp_path / 'exports'}", "--model_name=rte"],
+                              capture_output=True, text=True, timeout=600, env=ENV)
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    serving = json.loads((tmp_path / "exports" / "rte" / "1" / "assets.extra" / "export_info.json").read_text())
+    assert serving["label_names"] == ["entailment", "not_entailment"] and serving["max_seq_length"] == 16
+    assert serving["text_inputs"] == ["text", "text_pair"]
     # An interrupted run is re-run with the same command: finished trials are kept, not trained again.
     (output / "trial_1" / "results.json").unlink()
     again = run(*arguments)

@@ -1,0 +1,110 @@
+"""Watching a fine-tuning run: progress lines with an ETA, dev scores during training, the best model kept.
+
+Two Keras callbacks, which `finetune` adds:
+
+- `Progress` prints every `every` steps a line with the step, the loss, examples/s and the time left, and
+  writes the loss and learning rate to TensorBoard;
+- `DevEvaluation` scores the dev split every `every` steps (by default each epoch) and at the end with the
+  task's own metrics (`task.predict`, `task.score`), prints and writes them, and with `keep_best` gives the
+  model the weights of its best evaluation when training ends.
+
+Example (what a run prints):
+>>> print(progress_line(step=40, total=120, loss=0.5123, examples_per_second=85.3, seconds_left=95))
+step 40/120 (33%) · loss 0.5123 · 85.3 examples/s · 1:35 left
+"""
+
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def _duration(seconds):
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+def progress_line(step, total, loss, examples_per_second, seconds_left):
+    return (f"step {step}/{total} ({100 * step // total}%) · loss {loss:.4f} · {examples_per_second:.1f} examples/s"
+            f" · {_duration(seconds_left)} left")
+
+
+def _writer(log_dir):
+    return tf.summary.create_file_writer(log_dir) if log_dir else tf.summary.create_noop_writer()
+
+
+class Progress(keras.callbacks.Callback):
+    """A progress line every `every` steps (and at the last); loss and learning rate to TensorBoard."""
+
+    def __init__(self, total_steps, examples_per_step, every=50, log_dir=None, report=print):
+        super().__init__()
+        self.total_steps, self.examples_per_step, self.every = total_steps, examples_per_step, every
+        self.writer, self.report = _writer(log_dir), report
+        self._start = self._last = None
+
+    def on_train_begin(self, logs=None):
+        self._start = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = batch + 1
+        if step == 1:
+            self._last = (time.perf_counter(), 1)  # the first step also traces the graph: rates start after it
+        if step % self.every and step != self.total_steps:
+            return
+        now = time.perf_counter()
+        loss = float((logs or {}).get("loss", np.nan))
+        since, done = self._last
+        rate = (step - done) / max(now - since, 1e-9) if step > done else 1 / max(now - self._start, 1e-9)
+        self.report(progress_line(step, self.total_steps, loss, rate * self.examples_per_step,
+                                  (self.total_steps - step) / rate))
+        learning_rate = self.model.optimizer.learning_rate
+        with self.writer.as_default(step=step):
+            tf.summary.scalar("loss", loss)
+            tf.summary.scalar("learning_rate", float(learning_rate.numpy() if hasattr(learning_rate, "numpy")
+                                                     else learning_rate))
+        self.writer.flush()
+
+
+class DevEvaluation(keras.callbacks.Callback):
+    """Scores `examples` (a split the task can score) every `every` steps and at the last step.
+
+    `history` holds `{"step", "epoch", <metric>: value}` per evaluation; `best` the best one by
+    `task.main_metric`. With `keep_best`, the model ends training with the weights of that evaluation.
+    """
+
+    def __init__(self, task, examples, every, total_steps, steps_per_epoch, log_dir=None, keep_best=False,
+                 report=print):
+        super().__init__()
+        self.task, self.examples, self.every, self.total_steps = task, examples, every, total_steps
+        self.steps_per_epoch, self.keep_best, self.report = steps_per_epoch, keep_best, report
+        self.writer = _writer(log_dir)
+        self.history, self.best, self._best_weights = [], None, None
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = batch + 1
+        if step % self.every == 0 or step == self.total_steps:
+            self.evaluate(step)
+
+    def evaluate(self, step):
+        scores = self.task.score(self.examples, self.task.predict(self.model, self.examples))
+        metric = self.task.main_metric(scores)
+        record = {"step": step, "epoch": round(step / self.steps_per_epoch, 2), **scores}
+        self.history.append(record)
+        is_best = self.best is None or scores[metric] > self.best[metric]
+        if is_best:
+            self.best = record
+            if self.keep_best:
+                self._best_weights = [np.array(w) for w in self.model.get_weights()]
+        shown = " · ".join(f"{name} {value:.4f}" for name, value in scores.items() if isinstance(value, float))
+        self.report(f"dev at step {step} (epoch {record['epoch']:g}): {shown}" + (" (best)" if is_best else ""))
+        with self.writer.as_default(step=step):
+            for name, value in scores.items():
+                tf.summary.scalar(f"dev/{name}", float(value))
+        self.writer.flush()
+
+    def on_train_end(self, logs=None):
+        if self.keep_best and self._best_weights is not None and self.best is not self.history[-1]:
+            self.model.set_weights(self._best_weights)
+            self.report(f"kept the best dev model: step {self.best['step']} (epoch {self.best['epoch']:g})")
