@@ -24,6 +24,7 @@ from electra_tf.config import (
     save_run_config,
 )
 from electra_tf.finetuning import finetune, make_task
+from electra_tf.keras_hub_presets import ElectraTextClassifier, save_keras_hub_preset
 from electra_tf.layers.embeddings import ElectraEmbedding
 from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.models.encoder import ElectraModel
@@ -32,6 +33,7 @@ from electra_tf.models.multiple_choice import ElectraForMultipleChoice
 from electra_tf.models.question_answering import ElectraForQuestionAnswering
 from electra_tf.models.sequence_classification import ElectraForSequenceClassification
 from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.preprocessor import ElectraPreprocessor
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training.optimization import WarmupLinearDecay, create_optimizer, pretraining_optimizer
@@ -47,6 +49,8 @@ __all__ = [
     "ElectraGenerator",
     "ElectraModel",
     "ElectraPretrainer",
+    "ElectraPreprocessor",
+    "ElectraTextClassifier",
     "ElectraTokenizer",
     "FinetuningConfig",
     "PretrainingConfig",
@@ -57,5 +61,6 @@ __all__ = [
     "load_run_config",
     "make_task",
     "pretraining_optimizer",
+    "save_keras_hub_preset",
     "save_run_config",
 ]

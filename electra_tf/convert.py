@@ -40,6 +40,7 @@ from electra_tf.models.multiple_choice import ElectraForMultipleChoice
 from electra_tf.models.question_answering import ElectraForQuestionAnswering
 from electra_tf.models.sequence_classification import ElectraForSequenceClassification
 from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary, validate_vocabulary
 
 FORMATS = ("ours", "huggingface", "google")
@@ -143,10 +144,10 @@ def _write_pair(discriminator, generator, pretraining, output, to, networks, tok
     return written
 
 
-def _write_single(model, output, to, tokenizer):
+def _write_single(model, output, to, tokenizer, info):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "huggingface":
-        save_huggingface(model, output, vocabulary, lowercase, strip_accents)
+        save_huggingface(model, output, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"))
     elif to == "google":
         if type(model) not in (ElectraDiscriminator, ElectraModel):
             raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
@@ -160,9 +161,8 @@ def _write_single(model, output, to, tokenizer):
         ours.write_run_folder(output, {"generator": model}, model.config, PretrainingConfig(objective="mlm"),
                               vocabulary)
     else:
-        os.makedirs(output, exist_ok=True)
-        model.save(os.path.join(output, ours.SINGLE_MODEL_FILE))
-        _save_vocabulary(output, vocabulary)
+        tokenizer = None if vocabulary is None else ElectraTokenizer(vocabulary, lowercase, strip_accents)
+        model.save_pretrained(output, tokenizer=tokenizer, **info)
     return [output]
 
 
@@ -196,4 +196,4 @@ def convert(input_path, output, to, input_generator=None, networks="discriminato
         raise ValueError(f"{name} holds one network, not a discriminator and generator pair (networks={networks!r})")
     model = _our_class(source.networks["model"].architecture).from_source(source) \
         if source.model is None else source.model
-    return _write_single(model, output, to, tokenizer)
+    return _write_single(model, output, to, tokenizer, source.info)

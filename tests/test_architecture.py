@@ -19,7 +19,7 @@ LAYERS = (
     ("models",),
     ("pretraining", "data", "metrics"),
     ("finetuning",),
-    ("export", "convert"),
+    ("export", "convert", "keras_hub_presets"),
 )
 
 # Function-local imports of other modules, each with its reason. Nothing else may hide an import in a function.

@@ -184,8 +184,9 @@ def backbone_of(model):
     return getattr(model, "backbone", model)
 
 
-def _rows_for(encoder, config):
-    rows = _EMBEDDINGS + (_PROJECTION if encoder.embeddings_project is not None else ())
+def encoder_rows(config):
+    """The rows of an encoder of `config` (`(ours, hf without prefix, google, layout)`), layers numbered."""
+    rows = _EMBEDDINGS + (_PROJECTION if config.embedding_size != config.hidden_size else ())
     return rows + tuple((o.format(i=i), h.format(i=i), g.format(i=i), layout)
                         for i in range(config.num_layers) for o, h, g, layout in _LAYER)
 
@@ -200,7 +201,7 @@ def model_entries(model):
     encoder = backbone_of(model)
     by_path = {v.path: v for v in encoder.weights}
     entries = []
-    for ours, hf, google, layout in _rows_for(encoder, encoder.config):
+    for ours, hf, google, layout in encoder_rows(encoder.config):
         if ours not in by_path:
             raise KeyError(f"internal: the mapping names {ours!r}, which the encoder does not have")
         entries.append(Entry(by_path[ours], ours, ENCODER_PREFIX + hf, google, layout, "encoder"))

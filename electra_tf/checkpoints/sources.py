@@ -7,7 +7,10 @@
 - **Hugging Face**: a folder with `config.json` (`model_type` electra, or bert
   for the encoder) and `model.safetensors` (see `checkpoints.hf`);
 - **Google** (the original TF1 code): a checkpoint prefix such as
-  `electra_small/model.ckpt-1000000`, or its folder (see `checkpoints.google`).
+  `electra_small/model.ckpt-1000000`, or its folder (see `checkpoints.google`);
+- **keras-hub**: an ELECTRA backbone preset folder (`config.json` of
+  `ElectraBackbone`, `model.weights.h5`, the tokenizer's files; see
+  `checkpoints.keras_hub_preset`).
 
 A `Source` holds each network's config, the Hugging Face class of its weights
 and the weights as a Hugging Face-keyed state dict (see `checkpoints.mapping`),
@@ -27,10 +30,10 @@ import os
 import numpy as np
 
 from electra_tf.atomic import read_json
-from electra_tf.checkpoints import google, hf, mapping, ours
+from electra_tf.checkpoints import google, hf, keras_hub_preset, mapping, ours
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config
 
-OURS, HUGGINGFACE, GOOGLE = "electra_tf", "huggingface", "google"
+OURS, HUGGINGFACE, GOOGLE, KERAS_HUB = "electra_tf", "huggingface", "google", "keras_hub"
 
 
 @dataclasses.dataclass
@@ -130,6 +133,11 @@ def _google(prefix, path, run_config=None):
                   pretraining=checkpoint.pretraining)
 
 
+def _keras_hub(folder):
+    config, state = keras_hub_preset.read_preset(folder)
+    return Source(KERAS_HUB, folder, folder, {"model": Network(config, "ElectraModel", state)})
+
+
 def detect_format(path):
     """`(format, location)`: which format `path` holds and where (a folder, file or prefix); a ValueError
     when none."""
@@ -143,6 +151,8 @@ def detect_format(path):
             config_file = os.path.join(folder, ours.RUN_CONFIG)
             if not os.path.exists(config_file):
                 continue
+            if keras_hub_preset.is_keras_hub_preset(folder):
+                return KERAS_HUB, folder
             if hf.is_hf_config(read_json(config_file)):
                 return HUGGINGFACE, folder
             if any(os.path.exists(os.path.join(folder, name)) for name in ours.NETWORK_FILES.values()):
@@ -161,6 +171,8 @@ def read_source(path, run_config=None):
         return _hf_folder(location)
     if kind == GOOGLE:
         return _google(location, os.fspath(path), run_config)
+    if kind == KERAS_HUB:
+        return _keras_hub(location)
     return _own_file(location) if location.endswith(".keras") else _own_folder(location)
 
 

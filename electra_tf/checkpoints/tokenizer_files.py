@@ -19,7 +19,7 @@ Example:
 import os
 
 from electra_tf.atomic import read_json, write_json
-from electra_tf.checkpoints import google
+from electra_tf.checkpoints import google, keras_hub_preset
 from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
 
 TOKENIZER_CONFIG = "tokenizer_config.json"
@@ -28,8 +28,11 @@ TOKENIZER_JSON = "tokenizer.json"
 
 def tokenizer_settings(folder):
     """`(vocabulary, lowercase, strip_accents)` from a folder's `vocab.txt` (with `tokenizer_config.json`'s
-    `do_lower_case`) or `tokenizer.json` (a WordPiece model); `None` when it has neither. `vocabulary` is a
-    path or a list."""
+    `do_lower_case`), Hugging Face's `tokenizer.json` (a WordPiece model) or a keras-hub preset's tokenizer;
+    `None` when it has none. `vocabulary` is a path or a list."""
+    from_keras_hub = keras_hub_preset.tokenizer_settings(folder)
+    if from_keras_hub is not None:
+        return from_keras_hub
     lowercase = strip_accents = None
     config_file = os.path.join(folder, TOKENIZER_CONFIG)
     if os.path.exists(config_file):

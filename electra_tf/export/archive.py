@@ -35,16 +35,18 @@ def versions(model_dir):
     return sorted(int(name) for name in os.listdir(model_dir) if name.isdigit())
 
 
-def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=128,
+def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
                  label_names=None, overwrite=False, **options):
     """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
 
     Args:
         model: an `ElectraDiscriminator` or a task model (`electra_tf.models.tasks`).
-        tokenizer: its `ElectraTokenizer` (the vocabulary and casing it was trained with).
+        tokenizer: its `ElectraTokenizer` (the vocabulary and casing it was trained with); `None`: the
+            model's preprocessor's.
         export_dir: the base folder TF Serving mounts (`--model_base_path` is `<export_dir>/<model_name>`).
         version: a positive integer; by default one more than the highest version present (or 1).
-        max_seq_length: raw text is truncated and padded to this many tokens.
+        max_seq_length: raw text is truncated and padded to this many tokens (default: the model's
+            preprocessor's, else 128).
         label_names: class or tag names, output as strings beside the ids.
         overwrite: replace an existing `version` (otherwise a FileExistsError).
         options: task options, see `electra_tf.export.signatures` (`text_pair=True` for sentence-pair
@@ -54,6 +56,13 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     Returns:
         The version folder.
     """
+    preprocessor = getattr(model, "preprocessor", None)
+    if tokenizer is None:
+        if preprocessor is None:
+            raise ValueError("no tokenizer: pass one, or export a model that has a preprocessor")
+        tokenizer = preprocessor.tokenizer
+    if max_seq_length is None:
+        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = serving_task(model, tokenizer, max_seq_length, label_names, **options)
     model_dir = os.path.join(export_dir, model_name)
     if version is None:

@@ -46,6 +46,8 @@ from electra_tf.tokenization import ElectraTokenizer
 
 # The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
 DEFAULT_SEQUENCE_LENGTH = 128
+# What `save_pretrained` itself says of a model in `electra_tf.json`.
+_DESCRIBED = ("class", "serving_task", "hf_architecture", "label_names", "vocabulary_size")
 
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -147,7 +149,8 @@ class ElectraNetwork(keras.Model):
         `allow_unexpected` relax it), and a failed load builds nothing.
 
         `preprocessor="auto"` gives a model that reads text (`takes_text`) an `ElectraPreprocessor` of the
-        checkpoint's tokenizer files, when it has some (length: the saved model's, else 128); `None`
+        checkpoint's tokenizer files, when it has some (length: the saved model's, else 128 or the model's
+        position table if shorter); `None`
         gives none, and an `ElectraPreprocessor` is used as it is.
         """
         source = sources.read_source(path)
@@ -165,7 +168,9 @@ class ElectraNetwork(keras.Model):
             tokenizer = ElectraTokenizer.from_pretrained(source.folder)
         except ValueError:
             return None
-        return ElectraPreprocessor(tokenizer, source.info.get("max_seq_length", DEFAULT_SEQUENCE_LENGTH))
+        length = source.info.get("max_seq_length") or min(DEFAULT_SEQUENCE_LENGTH,
+                                                             source.config.max_position_embeddings)
+        return ElectraPreprocessor(tokenizer, length)
 
     @classmethod
     def from_source(cls, source, allow_missing=False, allow_unexpected=False, **arguments):
@@ -207,6 +212,7 @@ class ElectraNetwork(keras.Model):
         `from_pretrained(folder)` and `electra-export --model=<folder>` read it whole.
         """
         tokenizer = tokenizer or (self.preprocessor.tokenizer if self.preprocessor is not None else None)
+        info = {key: value for key, value in info.items() if key not in _DESCRIBED}  # (re-saving a folder's info)
         num_labels = getattr(self, "num_labels", None)
         if label_names is not None and num_labels is not None and len(label_names) != num_labels:
             raise ValueError(f"{len(label_names)} label names for a model with {num_labels} labels")

@@ -55,6 +55,30 @@ def test_text_classification_learns_a_marker_word_and_writes_predictions(tmp_pat
     assert {row[1] for row in rows} <= {"no", "yes"} and all(0.5 <= float(row[2]) <= 1.0 for row in rows)
 
 
+def test_dev_scores_during_training_and_the_best_model_kept(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(3)
+    for split, n in (("train", 64), ("dev", 32)):
+        texts, labels = sentences(rng, n, marker="zebra")
+        names = ["no", "yes"] if split == "train" else ["yes", "no"]  # dev scores fall as training learns
+        rows = [json.dumps({"text": t, "label": names[y]}) for t, y in zip(texts, labels)]
+        (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
+    task = make_task(config("text_classification", epochs=4.0, learning_rate=2e-2), tokenizer,
+                     files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
+    lines = []
+    dev = task.load("dev")
+    model = finetune(task, tiny_pretrained_dir, task.load("train"), dev_examples=dev, eval_every=3, keep_best=True,
+                     log_every=4, log_dir=str(tmp_path / "logs"), report=lines.append)
+    steps = [entry["step"] for entry in task.dev_history]
+    assert steps == [3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 32]  # every 3 steps and at the last
+    best = max(task.dev_history, key=lambda entry: entry["accuracy"])
+    assert best["step"] < 32 and task.dev_history[-1]["accuracy"] < best["accuracy"]
+    assert task.score(dev, task.predict(model, dev))["accuracy"] == best["accuracy"]
+    assert f"kept the best dev model: step {best['step']}" in lines[-1]
+    assert sum(line.startswith("dev at step ") for line in lines) == len(steps)
+    assert [line for line in lines if line.startswith("step ")][-1].startswith("step 32/32 (100%) · loss ")
+    assert any(name.startswith("events.out") for name in (tmp_path / "logs").iterdir() for name in [name.name])
+
+
 def test_regression_on_glue_tsv_files(tmp_path, tokenizer, tiny_pretrained_dir):
     rng = np.random.default_rng(1)
     folder = tmp_path / "STS-B"
