@@ -23,6 +23,8 @@ setup(
         "keras>=3.15,<3.17",
         "keras-hub>=0.32,<0.33",
         "tensorflow-datasets>=4.9",
+        # What TFDS imports when it downloads and prepares a dataset, but does not declare.
+        "importlib_resources>=6",
         "absl-py>=2.1",
         "tensorboard>=2.19",
         "numpy>=1.26",

@@ -150,7 +150,6 @@ def main(argv):
     size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
     overrides = config_overrides(FinetuningConfig)
     base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)
-    os.makedirs(FLAGS.output_dir, exist_ok=True)
     trials = []
     for trial in range(FLAGS.num_trials):
         folder = os.path.join(FLAGS.output_dir, f"trial_{trial}")

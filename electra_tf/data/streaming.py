@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from electra_tf.data.packing import ExampleBuilder
 from electra_tf.data.pretraining_data import read_documents, tokenized_documents
+from electra_tf.data.tfds_source import load_split
 from electra_tf.tokenization import ElectraTokenizer
 
 
@@ -27,10 +28,8 @@ def text_documents(input_files, blanks_separate_docs=True):
 
 def tfds_documents(name, split="train", text_key="text", data_dir=None):
     """A re-iterable source of documents from a TFDS dataset: one record, one document, a line a sentence."""
-    import tensorflow_datasets as tfds  # deliberate: optional at run time, and its import takes seconds
-
     def documents():
-        dataset = tfds.load(name, split=split, data_dir=data_dir, shuffle_files=False)
+        dataset = load_split(name, split, data_dir, shuffle_files=False)
         for record in dataset.as_numpy_iterator():
             if text_key not in record:
                 raise ValueError(f"TFDS {name}/{split} records have no {text_key!r} feature; "

@@ -21,6 +21,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from electra_tf.data.tfds_source import load_split
+
 UNLABELLED = -1
 
 
@@ -282,15 +284,13 @@ def read_glue_tsv(data_dir, task, split):
 
 def read_glue_tfds(task, split, data_dir=None):
     """A GLUE split from TensorFlow Datasets (`glue/<task>`); test labels are -1, as TFDS stores them."""
-    import tensorflow_datasets as tfds  # deliberate: optional at run time, and its import takes seconds
-
     task = glue_task(task) if isinstance(task, str) else task
     if split not in task.splits:
         raise ValueError(f"{task.name} has splits {sorted(task.splits)}, not {split!r}")
-    dataset = tfds.load(f"glue/{task.name}", split=task.splits[split][1], data_dir=data_dir)
+    dataset = load_split(f"glue/{task.name}", task.splits[split][1], data_dir)
     texts = [[] for _ in task.tfds_text]
     labels, ids = [], []
-    for example in tfds.as_numpy(dataset):
+    for example in dataset.as_numpy_iterator():
         for column, key in zip(texts, task.tfds_text):
             column.append(example[key].decode("utf-8"))
         labels.append(example["label"])
