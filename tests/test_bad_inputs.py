@@ -186,9 +186,20 @@ def test_a_vocabulary_larger_than_the_model_is_refused_before_training(tmp_path,
     train = _write(tmp_path / "train.csv", "text,label\n" + "".join(f"extra{i % 10} words,{i % 2}\n" for i in range(8)))
     config = FinetuningConfig.for_task("text_classification", "small", batch_size=4, max_seq_length=16)
     task = make_task(config, ElectraTokenizer.from_pretrained(str(model_dir)), files={"train": train})
-    with pytest.raises(ValueError, match=r"the tokenizer has 1428 tokens but .* embeds only 1418: is its vocab\.txt "
-                                         "the one the model was trained with"):
+    with pytest.raises(ValueError, match=r"the vocabulary has 1428 tokens but .* embeds 1418: is it the vocab\.txt "
+                                         "the model was trained with"):
         finetune(task, str(model_dir), task.load("train"))
+
+
+def test_export_refuses_a_vocabulary_of_another_size_in_one_line(tmp_path, tiny_pretrained_dir, refused, run_tool):
+    smaller = tmp_path / "vocab.txt"
+    smaller.write_text("".join(line for line in open(os.path.join(tiny_pretrained_dir, "vocab.txt"))
+                               if not line.startswith("##")), encoding="utf-8")
+    code, out, err = run_tool("export_model", f"--model={tiny_pretrained_dir}", f"--vocab={smaller}",
+                              f"--export_dir={tmp_path / 'exports'}")
+    refused((code, out, err), "the vocabulary has ")
+    assert "embeds 1418: is it the vocab.txt the model was trained with?" in err and err.count("\n") == 1
+    assert not (tmp_path / "exports").exists()
 
 
 def test_a_vocab_size_flag_that_disagrees_with_the_vocabulary(tmp_path, vocab_file, refused, run_tool):

@@ -33,7 +33,7 @@ from electra_tf.export import export_model, query_export
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
-from electra_tf.tools.common import run_tool
+from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.training.optimization import pretraining_optimizer
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
@@ -119,7 +119,8 @@ def finetune_docstring_kinds(output_dir, model_dir, seed):
     accuracy = task.score(dev, task.predict(model, dev))["accuracy"]
     majority_label = collections.Counter(train.labels.tolist()).most_common(1)[0][0]
     baseline = float((dev.labels == majority_label).mean())
-    model.save(os.path.join(output_dir, "docstring_kinds", "classifier.keras"))
+    model.save_pretrained(os.path.join(output_dir, "docstring_kinds", "classifier"), tokenizer=task.tokenizer,
+                          label_names=task.label_names, task=task.name, max_seq_length=task.sequence_length)
     return model, task, accuracy, baseline
 
 
@@ -134,6 +135,7 @@ def export_and_query(output_dir, model, task, text):
     return path
 
 
+@exits_cleanly_on_bad_input
 def main(argv):
     del argv
     os.makedirs(FLAGS.output_dir, exist_ok=True)

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import keras
 
+# As a user runs the tools: without the test session's TF_CPP_MIN_LOG_LEVEL (they are quiet by default).
+USER_ENV = {name: value for name, value in os.environ.items() if name != "TF_CPP_MIN_LOG_LEVEL"}
+
 
 def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
-    out = tmp_path / "demo"
+    out = tmp_path / "runs" / "demo"  # as `make demo` writes it, so the README's commands run below
     command = [sys.executable, "-m", "electra_tf.tools.demo", f"--output_dir={out}", "--max_documents=400",
                "--vocab_size=1200", "--train_steps=30", "--num_shards=3"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=USER_ENV)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "held-out metrics after pre-training" in result.stdout
     metrics = json.loads(result.stdout.split("held-out metrics after pre-training")[1].split("\n==")[0])
@@ -22,7 +24,9 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
     accuracy, baseline = map(float, re.search(r"ELECTRA fine-tuned: ([\d.]+)\s+majority class: ([\d.]+)",
                                               result.stdout).groups())
     assert accuracy > baseline > 0.2  # three classes, capped at 600 examples each
-    assert (out / "docstring_kinds" / "classifier.keras").exists()
+    assert (out / "docstring_kinds" / "classifier" / "model.keras").exists()
+    for noise in ("I0000", "oneDNN", "cuInit", "WARNING:", "renamed", "ran out of data", "Traceback"):
+        assert noise not in result.stdout + result.stderr, noise
     served = re.search(r"serving_default\('Return the number of items in the queue.'\) → (\w+) \(p = ([\d.]+)\)",
                        result.stdout)
     assert served and served.group(1) in ("module", "class", "function"), result.stdout[-1500:]
@@ -54,9 +58,25 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
     assert (tmp_path / "readme_discriminator.keras").exists()
 
     code = re.search(r"Fine-tuning models sit on .*?```python\n(.*?)```", readme, re.S).group(1)
-    snippet.write_text(code.replace("runs/demo", str(out)).replace('"classifier.keras"',
-                                                                    repr(str(tmp_path / "readme_classifier.keras"))))
+    snippet.write_text(code.replace("runs/demo", str(out)).replace('"classifier"',
+                                                                    repr(str(tmp_path / "readme_classifier"))))
     example = subprocess.run([sys.executable, str(snippet)], capture_output=True, text=True, timeout=600,
                              env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert example.returncode == 0, example.stderr[-3000:]
-    assert (tmp_path / "readme_classifier.keras").exists()
+    assert json.loads((tmp_path / "readme_classifier" / "electra_tf.json").read_text())["label_names"] == \
+        ["function", "class"]
+
+    # The README's copy-paste walkthroughs run as they are, in the folder `make demo` ran in.
+    walkthroughs = re.findall(r"<!-- tested: tests/tools/test_demo.py -->\n```bash\n(.*?)```", readme, re.S)
+    assert len(walkthroughs) == 2
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]])
+    for commands in walkthroughs:
+        ran = subprocess.run(["bash", "-euo", "pipefail", "-c", commands], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=1200, env={**USER_ENV, "PATH": path})
+        assert ran.returncode == 0, (commands[:200], ran.stdout[-2000:], ran.stderr[-3000:])
+        assert "Traceback" not in ran.stderr
+    assert "dev at step" in ran.stdout or (tmp_path / "runs" / "from_hf" / "results.json").exists()
+    assert (tmp_path / "exports" / "my_task" / "1" / "saved_model.pb").exists()
+    assert json.loads((tmp_path / "runs" / "from_hf" / "trial_0" / "model" / "config.json").read_text())[
+        "id2label"] == {"0": "class", "1": "function", "2": "module"}
+    assert (tmp_path / "presets" / "electra-demo" / "metadata.json").exists()
