@@ -320,6 +320,7 @@ class FinetuningConfig(_JsonConfig):
         "max_seq_length": "Tokens per example.",
         "batch_size": "Training batch size.",
         "predict_batch_size": "Evaluation and prediction batch size.",
+        "pad_to_max_length": "Pad every batch to max_seq_length (default: length-aware, to its longest).",
         "double_unordered": "Train MRPC and STS-B on both sentence orders.",
         "seed": "Seed of the first trial (trial i uses seed + i).",
         "max_query_length": "Question answering: question tokens kept.",
@@ -344,6 +345,7 @@ class FinetuningConfig(_JsonConfig):
     max_seq_length: int | None = None
     batch_size: int = 32
     predict_batch_size: int = 64
+    pad_to_max_length: bool = False
     double_unordered: bool = True
     seed: int = 0
     max_query_length: int = 64

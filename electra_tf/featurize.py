@@ -51,6 +51,8 @@ from electra_tf.text_normalization import BERT_WHITESPACE  # noqa: F401  (re-exp
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"
+# Length-aware batches are padded to a multiple of this (see `padded_length`).
+PAD_MULTIPLE = 16
 
 Words = collections.namedtuple("Words", "words start end byte_start byte_end")
 Pieces = collections.namedtuple("Pieces", "ids start end counts")
@@ -194,10 +196,20 @@ def _layout(segments):
     return batch, token_indices, sep_positions, offset
 
 
-def pack(segments, sequence_length, cls_id, sep_id, pad_id=0):
+def padded_length(lengths, sequence_length):
+    """Length-aware padding: the longest of `lengths` rounded up to a multiple of `PAD_MULTIPLE`, at most
+    `sequence_length` (so a model sees a handful of lengths, not one per batch)."""
+    longest = tf.reduce_max(tf.concat([tf.cast(lengths, tf.int32), [1]], axis=0))
+    return tf.minimum(tf.cast(sequence_length, tf.int32), -(-longest // PAD_MULTIPLE) * PAD_MULTIPLE)
+
+
+def pack(segments, sequence_length, cls_id, sep_id, pad_id=0, pad_to_max_length=True):
     """`[CLS] segment_0 [SEP] (segment_1 [SEP])` as int32 `input_ids`, `attention_mask`, `token_type_ids`
-    `[batch, sequence_length]`; the segments are ragged `[batch, (n)]` int32, already cut to fit."""
+    `[batch, sequence_length]` (or, with `pad_to_max_length=False`, `[batch, padded_length(...)]`); the
+    segments are ragged `[batch, (n)]` int32, already cut to fit `sequence_length`."""
     batch, token_indices, sep_positions, length = _layout(segments)
+    if not pad_to_max_length:
+        sequence_length = padded_length(length, sequence_length)
     shape = tf.stack([batch, sequence_length])
     rows = tf.range(batch)
     ids = tf.fill(shape, tf.constant(pad_id, tf.int32))
@@ -223,8 +235,9 @@ def pack_side(segments, sequence_length, fill=-1):
     return side
 
 
-def encode(tokenizer, sequence_length, texts, pairs=None):
-    """`tokenizer.encode(texts, pairs, sequence_length)`, packed with core ops: the same ids."""
+def encode(tokenizer, sequence_length, texts, pairs=None, pad_to_max_length=True):
+    """`[CLS] text [SEP] (pair [SEP])` ids truncated to `sequence_length` (the longer of a pair first) and padded
+    to it, or with `pad_to_max_length=False` to the batch's longest (`padded_length`)."""
     segments = [tokenizer.tokenize(texts)]
     if pairs is None:
         keep = [fit_single(segments[0].row_lengths(), sequence_length - 2)]
@@ -232,10 +245,11 @@ def encode(tokenizer, sequence_length, texts, pairs=None):
         segments.append(tokenizer.tokenize(pairs))
         keep = fit_pair(segments[0].row_lengths(), segments[1].row_lengths(), sequence_length - 3)
     segments = [keep_first(segment, n) for segment, n in zip(segments, keep)]
-    return pack(segments, sequence_length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
+    return pack(segments, sequence_length, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id,
+                pad_to_max_length)
 
 
-def tagging_features(tokenizer, sequence_length, texts):
+def tagging_features(tokenizer, sequence_length, texts, pad_to_max_length=True):
     """Tagging inputs for whitespace-separated words: `(inputs, words, first_piece)`.
 
     Every word keeps a piece (`[UNK]` if it has none) and a sentence keeps the
@@ -251,7 +265,7 @@ def tagging_features(tokenizer, sequence_length, texts):
     kept_pieces = tf.math.unsorted_segment_sum(tf.where(kept, counts.flat_values, 0), counts.value_rowids(),
                                                counts.nrows())
     inputs = pack([keep_first(pieces.ids, kept_pieces)], sequence_length, tokenizer.cls_token_id,
-                  tokenizer.sep_token_id, tokenizer.pad_token_id)
+                  tokenizer.sep_token_id, tokenizer.pad_token_id, pad_to_max_length)
     return inputs, words, first_piece
 
 
@@ -349,11 +363,15 @@ def squad_windows(tokenizer, sequence_length, max_query_length, doc_stride, ques
                         end_positions, unlocated)
 
 
-def squad_window(tokenizer, sequence_length, max_query_length, questions, contexts):
+def squad_window(tokenizer, sequence_length, max_query_length, questions, contexts, pad_to_max_length=True):
     """The first window of each question (what the serving graph answers): `(inputs, char_start, char_end)`,
-    each `[batch, sequence_length]`. (The doc stride does not change a first window.)"""
+    each `[batch, sequence_length]` (or, length-aware, `[batch, padded_length(...)]`). (The doc stride
+    does not change a first window.)"""
     windows = squad_windows(tokenizer, sequence_length, max_query_length, sequence_length, questions, contexts)
     first = tf.searchsorted(windows.example_index, tf.range(tf.shape(questions)[0]), side="left")
-    take = lambda values: tf.gather(values, first)  # noqa: E731
-    return {name: take(value) for name, value in windows.inputs.items()}, take(windows.char_start), \
+    inputs = {name: tf.gather(value, first) for name, value in windows.inputs.items()}
+    length = tf.shape(inputs["input_ids"])[1] if pad_to_max_length else \
+        padded_length(tf.reduce_sum(inputs["attention_mask"], axis=1), sequence_length)
+    take = lambda values: tf.gather(values, first)[:, :length]  # noqa: E731
+    return {name: value[:, :length] for name, value in inputs.items()}, take(windows.char_start), \
         take(windows.char_end)

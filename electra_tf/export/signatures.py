@@ -98,7 +98,15 @@ class ServingTask:
         return outputs
 
     def encode(self, texts, pairs=None):
-        return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs)
+        """Texts truncated at `max_seq_length` and padded to the longest of the request (length-aware)."""
+        return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs, pad_to_max_length=False)
+
+    def to_max_length(self, values, fill):
+        """Per-token outputs of a request padded to its longest text, padded on to `max_seq_length` (the
+        documented shape)."""
+        missing = self.max_seq_length - tf.shape(values)[-1]
+        return tf.ensure_shape(tf.pad(values, [[0, 0], [0, missing]], constant_values=fill),
+                               [None, self.max_seq_length])
 
 
 class DiscriminatorServing(ServingTask):
@@ -115,13 +123,17 @@ class DiscriminatorServing(ServingTask):
         pieces = featurize.word_pieces(self.tokenizer, featurize.split_words(text, featurize.BERT_WHITESPACE))
         keep = featurize.fit_single(pieces.ids.row_lengths(), self.max_seq_length - 2)
         inputs = featurize.pack([featurize.keep_first(pieces.ids, keep)], self.max_seq_length, self.cls_id,
-                                self.sep_id, self.pad_id)
+                                self.sep_id, self.pad_id, pad_to_max_length=False)
+        length = tf.shape(inputs["input_ids"])[1]
         outputs = dict(self.run_ids(**inputs))
+        real = inputs["attention_mask"] > 0
+        outputs["logits"] = tf.where(real, outputs["logits"], 0.0)
         tokens = tf.gather(tf.constant(self.tokenizer.get_vocabulary()), inputs["input_ids"])
-        outputs["tokens"] = tf.where(inputs["attention_mask"] > 0, tokens, "")
-        outputs["token_start"] = featurize.pack_side([featurize.keep_first(pieces.start, keep)], self.max_seq_length)
-        outputs["token_end"] = featurize.pack_side([featurize.keep_first(pieces.end, keep)], self.max_seq_length)
-        return outputs
+        outputs["tokens"] = tf.where(real, tokens, "")
+        outputs["token_start"] = featurize.pack_side([featurize.keep_first(pieces.start, keep)], length)
+        outputs["token_end"] = featurize.pack_side([featurize.keep_first(pieces.end, keep)], length)
+        fills = {"tokens": "", "token_start": -1, "token_end": -1}
+        return {name: self.to_max_length(value, fills.get(name, 0.0)) for name, value in outputs.items()}
 
 
 class ClassificationServing(ServingTask):
@@ -170,7 +182,8 @@ class TaggingServing(ServingTask):
                                 label_id)
 
     def serve_text(self, text):
-        inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text)
+        inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text,
+                                                                pad_to_max_length=False)
         tokens = self.run_ids(**inputs)
         position = first_piece.to_tensor(-1)
         word_kept = position >= 0
@@ -217,7 +230,8 @@ class QuestionAnsweringServing(ServingTask):
 
     def serve_text(self, question, context):
         inputs, char_start, char_end = featurize.squad_window(self.tokenizer, self.max_seq_length,
-                                                              self.max_query_length, question, context)
+                                                              self.max_query_length, question, context,
+                                                              pad_to_max_length=False)
         span = self.run_ids(**inputs)
         found = span["start_position"] >= 0
         answer_start = tf.where(found, tf.gather(char_start, tf.maximum(span["start_position"], 0), batch_dims=1), -1)
@@ -257,7 +271,7 @@ class MultipleChoiceServing(ServingTask):
     def serve_text(self, context, choices):
         contexts = tf.reshape(tf.repeat(context[:, None], self.num_choices, axis=1), [-1])
         flat = self.encode(contexts, tf.reshape(choices, [-1]))
-        return self.run_ids(**{name: tf.reshape(value, [-1, self.num_choices, self.max_seq_length])
+        return self.run_ids(**{name: tf.reshape(value, [-1, self.num_choices, tf.shape(value)[-1]])
                                for name, value in flat.items()})
 
 

@@ -25,6 +25,7 @@ import os
 
 import keras
 
+from electra_tf.data import batching
 from electra_tf.data.tasks import classification
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import classification_scores
@@ -78,7 +79,7 @@ class TextClassificationTask(FinetuningTask):
         examples = self.training_examples(examples)
         dataset = classification.classification_dataset(
             examples, self.tokenizer, self.sequence_length, self.config.batch_size, shuffle=True,
-            seed=self.config.seed, drop_remainder=True)
+            seed=self.config.seed, drop_remainder=True, pad_to_max_length=self.config.pad_to_max_length)
         return dataset, len(examples) // self.config.batch_size
 
     def model_arguments(self):
@@ -95,10 +96,13 @@ class TextClassificationTask(FinetuningTask):
         return {"loss": {"logits": loss}}
 
     def predict(self, model, examples):
-        """Class probabilities `[N, labels]`, or scores `[N]` for regression."""
-        dataset = classification.classification_dataset(examples, self.tokenizer, self.sequence_length,
-                                                        self.config.predict_batch_size)
-        logits = model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"]
+        """Class probabilities `[N, labels]`, or scores `[N]` for regression (length-aware: in length order,
+        then put back)."""
+        order = self.length_order(classification.packed_lengths(examples, self.tokenizer, self.sequence_length))
+        dataset = classification.classification_dataset(examples.subset(order), self.tokenizer,
+                                                        self.sequence_length, self.config.predict_batch_size,
+                                                        pad_to_max_length=self.config.pad_to_max_length)
+        logits = batching.restore_order(model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"], order)
         return logits[:, 0] if self.regression else keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
     def score(self, examples, predictions):

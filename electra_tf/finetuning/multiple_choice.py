@@ -9,6 +9,7 @@ Example:
 
 import keras
 
+from electra_tf.data import batching
 from electra_tf.data.tasks import multiple_choice
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import classification_scores
@@ -34,7 +35,8 @@ class MultipleChoiceTask(FinetuningTask):
 
     def _dataset(self, examples, batch_size, shuffle=False):
         return multiple_choice.choice_dataset(examples, self.tokenizer, self.sequence_length, batch_size,
-                                              shuffle=shuffle, seed=self.config.seed)
+                                              shuffle=shuffle, seed=self.config.seed,
+                                              pad_to_max_length=self.config.pad_to_max_length)
 
     def train_dataset(self, examples):
         return self._dataset(examples, self.config.batch_size, shuffle=True), len(examples) // self.config.batch_size
@@ -47,8 +49,9 @@ class MultipleChoiceTask(FinetuningTask):
 
     def predict(self, model, examples):
         """The probability of each choice, `[N, choices]`."""
-        dataset = self._dataset(examples, self.config.predict_batch_size).map(lambda x, y: x)
-        logits = model.predict(dataset, verbose=0)["logits"]
+        order = self.length_order(multiple_choice.packed_lengths(examples, self.tokenizer, self.sequence_length))
+        dataset = self._dataset(examples.subset(order), self.config.predict_batch_size).map(lambda x, y: x)
+        logits = batching.restore_order(model.predict(dataset, verbose=0)["logits"], order)
         return keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
     def score(self, examples, predictions):

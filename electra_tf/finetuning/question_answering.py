@@ -16,8 +16,10 @@ Example:
 import os
 
 import keras
+import numpy as np
 
 from electra_tf.atomic import write_json
+from electra_tf.data import batching
 from electra_tf.data.tasks import squad
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import squad_scores
@@ -45,6 +47,29 @@ def question_answering_losses(answerable_weight=0.5, answerable_classifier=True)
         loss["answerable_logits"] = keras.losses.BinaryCrossentropy(from_logits=True)
         weights["answerable_logits"] = answerable_weight
     return loss, weights
+
+
+def padded_outputs(batches, length):
+    """The outputs of batches cut to their longest window, padded back to `length` positions: `{name: [each
+    batch's array]}`. Logits get -10,000 on the padding, which is outside the context, so no span reads
+    it. The joint head's beam is as wide as the shortest window allows: its missing start candidates point
+    at the last (padding) position and their end logits are -10,000."""
+    beam = max((np.shape(batch["end_logits"])[1] for batch in batches if np.ndim(batch["end_logits"]) == 3),
+               default=0)
+    padded = {name: [] for name in batches[0]}
+    for batch in batches:
+        for name, values in batch.items():
+            values = np.asarray(values)
+            if name == "start_candidates":
+                values = np.pad(values, [(0, 0), (0, beam - values.shape[1])], constant_values=length - 1)
+            elif values.ndim >= 2:
+                widths = [(0, 0)] * values.ndim
+                widths[-1] = (0, length - values.shape[-1])
+                if values.ndim == 3:
+                    widths[1] = (0, beam - values.shape[1])
+                values = np.pad(values, widths, constant_values=-1e4)
+            padded[name].append(values)
+    return padded
 
 
 class AnswerPredictions(dict):
@@ -84,7 +109,7 @@ class QuestionAnsweringTask(FinetuningTask):
     def train_dataset(self, examples):
         features = self._features(examples, training=True)
         dataset = squad.squad_dataset(features, self.config.batch_size, training=True, shuffle=True,
-                                      seed=self.config.seed)
+                                      seed=self.config.seed, pad_to_max_length=self.config.pad_to_max_length)
         keep_start = self.config.head == "original"  # the joint head conditions its end logits on it
 
         def to_outputs(x, y):
@@ -111,8 +136,12 @@ class QuestionAnsweringTask(FinetuningTask):
 
     def predict(self, model, examples):
         features = self._features(examples, training=False)
-        outputs = model.predict(squad.squad_dataset(features, self.config.predict_batch_size, training=False),
-                                verbose=0)
+        order = self.length_order(features.attention_mask.sum(axis=1))
+        dataset = squad.squad_dataset(features.subset(order), self.config.predict_batch_size, training=False,
+                                      pad_to_max_length=self.config.pad_to_max_length)
+        batches = [model.predict_on_batch(inputs) for inputs in dataset]  # each cut to its longest window
+        outputs = {name: batching.restore_order(np.concatenate(values), order)
+                   for name, values in padded_outputs(batches, features.input_ids.shape[1]).items()}
         predictions, nbest, null_odds = squad.postprocess(
             examples, features, outputs, self.config.n_best_size, self.config.max_answer_length,
             self.config.qa_na_threshold if self.answerable_classifier else None, version_2=self.version_2)

@@ -16,6 +16,7 @@ import keras
 import numpy as np
 
 from electra_tf.atomic import write_text
+from electra_tf.data import batching
 from electra_tf.data.tasks import tagging
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import entity_f1
@@ -59,8 +60,9 @@ class TaggingTask(FinetuningTask):
         dataset, stats = tagging.tagging_dataset(
             sentences, self.tokenizer, self.label_names, self.sequence_length,
             self.config.batch_size if training else self.config.predict_batch_size, shuffle=training,
-            seed=self.config.seed, scheme=self.scheme, drop_remainder=training)
-        self.stats.update({k: v for k, v in stats.items() if k != "first_token_positions"})
+            seed=self.config.seed, scheme=self.scheme, drop_remainder=training,
+            pad_to_max_length=self.config.pad_to_max_length)
+        self.stats.update({k: v for k, v in stats.items() if k not in ("first_token_positions", "lengths")})
         return dataset, stats
 
     def train_dataset(self, sentences):
@@ -75,13 +77,18 @@ class TaggingTask(FinetuningTask):
     def predict(self, model, sentences):
         """The tags of each sentence, one per word, with `.probabilities`: each tag's probability (0.0 for
         words cut by truncation, tagged O)."""
-        dataset, stats = self._dataset(sentences, training=False)
-        logits = model.predict(dataset.map(lambda x, y, w: x), verbose=0)["logits"]
-        positions = stats["first_token_positions"]
-        best = keras.ops.convert_to_numpy(keras.ops.max(keras.ops.softmax(logits, axis=-1), axis=-1))
-        return TagPredictions(tagging.decode_tags(logits, positions, self.label_names),
-                              [np.where(row >= 0, scores[np.maximum(row, 0)], 0.0) for row, scores in
-                               zip(positions, best)])
+        order = self.length_order(tagging.first_token_positions_and_lengths(
+            sentences, self.tokenizer, self.sequence_length)[1])
+        ordered = [sentences[i] for i in order]
+        dataset, stats = self._dataset(ordered, training=False)
+        positions, tags, probabilities = stats["first_token_positions"], [], []
+        for inputs, _, _ in dataset:  # batches of their own lengths: decoded one by one
+            logits = model.predict_on_batch(inputs)["logits"]
+            rows = positions[len(tags):len(tags) + len(logits)]
+            tags += tagging.decode_tags(logits, rows, self.label_names)
+            best = keras.ops.convert_to_numpy(keras.ops.max(keras.ops.softmax(logits, axis=-1), axis=-1))
+            probabilities += [np.where(row >= 0, scores[np.maximum(row, 0)], 0.0) for row, scores in zip(rows, best)]
+        return TagPredictions(batching.restore_order(tags, order), batching.restore_order(probabilities, order))
 
     def main_metric(self, scores):
         return "f1"

@@ -29,7 +29,10 @@ Example:
 import abc
 import os
 
+import numpy as np
+
 from electra_tf.atomic import write_text
+from electra_tf.data import batching
 
 
 class FinetuningTask(abc.ABC):
@@ -106,6 +109,11 @@ class FinetuningTask(abc.ABC):
     def preprocessor(self):
         """What turns raw text into the model's inputs after training (`None`: the model takes ids only)."""
         return None
+
+    def length_order(self, lengths):
+        """The order evaluation and prediction run examples in: by length (see `electra_tf.data.batching`), or
+        as given with `pad_to_max_length`."""
+        return np.arange(len(lengths)) if self.config.pad_to_max_length else batching.length_order(lengths)
 
     def serving_options(self):
         """What the exported serving signatures need to know of the task (`electra_tf.export`'s options)."""

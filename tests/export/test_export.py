@@ -344,8 +344,8 @@ def test_outputs_equal_the_in_process_models(exported, served):
         inputs = _reference_inputs(name, tokenizer)
         expected = {key: np.asarray(value) for key, value in model(inputs, training=False).items()}
         text, ids = out[name, "serving_default", "texts"], out[name, "serve_ids", "texts"]
-        if name == "electra":
-            _close(text["logits"], expected["logits"], name)
+        if name == "electra":  # the raw-text path runs only up to the longest text: 0 on the padding after it
+            _close(text["logits"], np.where(inputs["attention_mask"] > 0, expected["logits"], 0.0), name)
             _close(ids["replaced_probability"], tf.sigmoid(expected["logits"]) * inputs["attention_mask"], name)
             # The raw-text signature tokenized as the Python tokenizer does.
             vocabulary = np.array(tokenizer.get_vocabulary(), object)

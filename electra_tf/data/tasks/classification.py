@@ -19,8 +19,9 @@ import os
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 
+from electra_tf import featurize
+from electra_tf.data import batching
 from electra_tf.data.tfds_source import load_split
 
 UNLABELLED = -1
@@ -50,6 +51,11 @@ class TextExamples:
     @property
     def labelled(self):
         return bool(len(self)) and not np.any(self.labels == UNLABELLED)
+
+    def subset(self, indices):
+        """The examples at `indices`, in that order."""
+        return TextExamples(tuple(tuple(column[i] for i in indices) for column in self.texts), self.labels[indices],
+                            tuple(self.ids[i] for i in indices))
 
     def swapped(self):
         """Both orders of every pair (the original's `double_unordered` for MRPC and STS-B)."""
@@ -301,36 +307,44 @@ def read_glue_tfds(task, split, data_dir=None):
     return TextExamples(tuple(map(tuple, texts)), np.asarray(labels, dtype), tuple(ids))
 
 
-def count_truncated(examples, tokenizer, sequence_length, batch_size=1024):
+def token_lengths(examples, tokenizer, batch_size=1024):
+    """Each example's tokens over all its texts (before truncation), int array `[N]`."""
+    lengths = [sum(tokenizer(tf.constant(column[start:start + batch_size])).row_lengths().numpy()
+                   for column in examples.texts) for start in range(0, len(examples), batch_size)]
+    return np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+
+
+def packed_lengths(examples, tokenizer, sequence_length):
+    """Each example's length packed as `[CLS] A [SEP] (B [SEP])`, at most `sequence_length`."""
+    return np.minimum(token_lengths(examples, tokenizer) + 1 + examples.num_segments, sequence_length)
+
+
+def count_truncated(examples, tokenizer, sequence_length):
     """How many examples do not fit in `sequence_length` tokens (they are truncated, longest segment first)."""
-    budget = sequence_length - 1 - examples.num_segments
-    truncated = 0
-    for start in range(0, len(examples), batch_size):
-        lengths = sum(tokenizer(tf.constant(column[start:start + batch_size])).row_lengths()
-                      for column in examples.texts)
-        truncated += int(tf.reduce_sum(tf.cast(lengths > budget, tf.int32)))
-    return truncated
+    return int(np.sum(token_lengths(examples, tokenizer) > sequence_length - 1 - examples.num_segments))
 
 
 def classification_dataset(examples, tokenizer, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                           drop_remainder=False):
-    """`(inputs, labels)` batches, tokenized in-graph; long examples are truncated and their count logged.
+                           drop_remainder=False, pad_to_max_length=True):
+    """`(inputs, labels)` batches, tokenized in-graph; long examples are truncated (`count_truncated`).
 
-    Inputs are the model's `input_ids`, `attention_mask`, `token_type_ids`;
-    labels are class ids (int32) or scores (float32, `[batch, 1]`), -1 when unlabelled.
+    Inputs are the model's `input_ids`, `attention_mask`, `token_type_ids`, padded to `sequence_length`, or
+    with `pad_to_max_length=False` length-aware (`electra_tf.data.batching`: training batches grouped by
+    length, endless; evaluation batches each padded to its longest); labels are class ids (int32) or
+    scores (float32, `[batch, 1]`), -1 when unlabelled.
     """
-    truncated = count_truncated(examples, tokenizer, sequence_length)
-    if truncated:
-        logging.info("%d of %d examples are longer than %d tokens and are truncated",
-                     truncated, len(examples), sequence_length)
     labels = examples.labels if examples.labels.dtype != np.float32 else examples.labels[:, None]
     dataset = tf.data.Dataset.from_tensor_slices((tuple(np.asarray(c, object) for c in examples.texts), labels))
-    if shuffle:
-        dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+    if shuffle and not pad_to_max_length:
+        keys = batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
+        dataset = batching.bucketed_batches(dataset, keys, batch_size, seed)
+    else:
+        if shuffle:
+            dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed, reshuffle_each_iteration=True)
+        dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
 
     def encode(texts, batch_labels):
         pairs = texts[1] if len(texts) == 2 else None
-        return tokenizer.encode(texts[0], pairs, sequence_length=sequence_length), batch_labels
+        return featurize.encode(tokenizer, sequence_length, texts[0], pairs, pad_to_max_length), batch_labels
 
     return dataset.map(encode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(tf.data.AUTOTUNE)

@@ -17,6 +17,8 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from electra_tf import featurize
+from electra_tf.data import batching
 from electra_tf.data.tasks.classification import UNLABELLED, read_rows
 
 
@@ -43,6 +45,11 @@ class ChoiceExamples:
     def __len__(self):
         return len(self.contexts)
 
+    def subset(self, indices):
+        """The examples at `indices`, in that order."""
+        return ChoiceExamples(tuple(self.contexts[i] for i in indices), tuple(self.choices[i] for i in indices),
+                              self.labels[indices])
+
 
 def read_swag(path, num_choices=4):
     """SWAG-format examples from a CSV/TSV/JSONL file (columns `sent1`, `sent2`, `ending0`…, optional `label`)."""
@@ -67,18 +74,32 @@ def read_swag(path, num_choices=4):
     return ChoiceExamples(tuple(contexts), tuple(choices), np.asarray(labels, np.int32))
 
 
-def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuffle=False, seed=0):
-    """`(inputs, labels)` batches with inputs `[batch, choices, sequence]`, tokenized in-graph."""
+def packed_lengths(examples, tokenizer, sequence_length):
+    """Each example's longest choice packed as `[CLS] context [SEP] choice [SEP]`, at most `sequence_length`."""
+    contexts = tokenizer(tf.constant(examples.contexts)).row_lengths().numpy()
+    choices = tokenizer(tf.constant([c for row in examples.choices for c in row])).row_lengths().numpy()
+    longest = choices.reshape(len(examples), examples.num_choices).max(axis=1)
+    return np.minimum(contexts + longest + 3, sequence_length)
+
+
+def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuffle=False, seed=0,
+                   pad_to_max_length=True):
+    """`(inputs, labels)` batches with inputs `[batch, choices, sequence]`, tokenized in-graph; with
+    `pad_to_max_length=False` length-aware (`electra_tf.data.batching`; training batches endless)."""
     n = examples.num_choices
     contexts = np.repeat(np.asarray(examples.contexts, object)[:, None], n, axis=1)
     dataset = tf.data.Dataset.from_tensor_slices(((contexts, np.asarray(examples.choices, object)), examples.labels))
-    if shuffle:
-        dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed)
+    if shuffle and not pad_to_max_length:
+        keys = batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
+        dataset = batching.bucketed_batches(dataset, keys, batch_size, seed)
+    else:
+        if shuffle:
+            dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed)
+        dataset = dataset.batch(batch_size)
 
     def encode(texts, labels):
-        flat = tokenizer.encode(tf.reshape(texts[0], [-1]), tf.reshape(texts[1], [-1]),
-                                sequence_length=sequence_length)
-        return {k: tf.reshape(v, [-1, n, sequence_length]) for k, v in flat.items()}, labels
+        flat = featurize.encode(tokenizer, sequence_length, tf.reshape(texts[0], [-1]), tf.reshape(texts[1], [-1]),
+                                pad_to_max_length)
+        return {k: tf.reshape(v, [-1, n, tf.shape(v)[-1]]) for k, v in flat.items()}, labels
 
-    dataset = dataset.batch(batch_size)
     return dataset.map(encode, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

@@ -50,6 +50,7 @@ from absl import logging
 from electra_tf import answer_spans, featurize
 from electra_tf.answer_spans import ANSWERABLE_NULL_THRESHOLD, SPAN_NULL_THRESHOLD
 from electra_tf.atomic import write_text
+from electra_tf.data import batching
 
 # Questions featurized per call: bounds the memory of the windows in flight.
 _QUESTIONS_PER_CALL = 2048
@@ -180,6 +181,12 @@ class SquadFeatures:
     def __len__(self):
         return len(self.input_ids)
 
+    def subset(self, indices):
+        """The features (windows) at `indices`, in that order."""
+        return dataclasses.replace(self, **{field.name: getattr(self, field.name)[indices]
+                                            for field in dataclasses.fields(self)
+                                            if isinstance(getattr(self, field.name), np.ndarray)})
+
 
 def _answer_characters(example):
     """`[start, end)` characters of the example's first answer in its context; (-1, -1) when it has none."""
@@ -241,8 +248,9 @@ def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_
     return features
 
 
-def squad_dataset(features, batch_size, training, shuffle=False, seed=0):
-    """A batched `tf.data.Dataset` of `SquadFeatures`.
+def squad_dataset(features, batch_size, training, shuffle=False, seed=0, pad_to_max_length=True):
+    """A batched `tf.data.Dataset` of `SquadFeatures` (with `pad_to_max_length=False`, each batch cut to its
+    longest window, and shuffled training batches grouped by length and endless: `electra_tf.data.batching`).
 
     Yields `(x, y)` when the features have labels, else `x`: x holds int32
     `[B, L]` `input_ids`, `attention_mask`, `token_type_ids` (and, in training,
@@ -261,9 +269,17 @@ def squad_dataset(features, batch_size, training, shuffle=False, seed=0):
         if training:
             x["start_positions"] = features.start_positions
     dataset = tf.data.Dataset.from_tensor_slices((x, y) if labelled else x)
-    if shuffle:
-        dataset = dataset.shuffle(len(features), seed=seed, reshuffle_each_iteration=True)
-    return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+    if shuffle and not pad_to_max_length:
+        keys = batching.bucket_keys(features.attention_mask.sum(axis=1))
+        dataset = batching.bucketed_batches(dataset, keys, batch_size, seed)
+    else:
+        if shuffle:
+            dataset = dataset.shuffle(len(features), seed=seed, reshuffle_each_iteration=True)
+        dataset = dataset.batch(batch_size, drop_remainder=training)
+    if not pad_to_max_length:
+        dataset = dataset.map(lambda *batch: (batching.to_longest(batch[0]), *batch[1:]) if labelled
+                              else batching.to_longest(batch[0]))
+    return dataset.prefetch(tf.data.AUTOTUNE)
 
 
 def _softmax(scores):

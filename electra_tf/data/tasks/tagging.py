@@ -19,6 +19,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import featurize
+from electra_tf.data import batching
 
 SCHEMES = ("bioes", "iob2", "none")
 _SPAN_PREFIXES = {"bioes": ("B", "I", "E", "S"), "iob2": ("B", "I")}
@@ -179,9 +180,21 @@ def first_token_positions(sentences, tokenizer, sequence_length=128):
     The same in-graph featurization as `tagging_dataset` (`featurize.tagging_features`);
     `decode_tags` reads predictions at these positions.
     """
-    positions = tf.data.Dataset.from_tensor_slices(_texts(sentences)).batch(1024).map(
-        lambda texts: featurize.tagging_features(tokenizer, sequence_length, texts)[2])
-    return [np.asarray(row, np.int32) for batch in positions for row in batch.to_list()]
+    return first_token_positions_and_lengths(sentences, tokenizer, sequence_length)[0]
+
+
+def first_token_positions_and_lengths(sentences, tokenizer, sequence_length):
+    """`first_token_positions`, and each sentence's packed length (`[CLS] pieces [SEP]`)."""
+    def features(texts):
+        inputs, _, first_piece = featurize.tagging_features(tokenizer, sequence_length, texts)
+        return first_piece, tf.reduce_sum(inputs["attention_mask"], axis=1)
+
+    positions, lengths = [], []
+    for batch_positions, batch_lengths in tf.data.Dataset.from_tensor_slices(_texts(sentences)).batch(1024).map(
+            features):
+        positions += [np.asarray(row, np.int32) for row in batch_positions.to_list()]
+        lengths.append(batch_lengths.numpy())
+    return positions, np.concatenate(lengths)
 
 
 def _label_ids(sentences, label_names, scheme):
@@ -194,16 +207,16 @@ def _label_ids(sentences, label_names, scheme):
     return [np.array([label_index[tag] for tag in sentence_tags], np.int32) for sentence_tags in tags]
 
 
-def _batch_encoder(tokenizer, sequence_length):
+def _batch_encoder(tokenizer, sequence_length, pad_to_max_length):
     """Maps a batch of (texts, ragged word label ids) to `(inputs, labels, sample_weight)`, each
-    `[batch, sequence_length]`: each word's label at its first sub-token, weight 1 there."""
+    `[batch, length]`: each word's label at its first sub-token, weight 1 there."""
 
     def encode(texts, word_label_ids):
-        inputs, _, first_piece = featurize.tagging_features(tokenizer, sequence_length, texts)
+        inputs, _, first_piece = featurize.tagging_features(tokenizer, sequence_length, texts, pad_to_max_length)
         kept = first_piece.flat_values >= 0
         rows = tf.cast(first_piece.value_rowids(), tf.int32)
         indices = tf.stack([tf.boolean_mask(rows, kept), tf.boolean_mask(first_piece.flat_values, kept)], axis=1)
-        shape = tf.stack([tf.shape(texts)[0], sequence_length])
+        shape = tf.shape(inputs["input_ids"])
         labels = tf.scatter_nd(indices, tf.boolean_mask(word_label_ids.flat_values, kept), shape)
         sample_weight = tf.scatter_nd(indices, tf.ones(tf.shape(indices)[:1], tf.float32), shape)
         return inputs, labels, sample_weight
@@ -212,7 +225,7 @@ def _batch_encoder(tokenizer, sequence_length):
 
 
 def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                    scheme="bioes", drop_remainder=False):
+                    scheme="bioes", drop_remainder=False, pad_to_max_length=True):
     """`(inputs, labels, sample_weight)` batches, tokenized in-graph, and statistics.
 
     Inputs are int32 `[batch, sequence_length]` `input_ids` (`[CLS] pieces
@@ -220,12 +233,14 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
     each word's label id (tags converted to `scheme`) at its first sub-token
     and 0 elsewhere; sample_weight is 1.0 at those positions, 0.0 elsewhere.
     A sentence longer than the model keeps the words whose pieces all fit.
+    With `pad_to_max_length=False` batches are length-aware (`electra_tf.data.batching`; shuffled training
+    batches are endless).
 
     Returns:
         `(dataset, stats)`: stats has "sentences", "words",
-        "truncated_words", "truncated_sentences" and "first_token_positions"
+        "truncated_words", "truncated_sentences", "first_token_positions"
         (see `first_token_positions`, in sentence order: the dataset's order
-        when not shuffled) for `decode_tags`.
+        when not shuffled) for `decode_tags`, and "lengths" (packed).
 
     >>> from electra_tf.tokenization import ElectraTokenizer
     >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ann", "met", "bo", "##b"])
@@ -243,22 +258,25 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
     if sequence_length < 3:
         raise ValueError(f"sequence_length {sequence_length} leaves no room for a word between [CLS] and [SEP]")
     word_label_ids = _label_ids(sentences, label_names, scheme)
-    positions = first_token_positions(sentences, tokenizer, sequence_length)
+    positions, lengths = first_token_positions_and_lengths(sentences, tokenizer, sequence_length)
     truncated = [int(np.sum(row < 0)) for row in positions]
     stats = {"sentences": len(sentences), "words": sum(len(row) for row in positions),
              "truncated_words": sum(truncated), "truncated_sentences": sum(n > 0 for n in truncated),
-             "first_token_positions": positions}
+             "first_token_positions": positions, "lengths": lengths}
     if stats["truncated_words"]:
         logging.warning("%d of %d sentences are longer than %d tokens: %d words are cut and tagged O",
                         stats["truncated_sentences"], len(sentences), sequence_length, stats["truncated_words"])
     labels = tf.RaggedTensor.from_row_lengths(np.concatenate(word_label_ids),
                                               [len(sentence.words) for sentence in sentences])
     dataset = tf.data.Dataset.from_tensor_slices((_texts(sentences), labels))
-    if shuffle:
-        dataset = dataset.shuffle(min(len(sentences), 10_000), seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.ragged_batch(batch_size, drop_remainder=drop_remainder)
-    dataset = dataset.map(_batch_encoder(tokenizer, sequence_length), num_parallel_calls=tf.data.AUTOTUNE,
-                          deterministic=True)
+    if shuffle and not pad_to_max_length:
+        dataset = batching.bucketed_batches(dataset, batching.bucket_keys(lengths), batch_size, seed)
+    else:
+        if shuffle:
+            dataset = dataset.shuffle(min(len(sentences), 10_000), seed=seed, reshuffle_each_iteration=True)
+        dataset = dataset.ragged_batch(batch_size, drop_remainder=drop_remainder)
+    dataset = dataset.map(_batch_encoder(tokenizer, sequence_length, pad_to_max_length),
+                          num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return dataset.prefetch(tf.data.AUTOTUNE), stats
 
 
