@@ -41,11 +41,11 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     """
     config = task.config
     keras.utils.set_random_seed(config.seed)
-    model = task.build_model(init_checkpoint)
-    check_vocabulary(task.tokenizer, model, init_checkpoint)
     dataset, batches_per_epoch = task.train_dataset(train_examples)
     if batches_per_epoch < 1:
         raise ValueError(f"{len(train_examples)} training examples make no batch of {config.batch_size}")
+    model = task.build_model(init_checkpoint)
+    check_vocabulary(task.tokenizer, model, init_checkpoint)
     steps = max(1, int(batches_per_epoch * config.epochs))
     report = report or (lambda line: None)
     callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]

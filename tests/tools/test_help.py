@@ -20,7 +20,7 @@ SCRIPTS = {
                          "--learning_rate", "(default: 0.0001)", "--epochs", "(default: the task's)",
                          "FinetuningConfig fields"],
     "electra-convert-checkpoint": ["--input", "--to <ours|huggingface|google>", "--networks"],
-    "electra-export": ["--model", "--export_dir", "--max_seq_length", "(default: 128)"],
+    "electra-export": ["--model", "--export_dir", "--max_seq_length", "model folder's, else 128"],
 }
 
 
