@@ -4,7 +4,10 @@ Keras has no "linear warm-up, then linear decay to 0" schedule
 (`PolynomialDecay` has no warm-up), hence `WarmupLinearDecay`. The original
 multiplies the warm-up into an already decaying rate
 (`lr * (1 - step/total) * min(1, step/warmup)`); `original_formula=True`
-reproduces it. Everything else is Keras's own AdamW.
+reproduces it. The original's `AdamWeightDecayOptimizer` also has no bias
+correction (Adam's `1/(1 - β^t)` factors, which make the first steps as large
+as later ones): `bias_correction=False` gives `OriginalAdamW`, Keras's AdamW
+without them. Everything else is Keras's own AdamW.
 
 Example:
 >>> schedule = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100)
@@ -51,16 +54,47 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
                 "original_formula": self.original_formula}
 
 
+@keras.saving.register_keras_serializable(package="electra_tf")
+class OriginalAdamW(keras.optimizers.AdamW):
+    """Keras's AdamW without bias correction, as the original `AdamWeightDecayOptimizer`.
+
+    `m ← β1·m + (1-β1)·g`, `v ← β2·v + (1-β2)·g²`, `w ← w - lr·(m / (√v + ε) + wd·w)`
+    (no decay for the excluded names). With bias correction (Keras's Adam)
+    the step is `lr·√(1-β2^t)/(1-β1^t)·m / (√v + ε)`: the same from a few
+    thousand steps on, but the first steps differ (at step 1 the original's
+    update is about 0.3 times Keras's). Keras has no switch for it, hence this
+    class; only `update_step` differs, weight decay stays Keras's.
+
+    Example:
+    >>> import numpy as np
+    >>> w = keras.Variable(np.ones(2, "float32"))
+    >>> optimizer = OriginalAdamW(learning_rate=0.1, weight_decay=0.0, epsilon=0.0)
+    >>> optimizer.apply([np.array([1.0, -2.0], "float32")], [w])
+    >>> [round(float(x), 4) for x in w.numpy()]  # 1 - 0.1 · (0.1·g) / √(0.001·g²)
+    [0.6838, 1.3162]
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = keras.ops.cast(learning_rate, variable.dtype)
+        gradient = keras.ops.cast(gradient, variable.dtype)
+        index = self._get_variable_index(variable)
+        m, v = self._momentums[index], self._velocities[index]
+        self.assign_add(m, (gradient - m) * (1 - self.beta_1))
+        self.assign_add(v, (keras.ops.square(gradient) - v) * (1 - self.beta_2))
+        self.assign_sub(variable, lr * m / (keras.ops.sqrt(v) + self.epsilon))
+
+
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
                      clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw",
-                     lr_multipliers=None):
+                     lr_multipliers=None, bias_correction=True):
     """AdamW (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
 
     With `gradient_accumulation_steps=k` (Keras's own accumulation) the
     optimizer counts micro-steps, so the schedule is stretched k times: it
     still warms up over `warmup_steps` updates and ends after `total_steps`.
     `lr_multipliers` (variable path → factor, see `layerwise_decay`) gives
-    each variable its own rate (AdamW only).
+    each variable its own rate (AdamW only). `bias_correction=False` is the
+    original's Adam (`OriginalAdamW`, AdamW only).
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
@@ -76,6 +110,10 @@ def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01
         if name != "adamw":
             raise ValueError("layer-wise learning rates are implemented for adamw only")
         classes["adamw"], options = LayerwiseAdamW, {"lr_multipliers": lr_multipliers}
+    if not bias_correction:
+        if name != "adamw" or lr_multipliers is not None:
+            raise ValueError("Adam without bias correction is implemented for adamw without layer-wise rates only")
+        classes["adamw"] = OriginalAdamW
     optimizer = classes[name](
         **options, learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
         weight_decay=weight_decay, beta_1=0.9, beta_2=0.999, epsilon=epsilon,
@@ -89,7 +127,7 @@ def pretraining_optimizer(pretraining_config):
     pc = pretraining_config
     return create_optimizer(pc.learning_rate, pc.train_steps, pc.warmup_steps,
                             weight_decay=pc.weight_decay_rate, epsilon=pc.adam_epsilon, clip_norm=pc.clip_norm,
-                            original_schedule=pc.original_lr_schedule,
+                            original_schedule=pc.original_lr_schedule, bias_correction=pc.adam_bias_correction,
                             gradient_accumulation_steps=pc.gradient_accumulation_steps, name=pc.optimizer)
 
 
