@@ -155,7 +155,7 @@ class PretrainingConfig(_JsonConfig):
     `original_lr_schedule` multiplies the warm-up into the linear decay, as
     the original code does; by default the warm-up comes first, then the decay.
     `adam_bias_correction=False` is the original's Adam, without bias
-    correction (`training.optimization.OriginalAdamW`); with both set the
+    correction (`training.optimization.FusedAdamW`); with both set the
     update is the original's.
 
     `objective="mlm"` trains only the generator, built at the discriminator's

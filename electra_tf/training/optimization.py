@@ -6,8 +6,8 @@ multiplies the warm-up into an already decaying rate
 (`lr * (1 - step/total) * min(1, step/warmup)`); `original_formula=True`
 reproduces it. The original's `AdamWeightDecayOptimizer` also has no bias
 correction (Adam's `1/(1 - β^t)` factors, which make the first steps as large
-as later ones): `bias_correction=False` gives `OriginalAdamW`, Keras's AdamW
-without them. Everything else is Keras's own AdamW.
+as later ones): `bias_correction=False` reproduces that. AdamW is Keras's, its
+update fused per variable (`FusedAdamW`).
 
 Example:
 >>> schedule = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100)
@@ -19,6 +19,7 @@ Example:
 """
 
 import keras
+import tensorflow as tf
 
 from electra_tf.training.layerwise_decay import LayerwiseAdamW
 
@@ -55,33 +56,71 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class OriginalAdamW(keras.optimizers.AdamW):
-    """Keras's AdamW without bias correction, as the original `AdamWeightDecayOptimizer`.
+class FusedAdamW(keras.optimizers.AdamW):
+    """Keras's AdamW with each variable's update in one TensorFlow kernel, and the original's Adam as an option.
 
-    `m ← β1·m + (1-β1)·g`, `v ← β2·v + (1-β2)·g²`, `w ← w - lr·(m / (√v + ε) + wd·w)`
-    (no decay for the excluded names). With bias correction (Keras's Adam)
-    the step is `lr·√(1-β2^t)/(1-β1^t)·m / (√v + ε)`: the same from a few
-    thousand steps on, but the first steps differ (at step 1 the original's
-    update is about 0.3 times Keras's). Keras has no switch for it, hence this
-    class; only `update_step` differs, weight decay stays Keras's.
+    Keras (3.15) builds some thirty graph ops per variable for an AdamW step,
+    evaluating the learning-rate schedule again for every weight-decayed one:
+    half of the pre-training step's graph, and so of its tracing and graph
+    optimisation time. Here a variable's step is its decoupled weight decay
+    (`w ← w - lr·wd·w`, as Keras's AdamW, skipped for the excluded names) and
+    TensorFlow's `ResourceApplyAdam`, which computes Keras's Adam update
+    (`m ← m + (1-β1)(g - m)`, `v ← v + (1-β2)(g² - v)`,
+    `w ← w - lr·√(1-β2^t)/(1-β1^t)·m/(√v + ε)`) in one pass.
+
+    `bias_correction=False` drops the `√(1-β2^t)/(1-β1^t)` factor, as the
+    original `AdamWeightDecayOptimizer` (which has none): the same from a few
+    thousand steps on, but the first updates are smaller (at step 1 about 0.3
+    times Keras's). Keras has neither the fused step nor the switch, hence this
+    class.
 
     Example:
     >>> import numpy as np
     >>> w = keras.Variable(np.ones(2, "float32"))
-    >>> optimizer = OriginalAdamW(learning_rate=0.1, weight_decay=0.0, epsilon=0.0)
+    >>> optimizer = FusedAdamW(learning_rate=0.1, weight_decay=0.0, epsilon=0.0, bias_correction=False)
     >>> optimizer.apply([np.array([1.0, -2.0], "float32")], [w])
     >>> [round(float(x), 4) for x in w.numpy()]  # 1 - 0.1 · (0.1·g) / √(0.001·g²)
     [0.6838, 1.3162]
     """
 
+    def __init__(self, bias_correction=True, **kwargs):
+        super().__init__(**kwargs)
+        if self.amsgrad:
+            raise ValueError("FusedAdamW has no amsgrad")
+        self.bias_correction = bias_correction
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._decays = [bool(self.weight_decay) and self._use_weight_decay(v) for v in var_list]
+
+    def _apply_weight_decay(self, variables):
+        """Weight decay is applied in `update_step`, with the step's learning rate computed once."""
+
     def update_step(self, gradient, variable, learning_rate):
-        lr = keras.ops.cast(learning_rate, variable.dtype)
-        gradient = keras.ops.cast(gradient, variable.dtype)
         index = self._get_variable_index(variable)
-        m, v = self._momentums[index], self._velocities[index]
-        self.assign_add(m, (gradient - m) * (1 - self.beta_1))
-        self.assign_add(v, (keras.ops.square(gradient) - v) * (1 - self.beta_2))
-        self.assign_sub(variable, lr * m / (keras.ops.sqrt(v) + self.epsilon))
+        dtype = variable.dtype
+        learning_rate = tf.cast(learning_rate, dtype)
+        if self._decays[index]:
+            variable.assign_sub(variable * (tf.cast(self.weight_decay, dtype) * learning_rate))
+        if self.bias_correction:
+            step = tf.cast(self.iterations + 1, dtype)
+            beta_1_power = tf.pow(tf.cast(self.beta_1, dtype), step)
+            beta_2_power = tf.pow(tf.cast(self.beta_2, dtype), step)
+        else:  # the kernel's step size lr·√(1-β2^t)/(1-β1^t) is then lr
+            beta_1_power = beta_2_power = tf.zeros([], dtype)
+        tf.raw_ops.ResourceApplyAdam(
+            var=_handle(variable), m=_handle(self._momentums[index]), v=_handle(self._velocities[index]),
+            beta1_power=beta_1_power, beta2_power=beta_2_power, lr=learning_rate,
+            beta1=tf.cast(self.beta_1, dtype), beta2=tf.cast(self.beta_2, dtype), epsilon=tf.cast(self.epsilon, dtype),
+            grad=tf.cast(gradient, dtype))
+
+    def get_config(self):
+        return {**super().get_config(), "bias_correction": self.bias_correction}
+
+
+def _handle(variable):
+    """The resource handle of a Keras or TensorFlow variable (in `Strategy.update`, this replica's)."""
+    return (variable.value if isinstance(variable, keras.Variable) else variable).handle
 
 
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
@@ -94,15 +133,15 @@ def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01
     still warms up over `warmup_steps` updates and ends after `total_steps`.
     `lr_multipliers` (variable path → factor, see `layerwise_decay`) gives
     each variable its own rate (AdamW only). `bias_correction=False` is the
-    original's Adam (`OriginalAdamW`, AdamW only).
+    original's Adam (`FusedAdamW`, AdamW without layer-wise rates only).
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
     >>> type(optimizer).__name__, float(optimizer.global_clipnorm)
-    ('AdamW', 1.0)
+    ('FusedAdamW', 1.0)
     """
     k = gradient_accumulation_steps
-    classes = {"adamw": keras.optimizers.AdamW, "lamb": keras.optimizers.Lamb}
+    classes = {"adamw": FusedAdamW, "lamb": keras.optimizers.Lamb}
     if name not in classes:
         raise ValueError(f"optimizer {name!r} is not one of {sorted(classes)}")
     options = {}
@@ -113,7 +152,7 @@ def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01
     if not bias_correction:
         if name != "adamw" or lr_multipliers is not None:
             raise ValueError("Adam without bias correction is implemented for adamw without layer-wise rates only")
-        classes["adamw"] = OriginalAdamW
+        options = {"bias_correction": False}
     optimizer = classes[name](
         **options, learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
         weight_decay=weight_decay, beta_1=0.9, beta_2=0.999, epsilon=epsilon,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from electra_tf import PretrainingConfig, pretraining_optimizer
-from electra_tf.training.optimization import OriginalAdamW, create_optimizer
+from electra_tf.training.optimization import FusedAdamW, WarmupLinearDecay, create_optimizer
 
 
 def original_adam_weight_decay(weights, gradients, steps, lr, warmup, total, wd, beta_1=0.9, beta_2=0.999,
@@ -37,7 +37,7 @@ def test_original_adam_matches_the_original_formula():
     variables = [keras.Variable(start[name].astype("float32"), name=name) for name in start]
     optimizer = create_optimizer(1e-2, total_steps=10, warmup_steps=3, weight_decay=0.1, original_schedule=True,
                                  bias_correction=False)
-    assert isinstance(optimizer, OriginalAdamW)
+    assert isinstance(optimizer, FusedAdamW) and not optimizer.bias_correction
     for step in range(6):
         optimizer.apply([keras.ops.convert_to_tensor(grads[name](step).astype("float32")) for name in start],
                         variables)
@@ -54,7 +54,26 @@ def test_original_adam_matches_the_original_formula():
 
 
 def test_the_config_switch_picks_the_original_adam_and_refuses_it_for_lamb():
-    assert type(pretraining_optimizer(PretrainingConfig())).__name__ == "AdamW"
-    assert isinstance(pretraining_optimizer(PretrainingConfig(adam_bias_correction=False)), OriginalAdamW)
+    assert pretraining_optimizer(PretrainingConfig()).bias_correction
+    assert not pretraining_optimizer(PretrainingConfig(adam_bias_correction=False)).bias_correction
     with pytest.raises(ValueError, match="PretrainingConfig.adam_bias_correction: false needs optimizer='adamw'"):
         PretrainingConfig(adam_bias_correction=False, optimizer="lamb")
+
+
+def test_the_fused_step_is_keras_adamw():
+    """Default settings: Keras's AdamW update (bias correction, decoupled decay, clipping, schedule), fused."""
+    rng = np.random.default_rng(1)
+    start = {"kernel": rng.normal(size=(3, 4)), "gamma": rng.normal(size=4)}
+    results = []
+    for optimizer in (create_optimizer(1e-2, total_steps=10, warmup_steps=3, weight_decay=0.1),
+                      keras.optimizers.AdamW(learning_rate=WarmupLinearDecay(1e-2, 3, 10), weight_decay=0.1, beta_1=0.9,
+                                             beta_2=0.999, epsilon=1e-6, global_clipnorm=1.0)):
+        optimizer.exclude_from_weight_decay(var_names=["gamma"])
+        variables = [keras.Variable(start[name].astype("float32"), name=name) for name in start]
+        for step in range(5):
+            optimizer.apply([keras.ops.convert_to_tensor(np.random.default_rng([i, step]).normal(
+                size=start[name].shape).astype("float32")) for i, name in enumerate(start)], variables)
+        results.append([v.numpy() for v in variables])
+    assert isinstance(optimizer, keras.optimizers.AdamW) and type(optimizer) is not FusedAdamW
+    for fused, reference in zip(*results, strict=True):
+        np.testing.assert_allclose(fused, reference, rtol=1e-6, atol=1e-7)
