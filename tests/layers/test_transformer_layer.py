@@ -11,14 +11,14 @@ from electra_tf.layers.transformer_layer import ElectraTransformerLayer
 @pytest.mark.parametrize("with_attention_mask", [False, True])
 def test_outputs_and_gradients_equal_keras_hub_s_block(with_attention_mask):
     layer = ElectraTransformerLayer(intermediate_dim=48, num_heads=3, dropout=0.1, attention_dropout=0.1,
-                                    activation="gelu", layer_norm_epsilon=1e-12)
+                                    activation="gelu", layer_norm_epsilon=1e-12, name="block")
     rng = np.random.default_rng(0)
     x = tf.constant(rng.normal(size=(3, 7, 24)), tf.float32)
     padding = tf.constant([[1] * 7, [1] * 5 + [0] * 2, [1] * 2 + [0] * 5])
     attention = tf.constant(np.tril(np.ones((7, 7), "int32"))[None].repeat(3, 0)) if with_attention_mask else None
     layer(x, padding_mask=padding)
-    assert [v.path for v in layer.weights][:2] == ["electra_transformer_layer/self_attention_layer/query/kernel",
-                                                   "electra_transformer_layer/self_attention_layer/query/bias"]
+    assert [v.path for v in layer.weights][:2] == ["block/self_attention_layer/query/kernel",
+                                                   "block/self_attention_layer/query/bias"]  # keras-hub's layout
     for variable in layer.weights:  # random biases and LayerNorm parameters too
         variable.assign(rng.normal(scale=0.3, size=variable.shape).astype("float32"))
     upstream = tf.constant(rng.normal(size=(3, 7, 24)), tf.float32)
