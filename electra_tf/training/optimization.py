@@ -96,23 +96,32 @@ class FusedAdamW(keras.optimizers.AdamW):
     def _apply_weight_decay(self, variables):
         """Weight decay is applied in `update_step`, with the step's learning rate computed once."""
 
-    def update_step(self, gradient, variable, learning_rate):
-        index = self._get_variable_index(variable)
-        dtype = variable.dtype
+    def _distributed_tf_update_step(self, distribution, grads_and_vars, learning_rate):
+        # Keras (3.12-3.16) calls this once per step, then `update_step` per variable: the step's scalars
+        # are computed here, once, rather than in every variable's update.
+        dtype = "float32"  # the variables' dtype (Keras keeps them float32 under mixed precision)
         learning_rate = tf.cast(learning_rate, dtype)
-        if self._decays[index]:
-            variable.assign_sub(variable * (tf.cast(self.weight_decay, dtype) * learning_rate))
         if self.bias_correction:
             step = tf.cast(self.iterations + 1, dtype)
-            beta_1_power = tf.pow(tf.cast(self.beta_1, dtype), step)
-            beta_2_power = tf.pow(tf.cast(self.beta_2, dtype), step)
+            powers = tf.pow(tf.constant([self.beta_1, self.beta_2], dtype), step)
         else:  # the kernel's step size lr·√(1-β2^t)/(1-β1^t) is then lr
-            beta_1_power = beta_2_power = tf.zeros([], dtype)
-        tf.raw_ops.ResourceApplyAdam(
-            var=_handle(variable), m=_handle(self._momentums[index]), v=_handle(self._velocities[index]),
-            beta1_power=beta_1_power, beta2_power=beta_2_power, lr=learning_rate,
-            beta1=tf.cast(self.beta_1, dtype), beta2=tf.cast(self.beta_2, dtype), epsilon=tf.cast(self.epsilon, dtype),
-            grad=tf.cast(gradient, dtype))
+            powers = tf.zeros([2], dtype)
+        self._step_scalars = {
+            "lr": learning_rate, "beta1_power": powers[0], "beta2_power": powers[1],
+            "beta1": tf.constant(self.beta_1, dtype), "beta2": tf.constant(self.beta_2, dtype),
+            "epsilon": tf.constant(self.epsilon, dtype),
+            "decay": tf.cast(self.weight_decay, dtype) * learning_rate}
+        return super()._distributed_tf_update_step(distribution, grads_and_vars, learning_rate)
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        scalars = {name: tf.cast(value, variable.dtype) for name, value in self._step_scalars.items()}
+        decay = scalars.pop("decay")
+        if self._decays[index]:
+            variable.assign_sub(variable * decay)
+        tf.raw_ops.ResourceApplyAdam(var=_handle(variable), m=_handle(self._momentums[index]),
+                                     v=_handle(self._velocities[index]), grad=tf.cast(gradient, variable.dtype),
+                                     **scalars)
 
     def get_config(self):
         return {**super().get_config(), "bias_correction": self.bias_correction}
