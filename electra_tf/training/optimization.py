@@ -70,9 +70,9 @@ class FusedAdamW(keras.optimizers.AdamW):
 
     `bias_correction=False` drops the `√(1-β2^t)/(1-β1^t)` factor, as the
     original `AdamWeightDecayOptimizer` (which has none): the same from a few
-    thousand steps on, but the first updates are smaller (at step 1 about 0.3
-    times Keras's). Keras has neither the fused step nor the switch, hence this
-    class.
+    thousand steps on, but the early updates are larger (at step 1 about 3.2
+    times Keras's; the warm-up keeps them small). Keras has neither the fused
+    step nor the switch, hence this class.
 
     Example:
     >>> import numpy as np
