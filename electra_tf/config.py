@@ -155,8 +155,8 @@ class PretrainingConfig(_JsonConfig):
     `original_lr_schedule` multiplies the warm-up into the linear decay, as
     the original code does; by default the warm-up comes first, then the decay.
     `adam_bias_correction=False` is the original's Adam, without bias
-    correction (`training.optimization.FusedAdamW`); with both set the
-    update is the original's.
+    correction (`training.optimization.FusedAdamW`); with it and
+    `original_lr_schedule=True` the update is the original's.
 
     `objective="mlm"` trains only the generator, built at the discriminator's
     full size with its own embeddings: the BERT-style baseline for comparisons
