@@ -3,7 +3,7 @@
     pip install -e .[bench]     # the peer: transformers and CPU torch (never needed by the tests)
     python benchmarks/pretrain_throughput.py [--precisions=fp32,bf16] [--objectives=electra,mlm] [--rounds=6]
 
-One process, one machine, the same step on both sides:
+One machine, one script, the same step on both sides:
 - ELECTRA-Small (paper sizes: discriminator 256×12, generator 1/4 wide, tied embedding block), batch 32,
   length 128: in-graph masking (15 %, 85 % [MASK]), generator MLM at the masked positions only, Gumbel-max
   sampling, discriminator RTD, loss MLM + 50·RTD, AdamW (weight decay 0.01, no decay on LayerNorm/bias),
@@ -11,7 +11,9 @@ One process, one machine, the same step on both sides:
 - The peer is `ElectraForMaskedLM` + `ElectraForPreTraining` (PyTorch, CPU) with the same config, the same
   masking and sampling rules, the generator's embedding block replaced by the discriminator's (shared, as the
   original) and its LM head tied to the word embeddings; `torch.optim.AdamW` (fused) and `clip_grad_norm_`;
-  bf16 through `torch.autocast`.
+  bf16 through `torch.autocast`. It runs in its own persistent worker process, driven over a pipe
+  (`benchmarks/peer_worker.py`): TensorFlow and PyPI's default (CUDA) torch crash in one process, and this
+  process never imports torch. `--peer=stub` drives a NumPy stand-in over the same pipe (tests).
 - Ours runs through Keras's own `train_function` (what `fit` calls), fp32 or `mixed_bfloat16`, with or without
   `jit_compile` (`--jit=both` times both; without XLA is the default: here it is as fast for fp32 and
   faster for bf16, since XLA's CPU matmuls do not use bf16 instructions).
@@ -25,6 +27,11 @@ One process, one machine, the same step on both sides:
   2048³ `tf.matmul` timed in the same run at the same precision (oneDNN): this CPU's practical limit.
 - Peak memory: each configuration once more in a fresh subprocess (its peak resident set, which includes the
   framework itself, and XLA's compilation when used).
+- First step: the time from building the model to the end of its first step, for every row (a user's wait
+  before training starts). For our electra step without XLA, a fresh subprocess also splits it into building,
+  tracing (Python), graph optimisation (Grappler and the oneDNN rewrites, while the first call instantiates
+  the graph) and the step itself, and a second one dumps the step's graph after Grappler
+  (`TF_DUMP_GRAPH_PREFIX`) and counts the fused ops TensorFlow's CPU rewrites produced ("fusions").
 """
 
 import json
@@ -37,6 +44,7 @@ import time
 
 import numpy as np
 from absl import app, flags
+from peer_worker import PeerProcess
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "Run config (configs/*.json); its vocabulary size is kept.")
@@ -52,16 +60,22 @@ flags.DEFINE_bool("xla_onednn", False, "With XLA: let XLA's CPU backend call one
 flags.DEFINE_integer("warmup", 2, "Untimed steps per model.")
 flags.DEFINE_integer("rounds", 6, "Timed A/B rounds (one step of each model per round).")
 flags.DEFINE_integer("breakdown_rounds", 3, "Rounds of the four-part breakdown (0: none).")
-flags.DEFINE_bool("peer", True, "Time the Hugging Face peer (needs transformers and torch: the bench extra).")
+flags.DEFINE_enum("peer", "hf", ["hf", "stub", "none"],
+                  "hf: time the Hugging Face peer (transformers and torch: the bench extra) in its own worker "
+                  "process; stub: a NumPy stand-in over the same pipe (tests); none: ours only.")
 flags.DEFINE_bool("memory", True, "Measure each configuration's peak memory in a fresh subprocess.")
 flags.DEFINE_bool("profile", True, "Profile our electra step without XLA (tf.profiler) and print time per op kind.")
 flags.DEFINE_integer("threads", 0, "Threads per framework (TensorFlow intra- and inter-op, torch); 0: their "
                      "defaults (all cores). 1 is steadier on a busy machine.")
 flags.DEFINE_integer("matmul_size", 2048, "Size of the square matmul that measures the machine's limit.")
 flags.DEFINE_string("json", None, "Also write all figures to this JSON file.")
-flags.DEFINE_string("probe", None, "Internal: side:objective:precision:jit, measure one step's peak memory.")
+flags.DEFINE_bool("graph", True, "Split our first step into its phases and count the fusions in its optimised "
+                  "graph (each in a fresh subprocess).")
+flags.DEFINE_string("probe", None, "Internal: side:objective:precision:jit, measure one step's peak memory; "
+                    "phases:objective:precision or fusions:objective:precision, see --graph.")
 
 PRECISIONS = {"fp32": "float32", "bf16": "mixed_bfloat16"}
+PEER = "transformers (PyTorch)"
 MASK_ID, SPECIAL_IDS = 4, (0, 2, 3, 4)
 
 
@@ -90,8 +104,8 @@ def median_seconds(function, repeats):
 
 
 # === The machine's limit ===
-def matmul_limits(size):
-    """GFLOP/s of a size³ matmul (median of 5), TensorFlow with and without XLA, and torch if present."""
+def matmul_limits(size, peer=None):
+    """GFLOP/s of a size³ matmul (median of 5), TensorFlow with and without XLA, and torch in `peer`'s worker."""
     import tensorflow as tf
     flop = 2 * size ** 3
     out = {}
@@ -102,14 +116,8 @@ def matmul_limits(size):
             function = tf.function(lambda x, y: tf.matmul(x, y), jit_compile=jit)
             function(a, b).numpy()
             out[f"{path}_{precision}"] = flop / median_seconds(lambda: function(a, b).numpy(), 5) / 1e9
-    try:
-        import torch
-    except ImportError:
-        return out
-    for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
-        a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
-        a @ b
-        out[f"torch_{precision}"] = flop / median_seconds(lambda: a @ b, 5) / 1e9
+    if peer is not None:
+        out.update({f"torch_{precision}": gflops for precision, gflops in peer.call("matmul", size=size).items()})
     return out
 
 
@@ -130,13 +138,17 @@ class Ours:
             self.model.compile(optimizer=pretraining_optimizer(pretraining_config), jit_compile=jit)
         finally:
             keras.mixed_precision.set_global_policy("float32")
+        self.model.optimizer.build(self.model.trainable_variables)  # as `fit` does before its first step
         self.model.make_train_function()
         self.batch = {k: tf.constant(v) for k, v in make_batch(model_config.vocab_size).items()}
         self.jit = jit
         self._parts = None
 
     def step(self):
-        return float(self.model.train_function([self.batch])["loss"])
+        """One step; its seconds."""
+        start = time.perf_counter()
+        float(self.model.train_function([self.batch])["loss"])
+        return time.perf_counter() - start
 
     def parts(self):
         if self._parts is None:
@@ -225,157 +237,50 @@ def _fetch(structure):
     return structure
 
 
-# === The Hugging Face peer ===
-def _hf_config(config):
-    import transformers
-    return transformers.ElectraConfig(
-        vocab_size=config.vocab_size, embedding_size=config.embedding_size, hidden_size=config.hidden_size,
-        num_hidden_layers=config.num_layers, num_attention_heads=config.num_heads,
-        intermediate_size=config.intermediate_size, hidden_act=config.hidden_act,
-        hidden_dropout_prob=config.hidden_dropout, attention_probs_dropout_prob=config.attention_dropout,
-        max_position_embeddings=config.max_position_embeddings, type_vocab_size=config.type_vocab_size,
-        initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps)
-
-
-def _scatter(ids, positions, used, values):
-    """`ids` with `ids[b, positions[b, p]] = values[b, p]` where `used`; unused slots write a spare column."""
-    import torch
-    length = ids.shape[1]
-    out = torch.cat([ids, ids.new_zeros(ids.shape[0], 1)], 1)
-    out.scatter_(1, torch.where(used, positions, length), values)
-    return out[:, :length]
-
-
+# === The Hugging Face peer, in its own process ===
 class Peer:
-    """The same step with `transformers.ElectraForMaskedLM` + `ElectraForPreTraining` in PyTorch."""
+    """The same step in transformers + torch (`peer_worker.HFPeer`), run by a worker process over a pipe.
 
-    def __init__(self, objective, precision):
-        import torch
-        import transformers
+    This process never imports torch: TensorFlow and PyPI's default (CUDA) torch crashed in one process.
+    `kind="stub"` runs the worker's NumPy stand-in instead (tests without torch).
+    """
 
+    def __init__(self, objective, precision, kind="hf"):
         from electra_tf.config import generator_config
         model_config, pc = configs(objective)
-        torch.manual_seed(0)
-        self.pc, self.bf16, self.electra = pc, precision == "bf16", objective == "electra"
-        self.special = torch.tensor(sorted(set(SPECIAL_IDS) | {MASK_ID}))
-        self.generator = transformers.ElectraForMaskedLM(_hf_config(generator_config(model_config, pc)))
-        modules = [self.generator]
-        if self.electra:
-            self.discriminator = transformers.ElectraForPreTraining(_hf_config(model_config))
-            shared = self.discriminator.electra.embeddings
-            self.generator.electra.embeddings = shared  # the whole embedding block, as the original
-            self.generator.generator_lm_head.weight = shared.word_embeddings.weight
-            modules.append(self.discriminator)
-        names = {}
-        for module in modules:
-            module.train()
-            for name, parameter in module.named_parameters():  # shared parameters once
-                names.setdefault(parameter, name)
-        self.parameters = list(names)
-        decay = [p for p, n in names.items() if not ("LayerNorm" in n or n.endswith("bias"))]
-        no_decay = [p for p, n in names.items() if "LayerNorm" in n or n.endswith("bias")]
-        self.optimizer = torch.optim.AdamW(
-            [{"params": decay, "weight_decay": pc.weight_decay_rate}, {"params": no_decay, "weight_decay": 0.0}],
-            lr=pc.learning_rate, betas=(0.9, 0.999), eps=pc.adam_epsilon, fused=True)
-        warmup, total = pc.warmup_steps, pc.train_steps
-        self.schedule = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer,
-            lambda s: s / max(1, warmup) if s < warmup else max(0.0, 1 - (s - warmup) / max(1, total - warmup)))
-        batch = make_batch(model_config.vocab_size)
-        self.ids = torch.tensor(batch["input_ids"], dtype=torch.long)
-        self.attention = torch.tensor(batch["attention_mask"], dtype=torch.long)
-        self.types = torch.tensor(batch["token_type_ids"], dtype=torch.long)
-        self.attention_implementation = self.generator.config._attn_implementation
-
-    def _autocast(self):
-        import torch
-        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
-
-    def mask_batch(self):
-        """The same rules as `electra_tf.models.masking.mask_tokens` (without replacement, 85 % [MASK])."""
-        import torch
-        pc, slots = self.pc, self.pc.max_predictions_per_seq
-        ids, attention = self.ids, self.attention
-        length = ids.shape[1]
-        candidates = (attention > 0) & ~torch.isin(ids, self.special)
-        noise = torch.rand(ids.shape[0], length + slots)
-        top, positions = torch.topk(torch.where(candidates, noise[:, :length], -1.0), slots, dim=1)
-        count = torch.clamp(torch.round(attention.sum(1).float() * pc.mask_prob).long(), 1, slots)
-        used = (top >= 0) & (torch.arange(slots)[None, :] < count[:, None])
-        positions = torch.where(used, positions, 0)
-        labels = torch.gather(ids, 1, positions)
-        new_ids = torch.where(noise[:, length:] < pc.mask_token_rate, MASK_ID, labels)
-        return _scatter(ids, positions, used, new_ids), positions, used.float(), labels
-
-    def _generator_loss(self):
-        import torch
-        masked, positions, weights, labels = self.mask_batch()
-        with self._autocast():
-            hidden = self.generator.electra(masked, attention_mask=self.attention,
-                                            token_type_ids=self.types).last_hidden_state
-            hidden = torch.gather(hidden, 1, positions[:, :, None].expand(-1, -1, hidden.shape[-1]))
-            logits = self.generator.generator_lm_head(self.generator.generator_predictions(hidden)).float()
-        per_slot = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
-        mlm = (per_slot * weights.flatten()).sum() / (weights.sum() + 1e-6)
-        return self.pc.gen_weight * mlm, (logits, positions, weights)
-
-    def _sample(self, logits, positions, weights):
-        import torch
-        with torch.no_grad():
-            gumbel = -torch.log(-torch.log(torch.rand(logits.shape) + 1e-9) + 1e-9)
-            sampled = torch.argmax(logits / self.pc.temperature + gumbel, -1)
-            return _scatter(self.ids, positions, weights > 0, sampled)
-
-    def _discriminator_loss(self, corrupted):
-        import torch
-        real = self.attention.float()
-        labels = (corrupted != self.ids).float() * real
-        with self._autocast():
-            logits = self.discriminator(corrupted, attention_mask=self.attention,
-                                        token_type_ids=self.types).logits.float()
-        per_token = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, reduction="none")
-        return self.pc.disc_weight * (per_token * real).sum() / (real.sum() + 1e-6)
-
-    def _update(self):
-        import torch
-        torch.nn.utils.clip_grad_norm_(self.parameters, self.pc.clip_norm)
-        self.optimizer.step()
-        self.schedule.step()
-        self.optimizer.zero_grad(set_to_none=True)
+        self.worker = PeerProcess(kind, FLAGS.threads)
+        batch = {key: value.tolist() for key, value in make_batch(model_config.vocab_size).items()}
+        pretraining = {**pc.to_dict(), "max_predictions_per_seq": pc.max_predictions_per_seq}
+        self.first_step = self.worker.call(
+            "init", model=model_config.to_dict(), generator=generator_config(model_config, pc).to_dict(),
+            pretraining=pretraining, batch=batch, precision=precision, mask_id=MASK_ID,
+            special_ids=list(SPECIAL_IDS))["first_step"]
 
     def step(self):
-        loss, (logits, positions, weights) = self._generator_loss()
-        if self.electra:
-            loss = loss + self._discriminator_loss(self._sample(logits.detach(), positions, weights))
-        loss.backward()
-        self._update()
-        return float(loss.detach())
+        return self.worker.call("step")["seconds"]
 
     def parts(self):
-        """The same step in four timed parts; one backward per network gives the same gradients."""
-        clock = [time.perf_counter()]
-        loss, (logits, positions, weights) = self._generator_loss()
-        loss.backward()
-        clock.append(time.perf_counter())
-        if self.electra:
-            corrupted = self._sample(logits.detach(), positions, weights)
-            clock.append(time.perf_counter())
-            self._discriminator_loss(corrupted).backward()
-            clock.append(time.perf_counter())
-        else:
-            clock += [clock[-1], clock[-1]]
-        self._update()
-        clock.append(time.perf_counter())
-        return np.diff(clock)
+        return np.array(self.worker.call("parts")["parts"])
+
+    def peak_mb(self):
+        return self.worker.call("peak")["peak_mb"]
+
+    def close(self):
+        self.worker.close()
 
 
-def peer_available():
+def start_peer_worker(kind):
+    """A worker answering `versions`, or None (with the reason printed) when the peer cannot run here."""
+    if kind == "none":
+        return None
+    worker = PeerProcess(kind, FLAGS.threads)
     try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError:
-        return False
-    return True
+        worker.call("versions")
+    except RuntimeError as e:
+        worker.close()
+        print(f"the peer cannot run here ({e}; pip install -e .[bench]): timing electra_tf only.")
+        return None
+    return worker
 
 
 # === Measurements ===
@@ -388,9 +293,7 @@ def alternate(models, rounds, method):
     for _ in range(rounds):
         for name, model in models.items():
             if method == "step":
-                start = time.perf_counter()
-                model.step()
-                results[name].append(time.perf_counter() - start)
+                results[name].append(model.step())
             else:
                 results[name].append(model.parts())
     return results
@@ -457,22 +360,98 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def probe_memory(spec):
-    """Child process: build one configuration, run two steps, print its peak RSS (MB) as JSON."""
-    side, objective, precision, jit = spec.split(":")
-    model = Ours(objective, precision, jit == "1") if side == "ours" else Peer(objective, precision)
+# Op types of the step graph after Grappler, by what they say about TensorFlow's CPU fusions.
+_FUSED_OPS = ("_FusedMatMul", "_MklFusedMatMul", "_MklFusedBatchMatMulV2", "_FusedBatchMatMulV2", "_MklLayerNorm",
+              "_MklFusedMish", "_MklSwish", "_FusedConv2D", "_UnaryOpsComposition")
+_UNFUSED_OPS = ("MatMul", "BatchMatMulV2", "BiasAdd", "Softmax", "Erf", "Mean", "SquaredDifference", "Rsqrt",
+                "SelectV2")
+
+
+def probe_phases(objective, precision):
+    """Child process: our step's first-call time split into build, trace, graph optimisation and one step."""
+    import tensorflow as tf
+    start = time.perf_counter()
+    model = Ours(objective, precision, False)
+    step = tf.function(tf.autograph.experimental.do_not_convert(model.model.train_step),
+                       reduce_retracing=True)  # what Keras's train_function runs
+    built = time.perf_counter()
+    concrete = step.get_concrete_function([model.batch])
+    traced = time.perf_counter()
+    _fetch(concrete([model.batch]))
+    first = time.perf_counter()
+    _fetch(concrete([model.batch]))
+    steady = time.perf_counter() - first
+    return {"build": built - start, "trace": traced - built, "optimise": first - traced - steady, "step": steady,
+            "total": first - start}
+
+
+def probe_fusions(objective, precision, folder):
+    """Child process (TF_DUMP_GRAPH_PREFIX=folder): op counts of our step's graph after Grappler."""
+    import collections
+    import glob
+    import re
+    model = Ours(objective, precision, False)
     model.step()
-    model.step()
-    print(json.dumps({"peak_mb": peak_rss_mb()}))
+    dumps = sorted(glob.glob(os.path.join(folder, "__inference_one_step_on_data_*after_graph_optimization*")))
+    with open(dumps[-1]) as f:
+        counts = collections.Counter(re.findall(r'^\s*op: "([^"]+)"', f.read(), re.MULTILINE))
+    return {op: counts.get(op, 0) for op in _FUSED_OPS + _UNFUSED_OPS} | {"nodes": sum(counts.values())}
+
+
+def run_probe(spec):
+    """The `--probe` child: prints its figures as JSON on the last line."""
+    kind, rest = spec.split(":", 1)
+    if kind == "phases":
+        figures = probe_phases(*rest.split(":"))
+    elif kind == "fusions":
+        figures = probe_fusions(*rest.split(":"), os.environ["TF_DUMP_GRAPH_PREFIX"])
+    else:
+        _, objective, precision, jit = spec.split(":")
+        model = Ours(objective, precision, jit == "1")
+        model.step()
+        model.step()
+        figures = {"peak_mb": peak_rss_mb()}
+    print(json.dumps(figures))
+
+
+def child(spec, env=None):
+    """Runs `--probe=spec` in a fresh process; its JSON figures, or None if it failed."""
+    command = [sys.executable, os.path.abspath(__file__), f"--probe={spec}", f"--config={FLAGS.config}",
+               f"--batch_size={FLAGS.batch_size}", f"--seq_length={FLAGS.seq_length}"]
+    result = subprocess.run(command, capture_output=True, text=True,
+                            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", **(env or {})})
+    if result.returncode != 0:
+        print(f"probe {spec} failed: {result.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def step_graph(objective, precision):
+    """Phases of the first step, and the fusions in the optimised graph (two fresh processes)."""
+    import shutil
+    import tempfile
+    phases = child(f"phases:{objective}:{precision}")
+    folder = tempfile.mkdtemp(prefix="electra_graph_")
+    try:
+        fusions = child(f"fusions:{objective}:{precision}",
+                        {"TF_DUMP_GRAPH_PREFIX": folder, "TF_DUMP_GRAPH_NAME_FILTER": "one_step_on_data"})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"precision": precision, "phases": phases, "fusions": fusions}
 
 
 def measure_memory(spec):
-    command = [sys.executable, os.path.abspath(__file__), f"--probe={spec}", f"--config={FLAGS.config}",
-               f"--batch_size={FLAGS.batch_size}", f"--seq_length={FLAGS.seq_length}"]
-    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
-    if result.returncode != 0:
-        return None
-    return json.loads(result.stdout.strip().splitlines()[-1])["peak_mb"]
+    """Peak memory of one configuration alone: ours in a fresh process, the peer in a fresh worker."""
+    side, objective, precision, _ = spec.split(":")
+    if side == "peer":
+        peer = Peer(objective, precision, FLAGS.peer)
+        try:
+            peer.step()
+            return peer.peak_mb()
+        finally:
+            peer.close()
+    figures = child(spec)
+    return None if figures is None else figures["peak_mb"]
 
 
 def training_flops(objective):
@@ -500,30 +479,26 @@ def main(argv):
     if FLAGS.xla_onednn:  # before TensorFlow starts; the memory probes inherit it
         os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_use_onednn=true").strip()
     if FLAGS.probe:
-        probe_memory(FLAGS.probe)
+        run_probe(FLAGS.probe)
         return
     import tensorflow as tf
     if FLAGS.threads:
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
         tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
-    with_peer = FLAGS.peer and peer_available()
-    if FLAGS.peer and not with_peer:
-        print("transformers/torch not installed (pip install -e .[bench]): timing electra_tf only.")
+    versions_worker = start_peer_worker(FLAGS.peer)
+    with_peer = versions_worker is not None
     tokens = FLAGS.batch_size * FLAGS.seq_length
     name, instructions = cpu_description()
     print(f"machine: {name}, {os.cpu_count()} cores ({instructions}), load average at start "
           f"{os.getloadavg()[0]:.1f}; TensorFlow {tf.__version__}", end="")
     if with_peer:
-        import torch
-        import transformers
-        if FLAGS.threads:
-            torch.set_num_threads(FLAGS.threads)
-        print(f", torch {torch.__version__} ({torch.get_num_threads()} threads), transformers "
-              f"{transformers.__version__}", end="")
+        print(f", peer (own process): {versions_worker.call('versions')['peer']}", end="")
     print(f"\nstep: {FLAGS.config}, batch {FLAGS.batch_size} × length {FLAGS.seq_length} = {tokens} tokens; "
           f"{FLAGS.warmup} warm-up steps, then {FLAGS.rounds} alternating rounds (median)\n")
 
-    limits = matmul_limits(FLAGS.matmul_size)
+    limits = matmul_limits(FLAGS.matmul_size, versions_worker)
+    if with_peer:
+        versions_worker.close()
     print(f"matmul {FLAGS.matmul_size}³, GFLOP/s (median of 5):")
     for path, label in (("tf", "TensorFlow tf.function (oneDNN)"), ("xla", "TensorFlow jit_compile (XLA)"),
                         ("torch", "PyTorch")):
@@ -531,34 +506,37 @@ def main(argv):
             print(f"  {label:34s} fp32 {limits[f'{path}_fp32']:7.0f}   bf16 {limits[f'{path}_bf16']:7.0f}")
     print()
 
-    rows, breakdowns, profiles = [], [], []
+    rows, breakdowns, profiles, graphs = [], [], [], []
     for objective in FLAGS.objectives:
         flop = training_flops(objective)
         for precision in FLAGS.precisions:
             jits = [False, True] if FLAGS.jit == "both" else [FLAGS.jit == "true"]  # auto: without XLA
-            models = {}
+            models, first_steps = {}, {}
             for jit in jits:
                 start = time.perf_counter()
                 name = f"electra_tf ({('XLA+oneDNN' if FLAGS.xla_onednn else 'XLA') if jit else 'tf.function'})"
                 models[name] = Ours(objective, precision, jit)
                 models[name].step()  # traces (and compiles) the step
+                first_steps[name] = time.perf_counter() - start
                 print(f"[{objective} {precision}] built {name} and ran its first step in "
-                      f"{time.perf_counter() - start:.0f} s", flush=True)
+                      f"{first_steps[name]:.0f} s", flush=True)
             if with_peer:
-                models["transformers (PyTorch)"] = Peer(objective, precision)
+                models[PEER] = Peer(objective, precision, FLAGS.peer)
+                first_steps[PEER] = models[PEER].first_step
             # Warm-up after every model is built: building another model made an earlier model's next step
             # several seconds slower (TensorFlow re-instantiates its graph), so no model is timed before all exist.
             for model in models.values():
                 for _ in range(FLAGS.warmup):
                     model.step()
             times = alternate(models, FLAGS.rounds, "step")
-            peer_times = np.array(times.get("transformers (PyTorch)", [np.nan] * FLAGS.rounds))
+            peer_times = np.array(times.get(PEER, [np.nan] * FLAGS.rounds))
             for name, seconds in times.items():
                 seconds = np.array(seconds)
                 step = float(np.median(seconds))
                 row = {"objective": objective, "precision": precision, "model": name, "s_per_step": step,
                        "tokens_per_s": tokens / step, "mfu": flop / step / (limits[f"tf_{precision}"] * 1e9),
-                       "ratio": float(np.median(peer_times / seconds)), "rounds": seconds.round(3).tolist()}
+                       "ratio": float(np.median(peer_times / seconds)), "rounds": seconds.round(3).tolist(),
+                       "first_step_s": first_steps[name]}
                 rows.append(row)
                 print(f"  {name:28s} {step:6.2f} s/step {tokens / step:7,.0f} tok/s  "
                       f"rounds {seconds.round(2).tolist()}", flush=True)
@@ -573,23 +551,27 @@ def main(argv):
                     values = np.median(np.array(values), axis=0)
                     breakdowns.append({"precision": precision, "model": name, "parts": values.tolist(),
                                        "step": float(np.median(times[name]))})
+            if with_peer:
+                models[PEER].close()
             del models
+            if FLAGS.graph and objective == "electra":
+                graphs.append(step_graph(objective, precision))
             if FLAGS.memory:  # after the timing, one fresh process per configuration
                 for row in rows:
                     if row["objective"] == objective and row["precision"] == precision:
-                        side = "peer" if row["model"].startswith("transformers") else "ours"
+                        side = "peer" if row["model"] == PEER else "ours"
                         row["peak_mb"] = measure_memory(f"{side}:{objective}:{precision}:{int('XLA' in row['model'])}")
 
     print(f"\nThroughput ({FLAGS.config}, batch {FLAGS.batch_size}, length {FLAGS.seq_length}; vs peer = the peer's "
           "s/step over this row's, median of the rounds; MFU against the same-precision oneDNN matmul above)")
     header = f"{'objective':9s} {'prec':4s} {'implementation':28s} {'s/step':>7s} {'tok/s':>7s} " \
-             f"{'vs peer':>7s} {'MFU':>5s} {'peak MB':>8s}"
+             f"{'vs peer':>7s} {'MFU':>5s} {'peak MB':>8s} {'1st step':>8s}"
     print(header + "\n" + "-" * len(header))
     for row in rows:
         memory = f"{row['peak_mb']:8,.0f}" if row.get("peak_mb") else f"{'-':>8s}"
         ratio = f"{row['ratio']:6.2f}x" if np.isfinite(row["ratio"]) else f"{'-':>7s}"
         print(f"{row['objective']:9s} {row['precision']:4s} {row['model']:28s} {row['s_per_step']:7.2f} "
-              f"{row['tokens_per_s']:7,.0f} {ratio} {row['mfu']:5.0%} {memory}")
+              f"{row['tokens_per_s']:7,.0f} {ratio} {row['mfu']:5.0%} {memory} {row['first_step_s']:7.1f}s")
     if breakdowns:
         print("\nBreakdown of the electra step (s, median; each part run and fetched on its own, so the sum "
               "exceeds the fused step a little)")
@@ -606,12 +588,20 @@ def main(argv):
               f"overlap ops: {total:.2f} s of op time in a {profile['wall']:.2f} s step)")
         for kind, seconds in sorted(profile["kinds"].items(), key=lambda item: -item[1]):
             print(f"  {kind:38s} {seconds:6.2f} s  {seconds / total:4.0%}")
+    for graph in graphs:
+        phases, fusions = graph["phases"], graph["fusions"]
+        if phases:
+            print(f"\nFirst step of our {graph['precision']} electra step in a fresh process (s): " + ", ".join(
+                f"{key} {value:.1f}" for key, value in phases.items()))
+        if fusions:
+            print(f"Ops of its graph after Grappler ({fusions['nodes']:,} nodes), fused and not:")
+            print("  " + ", ".join(f"{op} {count}" for op, count in fusions.items() if count and op != "nodes"))
     print(f"\nload average at the end {os.getloadavg()[0]:.1f} (timings are only comparable on an idle machine; "
           "the ratios, from alternating rounds, are steadier)")
     if FLAGS.json:
         with open(FLAGS.json, "w") as f:
-            json.dump({"matmul_gflops": limits, "rows": rows, "breakdown": breakdowns, "profiles": profiles}, f,
-                      indent=1)
+            json.dump({"matmul_gflops": limits, "rows": rows, "breakdown": breakdowns, "profiles": profiles,
+                       "graphs": graphs, "parent_imported_torch": "torch" in sys.modules}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -170,6 +170,9 @@ class PretrainingConfig(_JsonConfig):
 
     `original_lr_schedule` multiplies the warm-up into the linear decay, as
     the original code does; by default the warm-up comes first, then the decay.
+    `adam_bias_correction=False` is the original's Adam, without bias
+    correction (`training.optimization.FusedAdamW`); with it and
+    `original_lr_schedule=True` the update is the original's.
 
     `objective="mlm"` trains only the generator, built at the discriminator's
     full size with its own embeddings: the BERT-style baseline for comparisons
@@ -242,10 +245,14 @@ class PretrainingConfig(_JsonConfig):
     adam_epsilon: float = 1e-6
     clip_norm: float = 1.0
     seed: int = 0
+    # Adam's bias correction (Keras's AdamW); false: the original's AdamWeightDecayOptimizer, which has none.
+    adam_bias_correction: bool = True
 
     def __post_init__(self):
         self._check_types()
         name = type(self).__name__
+        _check(self.adam_bias_correction or self.optimizer == "adamw", name, "adam_bias_correction",
+               f"false needs optimizer='adamw' (the original's Adam), got {self.optimizer!r}")
         _check(self.objective in _OBJECTIVES, name, "objective",
                f"{self.objective!r} is not one of {_OBJECTIVES}")
         _check(0.0 < self.generator_hidden_size <= 1.0, name, "generator_hidden_size",

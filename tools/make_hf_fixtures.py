@@ -18,6 +18,14 @@ embedding_size ≠ hidden_size and =, every ELECTRA class we load, a
 block, as in the released pairs, so the two make a Google-layout pre-training
 checkpoint too. The vocabulary is the first 99 tokens of
 `tests/fixtures/tokenizer/vocab.txt`.
+
+`pretraining_step/step.safetensors` pins one joint ELECTRA step on those two
+networks (`ElectraForMaskedLM` + `ElectraForPreTraining`, the embedding block
+and the generator's output layer tied by hand, as the original): the batch,
+its masked positions and labels, the Gumbel-max samples and the corrupted
+ids, the MLM, RTD and total losses (`1·MLM + 50·RTD`, each normalised as the
+original) and the gradient of the total loss for every parameter, named
+`discriminator/<name>` (shared ones once, there) and `generator/<name>`.
 """
 
 import json
@@ -142,6 +150,74 @@ def write_fixture(folder, class_name, config_values, extra, vocab_dir, rng, gene
     return model
 
 
+STEP_SLOTS, STEP_TEMPERATURE, DISC_WEIGHT = 3, 1.0, 50.0
+
+
+def write_pretraining_step(folder, discriminator, generator, rng, torch_generator):
+    """One joint step of the two networks in eval mode (no dropout), as described in the docstring."""
+    import numpy as np
+    import torch
+    from safetensors.numpy import save_file
+
+    shared = discriminator.electra.embeddings
+    generator.electra.embeddings = shared  # the whole embedding block, as the original
+    generator.generator_lm_head.weight = shared.word_embeddings.weight
+    inputs = make_inputs(rng, FLAGS.vocab_size)
+    ids, mask = inputs["input_ids"], inputs["attention_mask"]
+    # Masked slots: real, non-special positions; the padded row uses two of its three slots.
+    positions = np.stack([np.sort(rng.choice([p for p in range(SEQUENCE) if mask[b, p] and ids[b, p] > 4],
+                                             STEP_SLOTS, replace=False)) for b in range(BATCH)]).astype(np.int64)
+    weights = np.ones((BATCH, STEP_SLOTS), np.float32)
+    weights[-1, -1] = 0.0
+    positions[-1, -1] = 0
+    labels = np.take_along_axis(ids, positions, 1)
+    masked = ids.copy()
+    for b in range(BATCH):
+        for p in range(STEP_SLOTS):
+            if weights[b, p] and (b, p) != (0, 1):  # one selected token stays unchanged, as 15 % do
+                masked[b, positions[b, p]] = 4  # [MASK]
+    tensor = {name: torch.from_numpy(value) for name, value in inputs.items()}
+    t_positions, t_weights, t_labels = map(torch.from_numpy, (positions, weights, labels))
+    hidden = generator.electra(torch.from_numpy(masked), attention_mask=tensor["attention_mask"],
+                               token_type_ids=tensor["token_type_ids"]).last_hidden_state
+    hidden = torch.gather(hidden, 1, t_positions[:, :, None].expand(-1, -1, hidden.shape[-1]))
+    logits = generator.generator_lm_head(generator.generator_predictions(hidden))
+    per_slot = torch.nn.functional.cross_entropy(logits.flatten(0, 1), t_labels.flatten(), reduction="none")
+    mlm_loss = (per_slot * t_weights.flatten()).sum() / (t_weights.sum() + 1e-6)
+    with torch.no_grad():
+        uniform = torch.rand(logits.shape, generator=torch_generator)
+        gumbel = -torch.log(-torch.log(uniform + 1e-9) + 1e-9)
+        sampled = torch.argmax(logits / STEP_TEMPERATURE + gumbel, -1)
+    corrupted = ids.copy()
+    for b in range(BATCH):
+        for p in range(STEP_SLOTS):
+            if weights[b, p]:
+                corrupted[b, positions[b, p]] = sampled[b, p]
+    real = tensor["attention_mask"].float()
+    rtd_labels = torch.from_numpy((corrupted != ids).astype(np.float32)) * real
+    rtd_logits = discriminator(torch.from_numpy(corrupted), attention_mask=tensor["attention_mask"],
+                               token_type_ids=tensor["token_type_ids"]).logits
+    per_token = torch.nn.functional.binary_cross_entropy_with_logits(rtd_logits, rtd_labels, reduction="none")
+    rtd_loss = (per_token * real).sum() / (real.sum() + 1e-6)
+    loss = mlm_loss + DISC_WEIGHT * rtd_loss
+    loss.backward()
+    step = {name: value.astype(np.int32) for name, value in inputs.items()}
+    step.update(masked_input_ids=masked.astype(np.int32), mask_positions=positions.astype(np.int32),
+                mask_weights=weights, mask_labels=labels.astype(np.int32), sampled=sampled.numpy().astype(np.int32),
+                corrupted_ids=corrupted.astype(np.int32), rtd_labels=rtd_labels.numpy(),
+                mlm_loss=np.float32(mlm_loss.item()), rtd_loss=np.float32(rtd_loss.item()),
+                loss=np.float32(loss.item()))
+    seen = set()
+    for network, model in (("discriminator", discriminator), ("generator", generator)):
+        for name, parameter in model.named_parameters():  # a shared parameter once, under its first owner
+            if id(parameter) not in seen:
+                seen.add(id(parameter))
+                step[f"grad/{network}/{name}"] = parameter.grad.numpy()
+    os.makedirs(folder, exist_ok=True)
+    save_file({k: np.ascontiguousarray(np.asarray(v)) for k, v in step.items()},
+              os.path.join(folder, "step.safetensors"))
+
+
 def main(argv):
     del argv
     import numpy as np
@@ -156,22 +232,28 @@ def main(argv):
         tokens = [next(f).rstrip("\n") for _ in range(FLAGS.vocab_size)]
     with open(os.path.join(vocab_dir, "vocab.txt"), "w", encoding="utf-8") as f:
         f.writelines(token + "\n" for token in tokens)
-    shared = None
+    shared, models = None, {}
     for name, (class_name, config_values, extra) in FIXTURES.items():
         folder = os.path.join(FLAGS.output_dir, name)
         shutil.rmtree(folder, ignore_errors=True)
-        model = write_fixture(folder, class_name, config_values, extra, vocab_dir, rng, generator,
-                              shared_embeddings=shared if name == "generator" else None)
+        model = models[name] = write_fixture(folder, class_name, config_values, extra, vocab_dir, rng, generator,
+                                             shared_embeddings=shared if name == "generator" else None)
         if name == "discriminator":
             shared = {key: value.detach().clone() for key, value in model.named_parameters()
                       if key.startswith("electra.embeddings.")}
         print(f"{name}: {class_name} → {folder}")
     shutil.rmtree(vocab_dir)
+    # Last, so the fixtures above do not depend on it.
+    write_pretraining_step(os.path.join(FLAGS.output_dir, "pretraining_step"), models["discriminator"],
+                           models["generator"], rng, generator)
+    print(f"pretraining_step: one joint step → {os.path.join(FLAGS.output_dir, 'pretraining_step')}")
     with open(os.path.join(FLAGS.output_dir, "README.json"), "w", encoding="utf-8") as f:
         import transformers
         json.dump({"generator": "tools/make_hf_fixtures.py", "transformers": transformers.__version__,
                    "torch": torch.__version__, "seed": FLAGS.seed,
-                   "fixtures": {name: spec[0] for name, spec in FIXTURES.items()}}, f, indent=2)
+                   "fixtures": {**{name: spec[0] for name, spec in FIXTURES.items()},
+                                "pretraining_step": "ElectraForMaskedLM + ElectraForPreTraining, one joint step"}},
+                  f, indent=2)
         f.write("\n")
     total = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(FLAGS.output_dir)
                 for name in names)

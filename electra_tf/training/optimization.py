@@ -4,7 +4,10 @@ Keras has no "linear warm-up, then linear decay to 0" schedule
 (`PolynomialDecay` has no warm-up), hence `WarmupLinearDecay`. The original
 multiplies the warm-up into an already decaying rate
 (`lr * (1 - step/total) * min(1, step/warmup)`); `original_formula=True`
-reproduces it. Everything else is Keras's own AdamW.
+reproduces it. The original's `AdamWeightDecayOptimizer` also has no bias
+correction (Adam's `1/(1 - β^t)` factors, which make the first steps as large
+as later ones): `bias_correction=False` reproduces that. AdamW is Keras's, its
+update fused per variable (`FusedAdamW`).
 
 Example:
 >>> schedule = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100)
@@ -16,6 +19,7 @@ Example:
 """
 
 import keras
+import tensorflow as tf
 
 from electra_tf.training.layerwise_decay import LayerwiseAdamW
 
@@ -51,24 +55,102 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
                 "original_formula": self.original_formula}
 
 
+@keras.saving.register_keras_serializable(package="electra_tf")
+class FusedAdamW(keras.optimizers.AdamW):
+    """Keras's AdamW with each variable's update in one TensorFlow kernel, and the original's Adam as an option.
+
+    Keras (3.15) builds some thirty graph ops per variable for an AdamW step,
+    evaluating the learning-rate schedule again for every weight-decayed one:
+    half of the pre-training step's graph, and so of its tracing and graph
+    optimisation time. Here a variable's step is its decoupled weight decay
+    (`w ← w - lr·wd·w`, as Keras's AdamW, skipped for the excluded names) and
+    TensorFlow's `ResourceApplyAdam`, which computes Keras's Adam update
+    (`m ← m + (1-β1)(g - m)`, `v ← v + (1-β2)(g² - v)`,
+    `w ← w - lr·√(1-β2^t)/(1-β1^t)·m/(√v + ε)`) in one pass.
+
+    `bias_correction=False` drops the `√(1-β2^t)/(1-β1^t)` factor, as the
+    original `AdamWeightDecayOptimizer` (which has none): the same from a few
+    thousand steps on, but the early updates are larger (at step 1 about 3.2
+    times Keras's; the warm-up keeps them small). Keras has neither the fused
+    step nor the switch, hence this class.
+
+    Example:
+    >>> import numpy as np
+    >>> w = keras.Variable(np.ones(2, "float32"))
+    >>> optimizer = FusedAdamW(learning_rate=0.1, weight_decay=0.0, epsilon=0.0, bias_correction=False)
+    >>> optimizer.apply([np.array([1.0, -2.0], "float32")], [w])
+    >>> [round(float(x), 4) for x in w.numpy()]  # 1 - 0.1 · (0.1·g) / √(0.001·g²)
+    [0.6838, 1.3162]
+    """
+
+    def __init__(self, bias_correction=True, **kwargs):
+        super().__init__(**kwargs)
+        if self.amsgrad:
+            raise ValueError("FusedAdamW has no amsgrad")
+        self.bias_correction = bias_correction
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._decays = [bool(self.weight_decay) and self._use_weight_decay(v) for v in var_list]
+
+    def _apply_weight_decay(self, variables):
+        """Weight decay is applied in `update_step`, with the step's learning rate computed once."""
+
+    def _distributed_tf_update_step(self, distribution, grads_and_vars, learning_rate):
+        # Keras (3.12-3.16) calls this once per step, then `update_step` per variable: the step's scalars
+        # are computed here, once, rather than in every variable's update.
+        dtype = "float32"  # the variables' dtype (Keras keeps them float32 under mixed precision)
+        learning_rate = tf.cast(learning_rate, dtype)
+        if self.bias_correction:
+            step = tf.cast(self.iterations + 1, dtype)
+            powers = tf.pow(tf.constant([self.beta_1, self.beta_2], dtype), step)
+        else:  # the kernel's step size lr·√(1-β2^t)/(1-β1^t) is then lr
+            powers = tf.zeros([2], dtype)
+        self._step_scalars = {
+            "lr": learning_rate, "beta1_power": powers[0], "beta2_power": powers[1],
+            "beta1": tf.constant(self.beta_1, dtype), "beta2": tf.constant(self.beta_2, dtype),
+            "epsilon": tf.constant(self.epsilon, dtype),
+            "decay": tf.cast(self.weight_decay, dtype) * learning_rate}
+        return super()._distributed_tf_update_step(distribution, grads_and_vars, learning_rate)
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        scalars = {name: tf.cast(value, variable.dtype) for name, value in self._step_scalars.items()}
+        decay = scalars.pop("decay")
+        if self._decays[index]:
+            variable.assign_sub(variable * decay)
+        tf.raw_ops.ResourceApplyAdam(var=_handle(variable), m=_handle(self._momentums[index]),
+                                     v=_handle(self._velocities[index]), grad=tf.cast(gradient, variable.dtype),
+                                     **scalars)
+
+    def get_config(self):
+        return {**super().get_config(), "bias_correction": self.bias_correction}
+
+
+def _handle(variable):
+    """The resource handle of a Keras or TensorFlow variable (in `Strategy.update`, this replica's)."""
+    return (variable.value if isinstance(variable, keras.Variable) else variable).handle
+
+
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
                      clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw",
-                     lr_multipliers=None):
+                     lr_multipliers=None, bias_correction=True):
     """AdamW (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
 
     With `gradient_accumulation_steps=k` (Keras's own accumulation) the
     optimizer counts micro-steps, so the schedule is stretched k times: it
     still warms up over `warmup_steps` updates and ends after `total_steps`.
     `lr_multipliers` (variable path → factor, see `layerwise_decay`) gives
-    each variable its own rate (AdamW only).
+    each variable its own rate (AdamW only). `bias_correction=False` is the
+    original's Adam (`FusedAdamW`, AdamW without layer-wise rates only).
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
     >>> type(optimizer).__name__, float(optimizer.global_clipnorm)
-    ('AdamW', 1.0)
+    ('FusedAdamW', 1.0)
     """
     k = gradient_accumulation_steps
-    classes = {"adamw": keras.optimizers.AdamW, "lamb": keras.optimizers.Lamb}
+    classes = {"adamw": FusedAdamW, "lamb": keras.optimizers.Lamb}
     if name not in classes:
         raise ValueError(f"optimizer {name!r} is not one of {sorted(classes)}")
     options = {}
@@ -76,6 +158,10 @@ def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01
         if name != "adamw":
             raise ValueError("layer-wise learning rates are implemented for adamw only")
         classes["adamw"], options = LayerwiseAdamW, {"lr_multipliers": lr_multipliers}
+    if not bias_correction:
+        if name != "adamw" or lr_multipliers is not None:
+            raise ValueError("Adam without bias correction is implemented for adamw without layer-wise rates only")
+        options = {"bias_correction": False}
     optimizer = classes[name](
         **options, learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
         weight_decay=weight_decay, beta_1=0.9, beta_2=0.999, epsilon=epsilon,
@@ -89,7 +175,7 @@ def pretraining_optimizer(pretraining_config):
     pc = pretraining_config
     return create_optimizer(pc.learning_rate, pc.train_steps, pc.warmup_steps,
                             weight_decay=pc.weight_decay_rate, epsilon=pc.adam_epsilon, clip_norm=pc.clip_norm,
-                            original_schedule=pc.original_lr_schedule,
+                            original_schedule=pc.original_lr_schedule, bias_correction=pc.adam_bias_correction,
                             gradient_accumulation_steps=pc.gradient_accumulation_steps, name=pc.optimizer)
 
 

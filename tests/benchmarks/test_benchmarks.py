@@ -1,29 +1,64 @@
-"""The throughput benchmark runs end to end on a tiny config (our side only: the peer needs torch)."""
+"""The throughput benchmark runs end to end on a tiny config, its peer in a worker process.
+
+The peer here is the worker's NumPy stand-in (`--peer=stub`): the same pipe and requests as the Hugging Face
+peer, without torch. `test_readme_command_in_a_fresh_venv` runs the real peer the README's way (a fresh venv,
+`pip install -e .[bench]`); it downloads and installs torch, so it is opt-in: ELECTRA_FRESH_VENV_TEST=1.
+"""
 import json
 import os
 import subprocess
 import sys
+import venv
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SMOKE = ["--config=electra_tiny", "--batch_size=4", "--seq_length=16", "--precisions=fp32", "--warmup=0",
+         "--rounds=2", "--breakdown_rounds=1", "--matmul_size=256"]
+
+
+def run_benchmark(python, tmp_path, *arguments):
+    results = os.path.join(tmp_path, "figures.json")
+    command = [python, os.path.join(ROOT, "benchmarks", "pretrain_throughput.py"), *SMOKE, *arguments,
+               f"--json={results}"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout, json.load(open(results))
 
 
 def test_pretrain_throughput_runs_on_a_tiny_config(tmp_path):
-    results = os.path.join(tmp_path, "figures.json")
-    command = [sys.executable, os.path.join(ROOT, "benchmarks", "pretrain_throughput.py"), "--config=electra_tiny",
-               "--batch_size=4", "--seq_length=16", "--precisions=fp32", "--objectives=electra,mlm", "--warmup=0",
-               "--rounds=2", "--breakdown_rounds=1", "--peer=false", "--memory=false", "--matmul_size=256",
-               f"--json={results}"]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert "Throughput (electra_tiny, batch 4, length 16" in run.stdout
-    assert "Profile of our fp32 electra step" in run.stdout
-    figures = json.load(open(results))
+    stdout, figures = run_benchmark(sys.executable, tmp_path, "--objectives=electra,mlm", "--peer=stub",
+                                    "--memory=false")
+    assert "Throughput (electra_tiny, batch 4, length 16" in stdout
+    assert "Profile of our fp32 electra step" in stdout
+    assert not figures["parent_imported_torch"]
     rows = {(row["objective"], row["model"]): row for row in figures["rows"]}
-    assert set(rows) == {("electra", "electra_tf (tf.function)"), ("mlm", "electra_tf (tf.function)")}
+    ours, peer = "electra_tf (tf.function)", "transformers (PyTorch)"
+    assert set(rows) == {(objective, model) for objective in ("electra", "mlm") for model in (ours, peer)}
     for row in rows.values():
-        assert row["s_per_step"] > 0 and row["tokens_per_s"] == 64 / row["s_per_step"]
-        assert 0 < row["mfu"] < 1.5
-    (breakdown,) = figures["breakdown"]
-    assert len(breakdown["parts"]) == 4 and all(part > 0 for part in breakdown["parts"])
+        assert row["s_per_step"] > 0 and row["tokens_per_s"] == 64 / row["s_per_step"] and row["first_step_s"] > 0
+    for objective in ("electra", "mlm"):
+        assert 0 < rows[(objective, ours)]["mfu"] < 1.5 and rows[(objective, ours)]["ratio"] > 0
+    breakdowns = {b["model"]: b for b in figures["breakdown"]}
+    assert all(len(b["parts"]) == 4 and all(part > 0 for part in b["parts"]) for b in breakdowns.values())
     kinds = figures["profiles"][0]["kinds"]
     assert kinds["matmul"] > 0 and "optimizer update (all its ops)" in kinds
+    (graph,) = figures["graphs"]  # the electra step's first-step phases and the fusions that fired
+    assert graph["phases"]["trace"] > 0 and graph["phases"]["optimise"] > 0
+    assert graph["fusions"]["_FusedMatMul"] > 0
+
+
+@pytest.mark.skipif(os.environ.get("ELECTRA_FRESH_VENV_TEST") != "1",
+                    reason="installs torch and transformers into a fresh venv (set ELECTRA_FRESH_VENV_TEST=1)")
+def test_readme_command_in_a_fresh_venv(tmp_path):
+    environment = tmp_path / "venv"
+    venv.create(environment, with_pip=True)
+    python = str(environment / "bin" / "python")
+    install = subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[bench]"],
+                             capture_output=True, text=True, timeout=3600)
+    assert install.returncode == 0, install.stderr[-3000:]
+    stdout, figures = run_benchmark(python, tmp_path, "--objectives=electra", "--peer=hf", "--memory=true",
+                                    "--graph=false", "--profile=false")
+    assert "peer (own process): torch" in stdout and not figures["parent_imported_torch"]
+    assert {row["model"] for row in figures["rows"]} == {"electra_tf (tf.function)", "transformers (PyTorch)"}
+    assert all(row.get("peak_mb") for row in figures["rows"])

@@ -1,0 +1,283 @@
+"""The benchmarks' Hugging Face peer, in its own worker process: TensorFlow and torch never share a process.
+
+PyPI's default torch is a CUDA build with `nvidia-*` libraries; imported into a
+process that already runs TensorFlow it crashed with a segmentation fault. So
+the peer step (`HFPeer`: transformers + torch) runs in a persistent worker
+started by `PeerProcess` and driven over a pipe, one JSON line per request and
+per answer, and the benchmark alternates its rounds as before (the worker
+times its own steps). This module imports neither TensorFlow nor electra_tf
+nor, outside the worker, torch; the parent sends the configs and the batch as
+plain values.
+
+    worker = PeerProcess(kind="hf")       # or kind="stub": a NumPy step, for tests without torch
+    worker.call("init", model=..., generator=..., pretraining=..., batch=..., precision="fp32", ...)
+    seconds = worker.call("step")["seconds"]
+    worker.close()
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import types
+
+import numpy as np
+
+
+def _hf_config(config):
+    """transformers' `ElectraConfig` for one of our `ElectraConfig`s (as a dict)."""
+    import transformers
+    c = types.SimpleNamespace(**config)
+    return transformers.ElectraConfig(
+        vocab_size=c.vocab_size, embedding_size=c.embedding_size, hidden_size=c.hidden_size,
+        num_hidden_layers=c.num_layers, num_attention_heads=c.num_heads,
+        intermediate_size=c.intermediate_size, hidden_act=c.hidden_act,
+        hidden_dropout_prob=c.hidden_dropout, attention_probs_dropout_prob=c.attention_dropout,
+        max_position_embeddings=c.max_position_embeddings, type_vocab_size=c.type_vocab_size,
+        initializer_range=c.initializer_range, layer_norm_eps=c.layer_norm_eps)
+
+
+def _scatter(ids, positions, used, values):
+    """`ids` with `ids[b, positions[b, p]] = values[b, p]` where `used`; unused slots write a spare column."""
+    import torch
+    length = ids.shape[1]
+    out = torch.cat([ids, ids.new_zeros(ids.shape[0], 1)], 1)
+    out.scatter_(1, torch.where(used, positions, length), values)
+    return out[:, :length]
+
+
+class HFPeer:
+    """The same step with `transformers.ElectraForMaskedLM` + `ElectraForPreTraining` in PyTorch."""
+
+    def __init__(self, model, generator, pretraining, batch, precision, mask_id, special_ids):
+        import torch
+        import transformers
+
+        torch.manual_seed(0)
+        pc = types.SimpleNamespace(**pretraining)
+        self.pc, self.bf16, self.electra, self.mask_id = pc, precision == "bf16", pc.objective == "electra", mask_id
+        self.special = torch.tensor(sorted(set(special_ids) | {mask_id}))
+        self.generator = transformers.ElectraForMaskedLM(_hf_config(generator))
+        modules = [self.generator]
+        if self.electra:
+            self.discriminator = transformers.ElectraForPreTraining(_hf_config(model))
+            shared = self.discriminator.electra.embeddings
+            self.generator.electra.embeddings = shared  # the whole embedding block, as the original
+            self.generator.generator_lm_head.weight = shared.word_embeddings.weight
+            modules.append(self.discriminator)
+        names = {}
+        for module in modules:
+            module.train()
+            for name, parameter in module.named_parameters():  # shared parameters once
+                names.setdefault(parameter, name)
+        self.parameters = list(names)
+        decay = [p for p, n in names.items() if not ("LayerNorm" in n or n.endswith("bias"))]
+        no_decay = [p for p, n in names.items() if "LayerNorm" in n or n.endswith("bias")]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": pc.weight_decay_rate}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=pc.learning_rate, betas=(0.9, 0.999), eps=pc.adam_epsilon, fused=True)
+        warmup, total = pc.warmup_steps, pc.train_steps
+        self.schedule = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer,
+            lambda s: s / max(1, warmup) if s < warmup else max(0.0, 1 - (s - warmup) / max(1, total - warmup)))
+        self.ids = torch.tensor(batch["input_ids"], dtype=torch.long)
+        self.attention = torch.tensor(batch["attention_mask"], dtype=torch.long)
+        self.types = torch.tensor(batch["token_type_ids"], dtype=torch.long)
+        self.attention_implementation = self.generator.config._attn_implementation
+
+    def _autocast(self):
+        import torch
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
+
+    def mask_batch(self):
+        """The same rules as `electra_tf.models.masking.mask_tokens` (without replacement, 85 % [MASK])."""
+        import torch
+        pc, slots = self.pc, self.pc.max_predictions_per_seq
+        ids, attention = self.ids, self.attention
+        length = ids.shape[1]
+        candidates = (attention > 0) & ~torch.isin(ids, self.special)
+        noise = torch.rand(ids.shape[0], length + slots)
+        top, positions = torch.topk(torch.where(candidates, noise[:, :length], -1.0), slots, dim=1)
+        count = torch.clamp(torch.round(attention.sum(1).float() * pc.mask_prob).long(), 1, slots)
+        used = (top >= 0) & (torch.arange(slots)[None, :] < count[:, None])
+        positions = torch.where(used, positions, 0)
+        labels = torch.gather(ids, 1, positions)
+        new_ids = torch.where(noise[:, length:] < pc.mask_token_rate, self.mask_id, labels)
+        return _scatter(ids, positions, used, new_ids), positions, used.float(), labels
+
+    def _generator_loss(self):
+        import torch
+        masked, positions, weights, labels = self.mask_batch()
+        with self._autocast():
+            hidden = self.generator.electra(masked, attention_mask=self.attention,
+                                            token_type_ids=self.types).last_hidden_state
+            hidden = torch.gather(hidden, 1, positions[:, :, None].expand(-1, -1, hidden.shape[-1]))
+            logits = self.generator.generator_lm_head(self.generator.generator_predictions(hidden)).float()
+        per_slot = torch.nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
+        mlm = (per_slot * weights.flatten()).sum() / (weights.sum() + 1e-6)
+        return self.pc.gen_weight * mlm, (logits, positions, weights)
+
+    def _sample(self, logits, positions, weights):
+        import torch
+        with torch.no_grad():
+            gumbel = -torch.log(-torch.log(torch.rand(logits.shape) + 1e-9) + 1e-9)
+            sampled = torch.argmax(logits / self.pc.temperature + gumbel, -1)
+            return _scatter(self.ids, positions, weights > 0, sampled)
+
+    def _discriminator_loss(self, corrupted):
+        import torch
+        real = self.attention.float()
+        labels = (corrupted != self.ids).float() * real
+        with self._autocast():
+            logits = self.discriminator(corrupted, attention_mask=self.attention,
+                                        token_type_ids=self.types).logits.float()
+        per_token = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, reduction="none")
+        return self.pc.disc_weight * (per_token * real).sum() / (real.sum() + 1e-6)
+
+    def _update(self):
+        import torch
+        torch.nn.utils.clip_grad_norm_(self.parameters, self.pc.clip_norm)
+        self.optimizer.step()
+        self.schedule.step()
+        self.optimizer.zero_grad(set_to_none=True)
+
+    def step(self):
+        loss, (logits, positions, weights) = self._generator_loss()
+        if self.electra:
+            loss = loss + self._discriminator_loss(self._sample(logits.detach(), positions, weights))
+        loss.backward()
+        self._update()
+        return float(loss.detach())
+
+    def parts(self):
+        """The same step in four timed parts; one backward per network gives the same gradients."""
+        clock = [time.perf_counter()]
+        loss, (logits, positions, weights) = self._generator_loss()
+        loss.backward()
+        clock.append(time.perf_counter())
+        if self.electra:
+            corrupted = self._sample(logits.detach(), positions, weights)
+            clock.append(time.perf_counter())
+            self._discriminator_loss(corrupted).backward()
+            clock.append(time.perf_counter())
+        else:
+            clock += [clock[-1], clock[-1]]
+        self._update()
+        clock.append(time.perf_counter())
+        return np.diff(clock).tolist()
+
+
+class StubPeer:
+    """A stand-in peer for tests: the same requests, answered with a small NumPy matmul (no torch)."""
+
+    def __init__(self, batch, **settings):
+        del settings
+        self.ids = np.asarray(batch["input_ids"], np.float32)
+
+    def step(self):
+        return float((self.ids @ self.ids.T).mean())
+
+    def parts(self):
+        return [float(self.step() * 0) + 1e-4] * 4
+
+
+def versions(kind):
+    if kind == "stub":
+        return {"peer": "stub (NumPy)", "threads": 1}
+    import torch
+    import transformers
+    return {"peer": f"torch {torch.__version__} ({torch.get_num_threads()} threads), transformers "
+                    f"{transformers.__version__}", "threads": torch.get_num_threads()}
+
+
+def matmul_gflops(kind, size):
+    """GFLOP/s of a size³ matmul (median of 5) in fp32 and bf16."""
+    if kind == "stub":
+        return {}
+    import torch
+    out = {}
+    for precision, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
+        a @ b
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            a @ b
+            times.append(time.perf_counter() - start)
+        out[precision] = 2 * size ** 3 / float(np.median(times)) / 1e9
+    return out
+
+
+def peak_rss_mb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:"))
+
+
+def serve(kind, threads=0):
+    """The worker's loop: one JSON request per line on stdin, one JSON answer per line on the protocol pipe."""
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # the libraries' prints go to stderr, not into the protocol
+    if threads and kind == "hf":
+        import torch
+        torch.set_num_threads(threads)
+    peer = None
+    for line in sys.stdin:
+        request = json.loads(line)
+        command = request.pop("command")
+        try:
+            if command == "init":
+                start = time.perf_counter()
+                peer = (HFPeer if kind == "hf" else StubPeer)(**request)
+                peer.step()
+                answer = {"first_step": time.perf_counter() - start}
+            elif command == "step":
+                start = time.perf_counter()
+                loss = peer.step()
+                answer = {"seconds": time.perf_counter() - start, "loss": loss}
+            elif command == "parts":
+                answer = {"parts": [float(p) for p in peer.parts()]}
+            elif command == "versions":
+                answer = versions(kind)
+            elif command == "matmul":
+                answer = matmul_gflops(kind, request["size"])
+            elif command == "peak":
+                answer = {"peak_mb": peak_rss_mb()}
+            elif command == "exit":
+                break
+            else:
+                answer = {"error": f"unknown command {command!r}"}
+        except Exception as e:  # noqa: BLE001 -- reported to the parent, which stops
+            answer = {"error": f"{type(e).__name__}: {e}"}
+        protocol.write(json.dumps(answer) + "\n")
+        protocol.flush()
+
+
+class PeerProcess:
+    """The parent's side: starts `python peer_worker.py <kind> <threads>` and sends it requests."""
+
+    def __init__(self, kind="hf", threads=0):
+        self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), kind, str(threads)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def call(self, command, **arguments):
+        """Sends one request and waits for its answer; a RuntimeError if the worker failed or died."""
+        self.process.stdin.write(json.dumps({"command": command, **arguments}) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the peer worker exited (code {self.process.wait()}) during {command!r}")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(f"peer worker, {command}: {answer['error']}")
+        return answer
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.write(json.dumps({"command": "exit"}) + "\n")
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))
