@@ -20,6 +20,12 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   --eval_files every --eval_every steps (dropout off).
 - At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
   config.json and vocab.txt, ready for fine-tuning and export.
+- The paper's variants are config fields, hence flags (README "Pre-training
+  variants"): --weight_sharing, --generator_type=unigram (its token counts are
+  taken from --train_files once and kept in <model_dir>/unigram_counts.json),
+  --training_algorithm=two_stage|adversarial, --objective=electra_15|
+  replace_mlm|all_tokens_mlm, --whole_word_masking (the vocabulary's `##`
+  pieces). The FLOPs scalar counts what the variant computes.
 """
 
 import json
@@ -34,14 +40,17 @@ from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
 from electra_tf.data.pipeline import list_files, pretraining_dataset
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
+from electra_tf.atomic import read_json, write_text
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
+from electra_tf.pretraining.masking import continuation_token_ids
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.pretraining.unigram import count_tokens
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.flops import training_flops_per_step
+from electra_tf.training.flops import training_flops
 from electra_tf.training.optimization import micro_steps, pretraining_optimizer
 from electra_tf.vocabulary import load_vocabulary
 
@@ -107,6 +116,30 @@ def check_model_dir(path, model, pretraining):
     save_run_config(config_file, model, pretraining)
 
 
+def unigram_counts(pretraining, train_files, vocabulary_size):
+    """The token counts of a unigram generator: kept in the model_dir, counted from the shards the first time."""
+    path = os.path.join(FLAGS.model_dir, "unigram_counts.json")
+    if os.path.exists(path):
+        return read_json(path)
+    if not train_files:
+        raise ValueError("--generator_type=unigram counts the corpus's tokens from --train_files (TFRecord shards); "
+                         "build them with tools/build_pretraining_data.py")
+    counts = count_tokens(pretraining_dataset(train_files, pretraining.batch_size, pretraining.max_seq_length,
+                                              training=False), vocabulary_size)
+    write_text(path, json.dumps(counts) + "\n")
+    return counts
+
+
+def pretrainer_inputs(pretraining, train_files, vocabulary):
+    """What a variant's pre-trainer needs besides the configs: the `##` pieces, the unigram counts."""
+    extra = {}
+    if pretraining.whole_word_masking:
+        extra["word_continuation_ids"] = continuation_token_ids(vocabulary)
+    if pretraining.generator_type == "unigram":
+        extra["unigram_counts"] = unigram_counts(pretraining, train_files, len(vocabulary))
+    return extra
+
+
 def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     """The training input, positioned after `start_micro_steps` batches (exact resume)."""
     pc = pretraining
@@ -159,8 +192,10 @@ def main(argv):
     os.makedirs(own_dir, exist_ok=True)
 
     k = pretraining.gradient_accumulation_steps
+    extra = pretrainer_inputs(pretraining, train_files, load_vocabulary(FLAGS.vocab_file))
     with strategy.scope():
-        pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids)
+        pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids,
+                                       **extra)
         pretrainer.compile(optimizer=pretraining_optimizer(pretraining), jit_compile=FLAGS.jit_compile)
         pretrainer.optimizer.build(pretrainer.trainable_variables)
     # Keras's dropout seed generators are not TensorFlow-trackable: their state
@@ -181,7 +216,7 @@ def main(argv):
     saver = cb.CheckpointEvery(manager, FLAGS.save_every)
     callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
         os.path.join(FLAGS.model_dir, "logs"), FLAGS.log_every, pretraining.batch_size * k, tokens_per_step,
-        training_flops_per_step(model, pretraining), write=chief)]
+        lambda step: training_flops(model, pretraining, step), write=chief)]
     validation = {}
     if FLAGS.eval_files:
         validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,
@@ -213,8 +248,7 @@ def main(argv):
         print(f"preempted: saved step {step}; re-run the same command to resume", flush=True)
         sys.exit(PREEMPTED_EXIT_CODE)
     final = os.path.join(own_dir, "final")
-    write_run_folder(final, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}, model,
-                     pretraining, load_vocabulary(FLAGS.vocab_file))
+    write_run_folder(final, pretrainer.export_networks(), model, pretraining, load_vocabulary(FLAGS.vocab_file))
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     print(f"done: step {step} of {pretraining.train_steps}; final models in {final}; "
           f"last metrics {json.dumps(metrics)}", flush=True)
