@@ -13,8 +13,8 @@ variants keep exact multi-replica and gradient-accumulation equivalence.
 - Adversarial training (Appendix F): the generator maximises the
   discriminator's loss by REINFORCE. The reward of a sampled token is the
   discriminator's loss on it; the baseline is `-log sigmoid(w·h_G)` from the
-  generator's hidden state, trained by cross-entropy towards the reward
-  (target probability `exp(-reward)`).
+  generator's hidden state (read, not trained through), trained by
+  cross-entropy towards the reward (target probability `exp(-reward)`).
 """
 
 import tensorflow as tf

@@ -317,7 +317,8 @@ class ElectraPretrainer(keras.Model):
         outputs = {"masked": masked, "mlm_logits": tf.cast(generated["logits"], tf.float32),
                    "real_tokens": tf.cast(attention_mask, tf.float32)}
         if self.pretraining_config.training_algorithm == "adversarial":
-            hidden = tf.gather(generated["last_hidden_state"], masked.positions, batch_dims=1)
+            # The baseline learns on the generator's features without training them: the reward alone does.
+            hidden = tf.stop_gradient(tf.gather(generated["last_hidden_state"], masked.positions, batch_dims=1))
             outputs["baseline_logits"] = tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0]
         return outputs
 
