@@ -35,8 +35,9 @@ from pretrain_finetune import SETTINGS, configs, median_accuracy, prepare_data, 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("study", "efficiency", ["generator_size", "algorithms", "efficiency"], "Which ablation to run.")
 flags.DEFINE_string("output_dir", "runs/ablations", "Data, checkpoints, results and plots (one folder per study).")
-flags.DEFINE_integer("steps", 600, "Pre-training steps of the study's first variant (the others: equal FLOPs, "
-                     "or equal steps for generator_size).")
+flags.DEFINE_integer("steps", None, "Pre-training steps of the study's first variant (the others: equal FLOPs, "
+                     "or equal steps for generator_size). Default: 600 for efficiency, 300 for the others, so that "
+                     "each study takes under an hour on 2 CPU cores.")
 flags.DEFINE_bool("plot", True, "Draw the figure (needs matplotlib: the `bench` extra).")
 flags.DEFINE_list("budgets", None, "Checkpoints scored, as fractions of the total (default: 0.5,1 for "
                   "algorithms, 1 otherwise).")
@@ -60,6 +61,7 @@ PAPER = {
     "efficiency": {"ELECTRA": 85.0, "All-Tokens MLM": 84.3, "Replace MLM": 82.4, "ELECTRA 15%": 82.4, "MLM": 82.2},
 }
 EQUAL_FLOPS = ("algorithms", "efficiency")
+DEFAULT_STEPS = {"efficiency": 600, "generator_size": 300, "algorithms": 300}
 
 
 def variant_steps(variant, vocab_size, total_flops):
@@ -78,10 +80,10 @@ def plan(study, vocab_size):
     """[(label, steps, fields)] for the study: equal steps for generator sizes, equal FLOPs otherwise."""
     from electra_tf.training.flops import training_flops
 
-    variants = STUDIES[study]
+    variants, steps = STUDIES[study], FLAGS.steps or DEFAULT_STEPS[study]
     if study not in EQUAL_FLOPS:
-        return [(label, FLAGS.steps, fields) for label, fields in variants]
-    total = training_flops(*configs(vocab_size, FLAGS.steps, **variants[0][1]), FLAGS.steps)
+        return [(label, steps, fields) for label, fields in variants]
+    total = training_flops(*configs(vocab_size, steps, **variants[0][1]), steps)
     return [(label, *variant_steps(fields, vocab_size, total)) for label, fields in variants]
 
 
@@ -146,8 +148,9 @@ def main(argv):
     files = task_files(os.path.join(FLAGS.output_dir, "task"))
     vocab_size = ElectraTokenizer(vocab).vocabulary_size()
     budgets = [float(b) for b in FLAGS.budgets or (["0.5", "1"] if study == "algorithms" else ["1"])]
-    results = {"study": study, "settings": {k: FLAGS[k].value for k in (*SETTINGS, "steps")}, "paper": PAPER[study],
-               "runs": []}
+    results = {"study": study, "settings": {**{k: FLAGS[k].value for k in SETTINGS},
+                                            "steps": FLAGS.steps or DEFAULT_STEPS[study]},
+               "paper": PAPER[study], "runs": []}
     floor = median_accuracy(random_encoder(vocab, os.path.join(out, "checkpoints")), files)
     results["random"] = {"median": floor[0], "accuracies": floor[1]}
     print(f"no pre-training: median accuracy {floor[0]:.3f} {floor[1]}", flush=True)
