@@ -38,6 +38,8 @@ flags.DEFINE_string("output_dir", "runs/ablations", "Data, checkpoints, results 
 flags.DEFINE_integer("steps", None, "Pre-training steps of the study's first variant (the others: equal FLOPs, "
                      "or equal steps for generator_size). Default: 600 for efficiency, 300 for the others, so that "
                      "each study takes under an hour on 2 CPU cores.")
+flags.DEFINE_list("variants", None, "Run only these of the study's variants (labels as printed, e.g. "
+                  "'ELECTRA,MLM'); equal FLOPs still refer to the study's first variant.")
 flags.DEFINE_bool("plot", True, "Draw the figure (needs matplotlib: the `bench` extra).")
 flags.DEFINE_list("budgets", None, "Checkpoints scored, as fractions of the total (default: 0.5,1 for "
                   "algorithms, 1 otherwise).")
@@ -87,6 +89,15 @@ def plan(study, vocab_size):
     return [(label, *variant_steps(fields, vocab_size, total)) for label, fields in variants]
 
 
+def chosen(runs):
+    """The planned runs --variants asks for (all by default); an unknown label is an error naming the known ones."""
+    labels = [label for label, _, _ in runs]
+    unknown = sorted(set(FLAGS.variants or ()) - set(labels))
+    if unknown:
+        raise app.UsageError(f"--variants: unknown {unknown}; this study has {labels}")
+    return [run for run in runs if not FLAGS.variants or run[0] in FLAGS.variants]
+
+
 def plot(study, results, path):
     import matplotlib
 
@@ -100,8 +111,8 @@ def plot(study, results, path):
         networks = [run for run in runs if run["label"] != "unigram"]
         axes.plot([width[r["label"]] for r in networks], [r["median"] for r in networks], marker="o",
                   label=f"discriminator width {FLAGS.hidden_size}")
-        unigram = next(r for r in runs if r["label"] == "unigram")
-        axes.scatter([0], [unigram["median"]], marker="s", color="C3", label="unigram generator")
+        for unigram in (r for r in runs if r["label"] == "unigram"):
+            axes.scatter([0], [unigram["median"]], marker="s", color="C3", label="unigram generator")
         axes.set_xlabel("generator width (hidden units; 0: unigram)")
     elif study == "algorithms":
         for label in dict.fromkeys(run["label"] for run in runs):
@@ -154,7 +165,7 @@ def main(argv):
     floor = median_accuracy(random_encoder(vocab, os.path.join(out, "checkpoints")), files)
     results["random"] = {"median": floor[0], "accuracies": floor[1]}
     print(f"no pre-training: median accuracy {floor[0]:.3f} {floor[1]}", flush=True)
-    for label, steps, fields in plan(study, vocab_size):
+    for label, steps, fields in chosen(plan(study, vocab_size)):
         model, pretraining = configs(vocab_size, steps, **fields)
         print(f"pre-training {label} ({fields}) for {steps} steps, "
               f"{training_flops(model, pretraining, steps):.3g} training FLOPs", flush=True)
