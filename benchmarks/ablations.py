@@ -29,7 +29,6 @@ import json
 import os
 
 from absl import app, flags
-
 from pretrain_finetune import SETTINGS, configs, median_accuracy, prepare_data, pretrain, random_encoder, task_files
 
 FLAGS = flags.FLAGS
@@ -136,7 +135,8 @@ def plot(study, results, path):
 
 def print_table(study, results):
     paper = PAPER[study]
-    print(f"\n| variant | steps | training FLOPs | median dev accuracy | accuracies |{' paper GLUE |' * isinstance(paper, dict)}")
+    paper_column = " paper GLUE |" * isinstance(paper, dict)
+    print(f"\n| variant | steps | training FLOPs | median dev accuracy | accuracies |{paper_column}")
     print("|---|---|---|---|---|" + "---|" * isinstance(paper, dict))
     for run in results["runs"]:
         row = (f"| {run['label']} | {run['step']} | {run['flops']:.3g} | {run['median']:.3f} | "

@@ -25,7 +25,6 @@ import json
 import os
 
 from absl import app, flags
-
 from pretrain_finetune import SETTINGS, configs, median_accuracy, prepare_data, pretrain, random_encoder, task_files
 
 FLAGS = flags.FLAGS

@@ -273,8 +273,8 @@ class PretrainingConfig(_JsonConfig):
         _check(self.weight_sharing != "all" or full_size, name, "weight_sharing",
                "'all' shares one encoder, so generator_hidden_size and generator_layers must be 1.0")
         if self.generator_type == "unigram":
-            for field, bad in (("weight_sharing", ("all", "gdes")), ("training_algorithm", ("two_stage", "adversarial")),
-                               ("disallow_correct", (True,))):
+            for field, bad in (("weight_sharing", ("all", "gdes")), ("disallow_correct", (True,)),
+                               ("training_algorithm", ("two_stage", "adversarial"))):
                 _check(getattr(self, field) not in bad, name, field,
                        f"{getattr(self, field)!r} needs a generator network, not generator_type='unigram'")
         if self.training_algorithm == "two_stage":
@@ -285,7 +285,8 @@ class PretrainingConfig(_JsonConfig):
             _check(self.weight_sharing in ("none", "embeddings"), name, "weight_sharing",
                    f"{self.weight_sharing!r} does not go with training_algorithm='two_stage'")
             _check(1 <= self.two_stage_generator_steps < self.train_steps, name, "two_stage_generator_steps",
-                   f"must be in [1, train_steps={self.train_steps}) for 'two_stage', got {self.two_stage_generator_steps}")
+                   f"must be in [1, train_steps={self.train_steps}) for 'two_stage', "
+                   f"got {self.two_stage_generator_steps}")
         else:
             _check(self.two_stage_generator_steps == 0, name, "two_stage_generator_steps",
                    "is only used with training_algorithm='two_stage'")

@@ -36,11 +36,11 @@ import keras
 import tensorflow as tf
 from absl import app, flags
 
+from electra_tf.atomic import read_json, write_text
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
 from electra_tf.data.pipeline import list_files, pretraining_dataset
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
-from electra_tf.atomic import read_json, write_text
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.masking import continuation_token_ids

@@ -29,9 +29,9 @@ import tensorflow as tf
 from electra_tf import rng
 from electra_tf.config import PretrainingConfig, generator_config
 from electra_tf.layers.counter_dropout import counter_dropout_scope
+from electra_tf.layers.heads import masked_lm_head
 from electra_tf.models.base import as_config
 from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.layers.heads import masked_lm_head
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.pretraining import objectives
 from electra_tf.pretraining.gdes import DisentangledEmbedding, fold
@@ -47,6 +47,10 @@ def _global_sum(value):
     if context is None or context.num_replicas_in_sync == 1:
         return value
     return context.all_reduce(tf.distribute.ReduceOp.SUM, value)
+
+
+def _as_list(values):
+    return None if values is None else list(values)
 
 
 def _num_replicas():
@@ -176,8 +180,9 @@ class ElectraPretrainer(keras.Model):
         if self.pretraining_config.generator_type != "unigram":
             return None
         if counts is None or len(counts) != self.config.vocab_size or min(counts) < 0 or not sum(counts) > 0:
-            raise ValueError(f"ElectraPretrainer: generator_type='unigram' needs unigram_counts, {self.config.vocab_size}"
-                             " non-negative token counts with a positive sum (unigram.count_tokens)")
+            raise ValueError(f"ElectraPretrainer: generator_type='unigram' needs unigram_counts, "
+                             f"{self.config.vocab_size} non-negative token counts with a positive sum "
+                             "(unigram.count_tokens)")
         # Special tokens are never drawn: they are not what the generator replaces masked words with.
         return tuple(0.0 if i in self.special_token_ids else float(c) for i, c in enumerate(counts))
 
@@ -551,8 +556,8 @@ class ElectraPretrainer(keras.Model):
                 "pretraining_config": self.pretraining_config.to_dict(),
                 "mask_token_id": self.mask_token_id,
                 "special_token_ids": list(self.special_token_ids),
-                "word_continuation_ids": None if self.word_continuation_ids is None else list(self.word_continuation_ids),
-                "unigram_counts": None if self.unigram_counts is None else list(self.unigram_counts)}
+                "word_continuation_ids": _as_list(self.word_continuation_ids),
+                "unigram_counts": _as_list(self.unigram_counts)}
 
     @classmethod
     def from_config(cls, config):

@@ -254,8 +254,9 @@ def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_
     for before, after in zip(generator_after, pretrainer.generator.trainable_variables):
         if id(after) not in shared:
             np.testing.assert_array_equal(before, after)  # frozen
-    moved = [np.abs(np.asarray(d) - np.asarray(g)).max() for d, g in
-             zip(pretrainer.discriminator.backbone.trainable_variables, pretrainer.generator.backbone.trainable_variables)]
+    pairs = zip(pretrainer.discriminator.backbone.trainable_variables,
+                pretrainer.generator.backbone.trainable_variables)
+    moved = [np.abs(np.asarray(d) - np.asarray(g)).max() for d, g in pairs]
     assert max(moved) > 0  # the discriminator trains from the generator's weights
     assert pretrainer.phase_at(1) == "generator" and pretrainer.phase_at(2) == "discriminator"
 

@@ -1,8 +1,13 @@
 import pytest
 
 from electra_tf.config import ElectraConfig, PretrainingConfig
-from electra_tf.training.flops import (DISCRIMINATOR_PHASE, GENERATOR_PHASE, training_flops,
-                                       training_flops_per_step, training_flops_per_token)
+from electra_tf.training.flops import (
+    DISCRIMINATOR_PHASE,
+    GENERATOR_PHASE,
+    training_flops,
+    training_flops_per_step,
+    training_flops_per_token,
+)
 
 MODEL = ElectraConfig()
 
@@ -29,6 +34,6 @@ def test_two_stage_counts_each_phase_at_its_price():
     second = training_flops_per_step(MODEL, config, DISCRIMINATOR_PHASE)
     assert first == pytest.approx(training_flops_per_step(MODEL, PretrainingConfig(objective="mlm")), rel=0.01)
     discriminator = training_flops_per_step(MODEL, PretrainingConfig(generator_type="unigram"))
-    assert second == pytest.approx(first / 3 + discriminator)  # the frozen generator's forward + a trained discriminator
+    assert second == pytest.approx(first / 3 + discriminator)  # the frozen generator's forward + the discriminator
     assert training_flops(MODEL, config, 2) == 2 * first
     assert training_flops(MODEL, config, 10) == 3 * first + 7 * second
