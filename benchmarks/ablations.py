@@ -120,7 +120,10 @@ def plot(study, results, path):
         axes.set_xlabel("pre-training FLOPs")
     else:
         labels = [run["label"] for run in runs]
-        axes.bar(labels, [run["median"] for run in runs], color="C0")
+        bars = axes.bar(labels, [run["median"] for run in runs], color="C0")
+        for bar, label in zip(bars, labels):  # the paper's GLUE score of each, for context
+            axes.annotate(f"paper {PAPER['efficiency'][label]}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                          ha="center", va="bottom", fontsize=8)
         axes.set_ylim(min(floor, *(r["median"] for r in runs)) - 0.05, None)
         axes.tick_params(axis="x", labelrotation=20)
     axes.axhline(floor, color="grey", linestyle="--", label="no pre-training")
