@@ -137,15 +137,24 @@ class ElectraPretrainer(keras.Model):
             shape=(), dtype="int64", initializer="zeros", trainable=False,
             aggregation="only_first_replica", name="eval_counter")
 
+        # Replace MLM keeps a masked LM: its discriminator's RTD head is neither trained nor scored.
+        self.trains_rtd = self.is_electra and pc.objective != "replace_mlm"
+
         # === Metrics ===
+        self._pretraining_metrics = self._make_metrics()
+        # Both networks are functional models, built with all their weights, so
+        # this model is too: saving and restoring need no sample batch, and a
+        # compiled model reloads with its optimizer state.
+        self.built = True
+
+    def _make_metrics(self):
+        """The variant's trackers: loss; the generator's MLM; RTD; the kept masked LM of Replace / All-Tokens MLM."""
         self.loss_tracker = keras.metrics.Mean(name="loss")
         self.mlm_loss_tracker = keras.metrics.Mean(name="mlm_loss")
         self.mlm_accuracy = keras.metrics.SparseCategoricalAccuracy(name="mlm_accuracy")
-        self._pretraining_metrics = [self.loss_tracker]
+        metrics = [self.loss_tracker]
         if self.generator is not None:
-            self._pretraining_metrics += [self.mlm_loss_tracker, self.mlm_accuracy]
-        # Replace MLM keeps a masked LM: its discriminator's RTD head is neither trained nor scored.
-        self.trains_rtd = self.is_electra and pc.objective != "replace_mlm"
+            metrics += [self.mlm_loss_tracker, self.mlm_accuracy]
         if self.trains_rtd:
             self.sampled_mlm_accuracy = keras.metrics.Accuracy(name="sampled_mlm_accuracy")
             self.rtd_loss_tracker = keras.metrics.Mean(name="rtd_loss")
@@ -153,16 +162,13 @@ class ElectraPretrainer(keras.Model):
             self.rtd_precision = keras.metrics.Precision(name="rtd_precision")
             self.rtd_recall = keras.metrics.Recall(name="rtd_recall")
             self.rtd_auc = keras.metrics.AUC(name="rtd_auc")
-            self._pretraining_metrics += [self.sampled_mlm_accuracy, self.rtd_loss_tracker, self.rtd_accuracy,
-                                          self.rtd_precision, self.rtd_recall, self.rtd_auc]
-        if pc.objective in ("replace_mlm", "all_tokens_mlm"):
+            metrics += [self.sampled_mlm_accuracy, self.rtd_loss_tracker, self.rtd_accuracy,
+                        self.rtd_precision, self.rtd_recall, self.rtd_auc]
+        if self.pretraining_config.objective in ("replace_mlm", "all_tokens_mlm"):
             self.main_mlm_loss_tracker = keras.metrics.Mean(name="main_mlm_loss")
             self.main_mlm_accuracy = keras.metrics.Accuracy(name="main_mlm_accuracy")
-            self._pretraining_metrics += [self.main_mlm_loss_tracker, self.main_mlm_accuracy]
-        # Both networks are functional models, built with all their weights, so
-        # this model is too: saving and restoring need no sample batch, and a
-        # compiled model reloads with its optimizer state.
-        self.built = True
+            metrics += [self.main_mlm_loss_tracker, self.main_mlm_accuracy]
+        return metrics
 
     def _vocabulary_ids(self, ids, name, needed):
         if ids is None:
@@ -204,7 +210,8 @@ class ElectraPretrainer(keras.Model):
 
     def export_networks(self):
         """`{"discriminator": ..., "generator": ...}` as they are saved and exported: plain networks with
-        the usual weight layout (a GDES discriminator folded; no generator for a unigram run or an MLM one)."""
+        the usual weight layout (a GDES discriminator folded; a unigram run has no generator, an MLM run
+        only its generator)."""
         if not self.is_electra:
             return {"generator": self.generator}
         networks = {"discriminator": (fold(self.discriminator) if self.pretraining_config.weight_sharing == "gdes"
