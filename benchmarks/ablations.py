@@ -97,6 +97,20 @@ def chosen(runs):
     return [run for run in runs if not FLAGS.variants or run[0] in FLAGS.variants]
 
 
+def untrained_floor(vocab, files, settings):
+    """The no-pre-training floor, fine-tuned once for all studies of the same settings (it is the same run)."""
+    from electra_tf.atomic import read_json, write_text
+
+    path = os.path.join(FLAGS.output_dir, "no_pretraining.json")
+    settings = {k: v for k, v in settings.items() if k != "steps"}
+    if os.path.exists(path) and read_json(path)["settings"] == settings:
+        return read_json(path)["random"]
+    median, values = median_accuracy(random_encoder(vocab, os.path.join(FLAGS.output_dir, "checkpoints")), files)
+    floor = {"median": median, "accuracies": values}
+    write_text(path, json.dumps({"settings": settings, "random": floor}, indent=2) + "\n")
+    return floor
+
+
 def plot(study, results, path):
     import matplotlib
 
@@ -165,8 +179,8 @@ def main(argv):
     results = {"study": study, "settings": {**{k: FLAGS[k].value for k in SETTINGS},
                                             "steps": FLAGS.steps or DEFAULT_STEPS[study]},
                "paper": PAPER[study], "runs": []}
-    floor = median_accuracy(random_encoder(vocab, os.path.join(out, "checkpoints")), files)
-    results["random"] = {"median": floor[0], "accuracies": floor[1]}
+    results["random"] = untrained_floor(vocab, files, results["settings"])
+    floor = results["random"]["median"], results["random"]["accuracies"]
     print(f"no pre-training: median accuracy {floor[0]:.3f} {floor[1]}", flush=True)
     for label, steps, fields in chosen(plan(study, vocab_size)):
         model, pretraining = configs(vocab_size, steps, **fields)
