@@ -315,3 +315,16 @@ class TinyIds:
         if fields.get("generator_type") == "unigram":
             extra["unigram_counts"] = [1.0] * self.size
         return extra
+
+
+def test_two_stage_under_mirrored_strategy_equals_one_device_across_the_switch(tiny_config, tiny_vocab):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)
+    weights = []
+    for strategy in (tf.distribute.get_strategy(), tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])):
+        with strategy.scope():
+            pretrainer = tiny_vocab.pretrainer(tiny_config, seed=1, **TWO_STAGE)
+            pretrainer.compile(optimizer=keras.optimizers.SGD(0.5))
+        pretrainer.fit(dataset(batch, 8).repeat(), steps_per_epoch=3, epochs=1, verbose=0)  # 2 + 1 steps
+        weights.append([np.asarray(v) for v in pretrainer.trainable_variables])
+    for a, b in zip(*weights):
+        np.testing.assert_allclose(b, a, atol=2e-5)
