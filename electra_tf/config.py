@@ -30,7 +30,10 @@ from typing import Any
 from electra_tf.atomic import read_json, write_text
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
-_OBJECTIVES = ("electra", "mlm")
+_OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
+_WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
+_GENERATOR_TYPES = ("masked_lm", "unigram")
+_TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
 
 
@@ -178,6 +181,15 @@ class PretrainingConfig(_JsonConfig):
     full size with its own embeddings: the BERT-style baseline for comparisons
     at equal compute.
 
+    The paper's variants (Clark et al., 2020, §3.2 and §3.5; README
+    "Pre-training variants"): `objective` `electra_15` (RTD loss over the
+    masked positions only), `replace_mlm` and `all_tokens_mlm`;
+    `weight_sharing` `none` / `embeddings` / `all` / `gdes` (DeBERTa-V3's
+    gradient-disentangled embedding sharing; `untied_generator_embeddings`
+    is the older spelling of `none`); `generator_type="unigram"`; and
+    `training_algorithm` `two_stage` (`two_stage_generator_steps` of
+    generator-only MLM first) or `adversarial`.
+
     Example:
     >>> PretrainingConfig(mask_prob=0.25, max_seq_length=512).max_predictions_per_seq
     130
@@ -188,10 +200,15 @@ class PretrainingConfig(_JsonConfig):
     """
 
     FIELD_HELP = {
-        "objective": "electra (replaced token detection) or mlm (a BERT-style baseline).",
+        "objective": "electra (replaced token detection), mlm (a BERT-style baseline), or the paper's "
+                     "electra_15, replace_mlm, all_tokens_mlm.",
         "generator_hidden_size": "Generator width as a fraction of hidden_size.",
         "generator_layers": "Generator depth as a fraction of num_layers.",
-        "untied_generator_embeddings": "Give the generator its own embeddings (default: shared).",
+        "untied_generator_embeddings": "Give the generator its own embeddings (weight_sharing=none).",
+        "weight_sharing": "Generator-discriminator sharing: none, embeddings, all, or gdes.",
+        "generator_type": "masked_lm (a small transformer) or unigram (samples the corpus's token counts).",
+        "training_algorithm": "joint, two_stage (generator first, then discriminator) or adversarial.",
+        "two_stage_generator_steps": "Generator-only MLM updates before the discriminator (two_stage).",
         "max_seq_length": "Example length, special tokens included (must match the shards).",
         "mask_prob": "Fraction of tokens to predict.",
         "max_predictions_per_seq": "Prediction slots per example (default: derived from mask_prob).",
@@ -213,6 +230,7 @@ class PretrainingConfig(_JsonConfig):
         "gradient_accumulation_steps": "Micro-batches per update.",
         "weight_decay_rate": "AdamW weight decay (not on LayerNorm and biases).",
         "adam_epsilon": "Adam epsilon.",
+        "adam_bias_correction": "Adam's bias correction (off: the original's optimizer).",
         "clip_norm": "Global gradient-norm clipping.",
         "seed": "Seed of initialisation, masking, sampling and data order.",
     }
@@ -221,6 +239,10 @@ class PretrainingConfig(_JsonConfig):
     generator_hidden_size: float = 0.25
     generator_layers: float = 1.0
     untied_generator_embeddings: bool = False
+    weight_sharing: str = "embeddings"
+    generator_type: str = "masked_lm"
+    training_algorithm: str = "joint"
+    two_stage_generator_steps: int = 0
     max_seq_length: int = 128
     mask_prob: float = 0.15
     max_predictions_per_seq: int | None = None
@@ -276,9 +298,6 @@ class PretrainingConfig(_JsonConfig):
             _check(0.0 <= rate <= 1.0, name, field, f"must be in [0, 1], got {rate}")
         _check(math.isclose(sum(rates), 1.0, abs_tol=1e-6), name, "mask_token_rate",
                f"mask_token_rate + keep_token_rate + random_token_rate must be 1, got {sum(rates)}")
-        _check(not self.whole_word_masking, name, "whole_word_masking",
-               "whole-word masking is not implemented yet; the original ELECTRA masks "
-               "WordPiece tokens independently (set it to false)")
         _check(self.temperature > 0, name, "temperature", f"must be > 0, got {self.temperature}")
         _check(self.gen_weight >= 0, name, "gen_weight", "must be >= 0")
         _check(self.disc_weight >= 0, name, "disc_weight", "must be >= 0")
@@ -290,9 +309,52 @@ class PretrainingConfig(_JsonConfig):
             _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
         _check(self.warmup_steps >= 0, name, "warmup_steps", "must be >= 0")
         _check(self.weight_decay_rate >= 0, name, "weight_decay_rate", "must be >= 0")
+        self._check_variants()
+
+    def _check_variants(self) -> None:
+        """The paper's variants: known values, and no impossible combination (the error names the fields)."""
+        name = type(self).__name__
+        for field, allowed in (("weight_sharing", _WEIGHT_SHARING), ("generator_type", _GENERATOR_TYPES),
+                               ("training_algorithm", _TRAINING_ALGORITHMS)):
+            _check(getattr(self, field) in allowed, name, field, f"{getattr(self, field)!r} is not one of {allowed}")
+        _check(not self.untied_generator_embeddings or self.weight_sharing in ("none", "embeddings"), name,
+               "untied_generator_embeddings", f"contradicts weight_sharing={self.weight_sharing!r}")
+        if self.untied_generator_embeddings:  # the older spelling of weight_sharing="none"
+            object.__setattr__(self, "weight_sharing", "none")
+        object.__setattr__(self, "untied_generator_embeddings", self.weight_sharing == "none")
+        defaults = {"weight_sharing": ("embeddings", "none"), "generator_type": ("masked_lm",),
+                    "training_algorithm": ("joint",)}
+        if self.objective == "mlm":
+            for field, allowed in defaults.items():
+                _check(getattr(self, field) in allowed, name, field,
+                       f"{getattr(self, field)!r} needs a generator and a discriminator, not objective='mlm'")
+        full_size = self.generator_hidden_size == 1.0 and self.generator_layers == 1.0
+        _check(self.weight_sharing != "all" or full_size, name, "weight_sharing",
+               "'all' shares one encoder, so generator_hidden_size and generator_layers must be 1.0")
+        if self.generator_type == "unigram":
+            for field, bad in (("weight_sharing", ("all", "gdes")), ("disallow_correct", (True,)),
+                               ("training_algorithm", ("two_stage", "adversarial"))):
+                _check(getattr(self, field) not in bad, name, field,
+                       f"{getattr(self, field)!r} needs a generator network, not generator_type='unigram'")
+        if self.training_algorithm == "two_stage":
+            _check(self.objective == "electra", name, "training_algorithm",
+                   f"'two_stage' trains with objective='electra', not {self.objective!r}")
+            _check(full_size, name, "training_algorithm", "'two_stage' initialises the discriminator from the "
+                   "generator, so generator_hidden_size and generator_layers must be 1.0")
+            _check(self.weight_sharing in ("none", "embeddings"), name, "weight_sharing",
+                   f"{self.weight_sharing!r} does not go with training_algorithm='two_stage'")
+            _check(1 <= self.two_stage_generator_steps < self.train_steps, name, "two_stage_generator_steps",
+                   f"must be in [1, train_steps={self.train_steps}) for 'two_stage', "
+                   f"got {self.two_stage_generator_steps}")
+        else:
+            _check(self.two_stage_generator_steps == 0, name, "two_stage_generator_steps",
+                   "is only used with training_algorithm='two_stage'")
+        _check(self.training_algorithm != "adversarial" or self.objective in ("electra", "electra_15"), name,
+               "training_algorithm", f"'adversarial' trains a discriminator by RTD, not objective={self.objective!r}")
 
     def to_dict(self) -> dict[str, Any]:
         values = super().to_dict()
+        values.pop("untied_generator_embeddings")  # read for old configs; weight_sharing says it
         if self._derived_predictions:
             values["max_predictions_per_seq"] = None
         return values
@@ -395,13 +457,16 @@ def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> El
 
     Width `round(H * generator_hidden_size)`, depth `round(L * generator_layers)`,
     heads `max(1, width // 64)`, feed-forward `4 * width`. With
-    `objective="mlm"` the generator is the full-size model itself.
+    `objective="mlm"` the generator is the full-size model itself, and so it
+    is for two-stage training and `weight_sharing="all"`, where the generator
+    must have the discriminator's exact shape (its number of heads included).
 
     Example:
     >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
     64
     """
-    if pretraining.objective == "mlm":
+    if (pretraining.objective == "mlm" or pretraining.training_algorithm == "two_stage"
+            or pretraining.weight_sharing == "all"):
         return model
     width = int(round(model.hidden_size * pretraining.generator_hidden_size))
     layers = int(round(model.num_layers * pretraining.generator_layers))

@@ -15,6 +15,7 @@ from pathlib import Path
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 from absl import flags
 
 from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, PretrainingConfig, save_run_config
@@ -39,6 +40,16 @@ class TinyVocabulary:
     def special_ids(self):
         return (self.pad, self.cls, self.sep, self.mask)
 
+    @property
+    def continuation_ids(self):
+        """The ids this vocabulary calls `##` pieces (for whole-word masking): the upper third of the words."""
+        return tuple(range(40, self.size))
+
+    @property
+    def unigram_counts(self):
+        """Token counts for a unigram generator: word `i` seen `i` times, special tokens never."""
+        return [0 if i < 5 else i for i in range(self.size)]
+
     def batch(self, batch_size=8, seq_length=16, seed=0, min_length=6):
         """[CLS] words [SEP] then padding, with a segment B on some rows."""
         rng = np.random.default_rng(seed)
@@ -56,17 +67,30 @@ class TinyVocabulary:
 
     def pretrainer(self, config, seed=None, **pretraining):
         """An `ElectraPretrainer` over this vocabulary (length 16, generator 1/2 by default); `seed` seeds
-        the initialisation."""
+        the initialisation. A variant gets what it needs: the `##` pieces, the unigram counts."""
         if seed is not None:
             keras.utils.set_random_seed(seed)
         values = {"max_seq_length": 16, "generator_hidden_size": 0.5, **pretraining}
+        extra = {}
+        if values.get("whole_word_masking"):
+            extra["word_continuation_ids"] = self.continuation_ids
+        if values.get("generator_type") == "unigram":
+            extra["unigram_counts"] = self.unigram_counts
         return ElectraPretrainer(config, PretrainingConfig(**values), mask_token_id=self.mask,
-                                 special_token_ids=self.special_ids)
+                                 special_token_ids=self.special_ids, **extra)
 
 
 @pytest.fixture(scope="session")
 def tiny_vocab():
     return TinyVocabulary()
+
+
+@pytest.fixture(scope="session")
+def mirrored():
+    """One MirroredStrategy over CPU:0 and CPU:1 for the session: strategies made one after another in a
+    process can hand out the same collective instance keys, and a later all-reduce then meets an earlier
+    one's shapes ("Shape mismatch in the collective instance")."""
+    return tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
 
 
 @pytest.fixture

@@ -60,7 +60,17 @@ def test_json_round_trip_keeps_derived_fields_derived(tmp_path):
     (PretrainingConfig, {"mask_token_rate": 0.8}, "mask_token_rate"),
     (PretrainingConfig, {"temperature": 0.0}, "temperature"),
     (PretrainingConfig, {"max_predictions_per_seq": 200}, "max_predictions_per_seq"),
-    (PretrainingConfig, {"whole_word_masking": True}, "whole_word_masking"),
+    (PretrainingConfig, {"weight_sharing": "some"}, "weight_sharing"),
+    (PretrainingConfig, {"weight_sharing": "all"}, "weight_sharing"),  # needs a full-size generator
+    (PretrainingConfig, {"generator_type": "unigram", "weight_sharing": "all", "generator_hidden_size": 1.0},
+     "weight_sharing"),
+    (PretrainingConfig, {"generator_type": "unigram", "training_algorithm": "adversarial"}, "training_algorithm"),
+    (PretrainingConfig, {"training_algorithm": "two_stage", "two_stage_generator_steps": 5}, "training_algorithm"),
+    (PretrainingConfig, {"training_algorithm": "two_stage", "generator_hidden_size": 1.0}, "two_stage_generator_steps"),
+    (PretrainingConfig, {"two_stage_generator_steps": 5}, "two_stage_generator_steps"),
+    (PretrainingConfig, {"objective": "mlm", "weight_sharing": "gdes"}, "weight_sharing"),
+    (PretrainingConfig, {"objective": "replace_mlm", "training_algorithm": "adversarial"}, "training_algorithm"),
+    (PretrainingConfig, {"untied_generator_embeddings": True, "weight_sharing": "gdes"}, "untied_generator_embeddings"),
 ])
 def test_inconsistent_values_name_the_field(cls, values, field):
     with pytest.raises(ValueError, match=rf"{cls.__name__}\.{field}"):
@@ -92,3 +102,17 @@ def test_bad_run_config_files(tmp_path):
     bad.write_text(json.dumps({"model": {}, "optimizer": {}}))
     with pytest.raises(ValueError, match="'model' and 'pretraining'"):
         load_run_config(str(bad))
+
+
+def test_untied_generator_embeddings_is_the_older_spelling_of_no_sharing():
+    old = PretrainingConfig.from_dict({"untied_generator_embeddings": True})
+    assert old.weight_sharing == "none" and old.untied_generator_embeddings
+    assert "untied_generator_embeddings" not in old.to_dict()
+    assert PretrainingConfig(weight_sharing="none").untied_generator_embeddings
+    assert old.replace(weight_sharing="embeddings").untied_generator_embeddings is False
+
+
+def test_two_stage_and_tie_all_generators_have_the_discriminators_exact_shape():
+    model = ElectraConfig(hidden_size=32, num_heads=2)  # a fraction-derived generator would have 1 head
+    for fields in ({"weight_sharing": "all"}, {"training_algorithm": "two_stage", "two_stage_generator_steps": 1}):
+        assert generator_config(model, PretrainingConfig(generator_hidden_size=1.0, **fields)) == model

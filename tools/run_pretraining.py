@@ -20,6 +20,12 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   --eval_files every --eval_every steps (dropout off).
 - At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
   config.json and vocab.txt, ready for fine-tuning and export.
+- The paper's variants are config fields, hence flags (README "Pre-training
+  variants"): --weight_sharing, --generator_type=unigram (its token counts are
+  taken from --train_files once and kept in <model_dir>/unigram_counts.json),
+  --training_algorithm=two_stage|adversarial, --objective=electra_15|
+  replace_mlm|all_tokens_mlm, --whole_word_masking (the vocabulary's `##`
+  pieces). The FLOPs scalar counts what the variant computes.
 """
 
 import json
@@ -30,6 +36,7 @@ import keras
 import tensorflow as tf
 from absl import flags
 
+from electra_tf.atomic import read_json, write_text
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
@@ -38,12 +45,14 @@ from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
+from electra_tf.pretraining.masking import continuation_token_ids
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.pretraining.unigram import count_tokens
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.flops import training_flops_per_step
+from electra_tf.training.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
@@ -153,6 +162,30 @@ def describe_extension(old, new, step):
             f"{old_rate:.3g}) and decays linearly to 0 at step {new.train_steps}")
 
 
+def unigram_counts(pretraining, train_files, vocabulary_size):
+    """The token counts of a unigram generator: kept in the model_dir, counted from the shards the first time."""
+    path = os.path.join(FLAGS.model_dir, "unigram_counts.json")
+    if os.path.exists(path):
+        return read_json(path)
+    if not train_files:
+        raise ValueError("--generator_type=unigram counts the corpus's tokens from --train_files (TFRecord shards); "
+                         "build them with tools/build_pretraining_data.py")
+    counts = count_tokens(pretraining_dataset(train_files, pretraining.batch_size, pretraining.max_seq_length,
+                                              training=False), vocabulary_size)
+    write_text(path, json.dumps(counts) + "\n")
+    return counts
+
+
+def pretrainer_inputs(pretraining, train_files, vocabulary):
+    """What a variant's pre-trainer needs besides the configs: the `##` pieces, the unigram counts."""
+    extra = {}
+    if pretraining.whole_word_masking:
+        extra["word_continuation_ids"] = continuation_token_ids(vocabulary)
+    if pretraining.generator_type == "unigram":
+        extra["unigram_counts"] = unigram_counts(pretraining, train_files, len(vocabulary))
+    return extra
+
+
 def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     """The training input, positioned after `start_micro_steps` batches (exact resume)."""
     pc = pretraining
@@ -178,8 +211,7 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
 
 def save_final(folder, pretrainer, model, pretraining, casing):
     """The run's models as a self-describing folder: configs, networks, vocabulary and casing."""
-    write_run_folder(folder, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator}, model,
-                     pretraining)
+    write_run_folder(folder, pretrainer.export_networks(), model, pretraining)
     write_tokenizer_files(folder, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
                           **casing)
 
@@ -215,8 +247,10 @@ def main(argv):
     os.makedirs(own_dir, exist_ok=True)
 
     k = pretraining.gradient_accumulation_steps
+    extra = pretrainer_inputs(pretraining, train_files, load_vocabulary(FLAGS.vocab_file))
     with strategy.scope():
-        pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids)
+        pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids,
+                                       **extra)
         pretrainer.compile(optimizer=pretraining_optimizer(pretraining), jit_compile=FLAGS.jit_compile)
         pretrainer.optimizer.build(pretrainer.trainable_variables)
     # Keras's dropout seed generators are not TensorFlow-trackable: their state
@@ -246,7 +280,7 @@ def main(argv):
     saver = cb.CheckpointEvery(manager, FLAGS.save_every)
     callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
         os.path.join(FLAGS.model_dir, "logs"), FLAGS.log_every, pretraining.batch_size * k, tokens_per_step,
-        training_flops_per_step(model, pretraining), write=chief)]
+        lambda step: training_flops(model, pretraining, step), write=chief)]
     validation = {}
     if FLAGS.eval_files:
         validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,

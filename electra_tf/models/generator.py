@@ -22,6 +22,9 @@ class ElectraGenerator(ElectraNetwork):
         embedding: the discriminator's `ElectraEmbedding` to share (the
             original ties the whole embedding block); a new one when `None`.
             The output projection is always tied to the word embeddings.
+        backbone: an `ElectraModel` to run instead of a new one (the
+            paper's "tie all weights": the discriminator's own encoder,
+            whose config must be `config`); `embedding` must then be `None`.
         output_hidden_states: also output every layer's hidden states.
 
     Inputs: `input_ids`, `attention_mask`, `token_type_ids` (`[batch,
@@ -44,11 +47,14 @@ class ElectraGenerator(ElectraNetwork):
 
     hf_class = "ElectraForMaskedLM"
 
-    def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
+    def __init__(self, config, embedding=None, output_hidden_states=False, backbone=None, **kwargs):
         config = as_config(config)
         # === Layers ===
-        backbone = ElectraModel(config, embedding=embedding,
-                                output_hidden_states=output_hidden_states, name="electra")
+        if backbone is None:
+            backbone = ElectraModel(config, embedding=embedding,
+                                    output_hidden_states=output_hidden_states, name="electra")
+        elif embedding is not None or backbone.config != config:
+            raise ValueError("a shared backbone brings its own embedding and must have the generator's config")
         head = masked_lm_head(backbone.embedding.word_embeddings, config)
         # === Functional Model ===
         inputs = model_inputs()

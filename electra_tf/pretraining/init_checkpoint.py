@@ -33,8 +33,12 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
     in any format that holds both (ours, or Google's); all-or-nothing. Returns `{network: LoadReport}`."""
     source = sources.read_source(path)
     name = f"{os.fspath(path)} ({source.format})"
-    parts = ([("discriminator", "model"), ("generator", "generator")] if pretrainer.is_electra
-             else [("generator", "model")])
+    pc = pretrainer.pretraining_config
+    if pc.weight_sharing == "gdes":
+        raise ValueError("weight_sharing='gdes' keeps embedding residuals that a pre-trained model does not hold; "
+                         "start it from another GDES run's model_dir, or from scratch")
+    parts = ([("discriminator", "model")] + ([("generator", "generator")] if pretrainer.generator is not None else [])
+             if pretrainer.is_electra else [("generator", "model")])
     planned = []
     for attribute, key in parts:
         network = getattr(pretrainer, attribute)
@@ -47,7 +51,7 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
             raise ValueError(f"{name}: its {attribute} has another model config (field: (checkpoint, this run)): "
                              f"{differing}")
         planned.append((attribute, network, source.networks[key]))
-    if pretrainer.is_electra and not pretrainer.pretraining_config.untied_generator_embeddings:
+    if len(planned) == 2 and pc.weight_sharing == "embeddings":
         differing = transfer.differing_embeddings(planned[0][2].state, planned[1][2].state)
         if differing:
             raise ValueError(f"{name}: the generator's embeddings differ from the discriminator's ({differing[:3]}), "

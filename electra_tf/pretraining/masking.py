@@ -8,6 +8,14 @@ counts every real token, [CLS] and [SEP] included, and `P` is
 (`mask_token_rate`, 0.85), a random token (`random_token_rate`, 0.0) or stays
 (the rest, 0.15).
 
+Whole-word masking (BERT's, and Hugging Face's `DataCollatorForWholeWordMask`;
+pass `word_continuation`): a word is a candidate token and the `##`
+continuation pieces after it. Words are taken in random order while they fit:
+a word is skipped when its pieces would take the count past
+`max(1, min(P, round(num_tokens * mask_prob)))` tokens, so the count rule still
+holds on tokens (a row may predict fewer). Each piece of a taken word is then
+[MASK]ed, randomised or kept on its own draw, as BERT does.
+
 Difference from the original, on purpose: positions are drawn *without*
 replacement, so the count is exact. The original draws with replacement
 (`tf.random.categorical`), so duplicates make the real count slightly lower
@@ -73,9 +81,55 @@ def _select_with_replacement(candidates, noise, max_predictions):
     return positions, tf.broadcast_to(num_candidates > 0, tf.shape(positions))
 
 
+def _segment_per_row(values, segments, valid, reduce):
+    """`reduce` of `values` [batch, L] into L segments per row (`segments` [batch, L], used where `valid`)."""
+    batch, length = tf.shape(values)[0], tf.shape(values)[1]
+    flat = tf.where(valid, tf.range(batch)[:, None] * length + segments, batch * length)  # the rest to a dump
+    reduced = reduce(tf.reshape(values, [-1]), tf.reshape(flat, [-1]), batch * length + 1)
+    return tf.reshape(reduced[:-1], [batch, length])
+
+
+def _words(candidates, input_ids, word_continuation):
+    """Each row's words: (start position, number of pieces) `[batch, L]` each (0 past the row's words), and
+    their count. A `##` piece after a token that is no candidate starts a word of its own."""
+    continues = tf.gather(tf.cast(word_continuation, tf.bool), input_ids)
+    after_candidate = tf.pad(candidates[:, :-1], [[0, 0], [1, 0]])
+    starts = candidates & ~(continues & after_candidate)
+    word = tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1
+    positions = tf.broadcast_to(tf.range(tf.shape(input_ids)[1]), tf.shape(input_ids))
+    start = _segment_per_row(positions, word, starts, tf.math.unsorted_segment_max)
+    pieces = _segment_per_row(tf.ones_like(word), word, candidates, tf.math.unsorted_segment_sum)
+    return tf.maximum(start, 0), pieces, tf.reduce_sum(tf.cast(starts, tf.int32), axis=1)
+
+
+def _select_whole_words(candidates, input_ids, word_continuation, noise, count, max_predictions,
+                        with_replacement):
+    """Positions of whole words, taken in a random order while they fit in `count` tokens."""
+    start, pieces, num_words = _words(candidates, input_ids, word_continuation)
+    length = tf.shape(noise)[1]
+    if with_replacement:  # `length` draws of a uniformly random word, as the original draws tokens
+        draws = tf.minimum(tf.cast(noise * tf.cast(num_words[:, None], tf.float32), tf.int32),
+                           tf.maximum(num_words[:, None] - 1, 0))
+        valid = tf.broadcast_to(num_words[:, None] > 0, tf.shape(draws))
+    else:  # a random permutation of the words
+        scores, draws = tf.math.top_k(tf.where(tf.range(length)[None, :] < num_words[:, None], noise, -1.0), k=length)
+        valid = scores >= 0.0
+    drawn = tf.where(valid, tf.gather(pieces, draws, batch_dims=1), 0)
+    # BERT's rule: a word that would overflow the count is skipped, and the next ones still tried.
+    ends = tf.transpose(tf.scan(lambda total, n: tf.where(total + n <= count, total + n, total),
+                                tf.transpose(drawn), initializer=tf.zeros_like(count)))
+    taken = ends - tf.pad(ends[:, :-1], [[0, 0], [1, 0]])
+    # Slot s holds piece `s - (end - taken)` of the draw whose span of slots covers s.
+    slots = tf.broadcast_to(tf.range(max_predictions), [tf.shape(noise)[0], max_predictions])
+    owner = tf.minimum(tf.searchsorted(ends, slots, side="right"), length - 1)
+    first_slot = tf.gather(ends - taken, owner, batch_dims=1)
+    positions = tf.gather(start, tf.gather(draws, owner, batch_dims=1), batch_dims=1) + slots - first_slot
+    return positions, slots < ends[:, -1:]
+
+
 def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, mask_token_id,
                 special_token_ids, vocab_size, mask_token_rate=0.85, random_token_rate=0.0,
-                with_replacement=False):
+                with_replacement=False, word_continuation=None):
     """Selects and corrupts positions to predict; see the module docstring for the rules.
 
     Args:
@@ -87,6 +141,8 @@ def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, 
         mask_token_id: the id of [MASK].
         special_token_ids: ids never selected ([CLS], [SEP], [MASK], [PAD]).
         vocab_size: random replacements are drawn uniformly from `[0, vocab_size)`.
+        word_continuation: `[vocab_size]` booleans, true for the `##` pieces
+            (from `continuation_token_ids`); given, whole words are masked.
 
     Returns:
         A `MaskedBatch`.
@@ -116,10 +172,14 @@ def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, 
     action_noise = noise[:, length:length + max_predictions]
     token_noise = noise[:, length + max_predictions:]
 
-    select = _select_with_replacement if with_replacement else _select_without_replacement
-    positions, selectable = select(candidates, selection_noise, max_predictions)
     count = num_to_predict(attention_mask, mask_prob, max_predictions)
-    used = selectable & (tf.range(max_predictions)[None, :] < count[:, None])
+    if word_continuation is not None:
+        positions, used = _select_whole_words(candidates, input_ids, word_continuation, selection_noise, count,
+                                   max_predictions, with_replacement)
+    else:
+        select = _select_with_replacement if with_replacement else _select_without_replacement
+        positions, selectable = select(candidates, selection_noise, max_predictions)
+        used = selectable & (tf.range(max_predictions)[None, :] < count[:, None])
     positions = tf.where(used, positions, 0)
     weights = tf.cast(used, tf.float32)
     labels = tf.gather(input_ids, positions, batch_dims=1)
@@ -129,3 +189,13 @@ def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, 
                        tf.where(action_noise < mask_token_rate + random_token_rate, random_ids, labels))
     masked_ids = scatter_positions(input_ids, positions, weights, new_ids)
     return MaskedBatch(masked_ids, positions, weights, labels)
+
+
+def continuation_token_ids(vocabulary):
+    """The ids of the WordPiece tokens that continue a word (`##` pieces), for whole-word masking.
+
+    Example:
+    >>> continuation_token_ids(["[PAD]", "un", "##able", "#", "##"])
+    [2]
+    """
+    return [i for i, token in enumerate(vocabulary) if token.startswith("##") and len(token) > 2]

@@ -1,7 +1,10 @@
-"""Gumbel-max sampling of replacement tokens from generator logits, without a one-hot.
+"""Sampling replacement tokens: Gumbel-max from generator logits, or from the corpus unigram distribution.
 
 The original (and Model Garden) build a `[batch, P, vocab]` one-hot of the
 sample; the argmax of `logits / T + Gumbel noise` is the sample itself.
+The paper's "unigram generator" (§3.2, Figure 3) has no network: it draws
+each replacement from the corpus's token frequencies, by inverting their
+cumulative distribution at a counter-based uniform.
 """
 
 import tensorflow as tf
@@ -38,3 +41,25 @@ def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=
     uniform = rng.per_row_uniform(keys, tf.shape(logits)[1:])
     gumbel = -tf.math.log(-tf.math.log(uniform + 1e-9) + 1e-9)
     return tf.argmax(logits + gumbel, axis=-1, output_type=tf.int32)
+
+
+def sample_unigram(counts, shape_like, keys):
+    """One token per prediction slot, drawn with probability proportional to `counts`.
+
+    Args:
+        counts: `[vocab]` non-negative token counts (special tokens at 0).
+        shape_like: a `[batch, P]` tensor giving the shape of the draw.
+        keys: `[batch]` uint64 random keys, one per example (`rng.row_keys`).
+
+    Returns:
+        `[batch, P]` int32 sampled ids.
+
+    Example:
+    >>> sample_unigram(tf.constant([0.0, 0.0, 5.0, 0.0]), tf.zeros([2, 3]), tf.constant([1, 2], tf.uint64)).numpy()
+    array([[2, 2, 2],
+           [2, 2, 2]], dtype=int32)
+    """
+    cumulative = tf.cumsum(tf.cast(counts, tf.float32))
+    uniform = rng.per_row_uniform(keys, tf.shape(shape_like)[1:]) * cumulative[-1]
+    ids = tf.searchsorted(cumulative[None, :], tf.reshape(uniform, [1, -1]), side="right")
+    return tf.reshape(tf.minimum(ids, tf.size(counts, tf.int32) - 1), tf.shape(uniform))

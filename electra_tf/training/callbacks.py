@@ -107,12 +107,12 @@ class TrainingScalars(keras.callbacks.Callback):
     epoch end, the `val_*` metrics (written and printed).
     """
 
-    def __init__(self, log_dir, every, examples_per_step, tokens_per_step, flops_per_step, write=True):
+    def __init__(self, log_dir, every, examples_per_step, tokens_per_step, train_flops, write=True):
         super().__init__()
         self.every = every
         self.examples_per_step = examples_per_step
         self.tokens_per_step = tokens_per_step
-        self.flops_per_step = flops_per_step
+        self.train_flops = train_flops  # a function of the step: FLOPs so far (a variant's phases cost apart)
         self.writer = tf.summary.create_file_writer(log_dir) if write else tf.summary.create_noop_writer()
         self._last = None
 
@@ -137,7 +137,7 @@ class TrainingScalars(keras.callbacks.Callback):
             "learning_rate": self._learning_rate(),
             "examples_per_second": steps * self.examples_per_step / seconds,
             "tokens_per_second": steps * self.tokens_per_step / seconds,
-            "train_flops": step * self.flops_per_step,
+            "train_flops": self.train_flops(step),
         })
         with self.writer.as_default(step=step):
             for name, value in scalars.items():

@@ -12,6 +12,8 @@ import venv
 
 import pytest
 
+from electra_tf.data.default_corpus import write_default_corpus
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMOKE = ["--config=electra_tiny", "--batch_size=4", "--seq_length=16", "--precisions=fp32", "--warmup=0",
          "--rounds=2", "--breakdown_rounds=1", "--matmul_size=256"]
@@ -62,3 +64,28 @@ def test_readme_command_in_a_fresh_venv(tmp_path):
     assert "peer (own process): torch" in stdout and not figures["parent_imported_torch"]
     assert {row["model"] for row in figures["rows"]} == {"electra_tf (tf.function)", "transformers (PyTorch)"}
     assert all(row.get("peak_mb") for row in figures["rows"])
+
+
+def test_ablations_runs_a_study_on_a_tiny_config(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    write_default_corpus(str(corpus), max_documents=60)
+    rows = [{"text": f"Return the {word} of the items.", "label": "function"} for word in ("sum", "size", "list")]
+    rows = 7 * (rows + [{"text": f"A {word} of items.", "label": "class"} for word in ("set", "bag", "map")])
+    for split in ("train", "dev"):
+        (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    command = [sys.executable, os.path.join(ROOT, "benchmarks", "ablations.py"), "--study=efficiency", "--steps=2",
+               "--seeds=1", "--hidden_size=32", "--num_layers=1", "--embedding_size=16", "--seq_length=32",
+               "--batch_size=4", "--vocab_size=300", f"--corpus_files={corpus}", f"--output_dir={tmp_path / 'out'}",
+               f"--train_file={tmp_path / 'train.jsonl'}", f"--dev_file={tmp_path / 'dev.jsonl'}", "--noplot",
+               "--variants=ELECTRA 15%,All-Tokens MLM"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.load(open(tmp_path / "out" / "efficiency" / "results.json"))
+    labels = [r["label"] for r in results["runs"]]
+    assert labels == ["ELECTRA 15%", "All-Tokens MLM"]
+    flops = [r["flops"] for r in results["runs"]]
+    assert max(flops) / min(flops) < 1.5  # equal FLOPs, to a step at this size
+    cost = [r["flops"] / r["step"] for r in results["runs"]]
+    assert cost[1] > cost[0]  # All-Tokens MLM predicts every token: it costs more per step
+    assert all(0 <= r["median"] <= 1 for r in results["runs"])
+    assert "| All-Tokens MLM |" in run.stdout and "paper GLUE" in run.stdout

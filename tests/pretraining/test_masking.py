@@ -112,3 +112,90 @@ def test_scatter_positions_ignores_unused_slots_even_at_a_real_position_zero():
     ids = tf.constant([[11, 12, 13]])
     out = scatter_positions(ids, tf.constant([[0, 0, 2]]), tf.constant([[1.0, 0.0, 1.0]]), tf.constant([[7, 8, 9]]))
     np.testing.assert_array_equal(out, [[7, 12, 9]])
+
+
+def _whole_word_draws(tiny_vocab, rows=3000, seq_length=24, mask_prob=0.3, with_replacement=False, max_predictions=8):
+    batch = tiny_vocab.batch(batch_size=rows, seq_length=seq_length, seed=4, min_length=6)
+    continuation = np.isin(np.arange(tiny_vocab.size), tiny_vocab.continuation_ids)
+    keys = row_keys(0, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
+    out = mask_tokens(batch["input_ids"], batch["attention_mask"], keys, mask_prob=mask_prob,
+                      max_predictions=max_predictions, mask_token_id=tiny_vocab.mask,
+                      special_token_ids=tiny_vocab.special_ids, vocab_size=tiny_vocab.size,
+                      with_replacement=with_replacement, word_continuation=continuation)
+    return batch, continuation, {k: np.asarray(v) for k, v in out._asdict().items()}
+
+
+def _word_of_each_token(ids, attention, continuation, special_ids):
+    """Per row, the word index of each candidate token (-1 elsewhere), by the `##` rule."""
+    candidate = (attention == 1) & ~np.isin(ids, special_ids)
+    words = np.full(ids.shape, -1)
+    for row in range(len(ids)):
+        word = -1
+        for t in range(ids.shape[1]):
+            if candidate[row, t]:
+                if not (continuation[ids[row, t]] and t > 0 and candidate[row, t - 1]):
+                    word += 1
+                words[row, t] = word
+    return words
+
+
+def test_whole_word_masking_masks_words_whole_within_the_token_count(tiny_vocab):
+    batch, continuation, out = _whole_word_draws(tiny_vocab)
+    ids, attention = batch["input_ids"], batch["attention_mask"]
+    words = _word_of_each_token(ids, attention, continuation, tiny_vocab.special_ids)
+    count = np.asarray(num_to_predict(attention, 0.3, 8))
+    used_counts = out["weights"].sum(1)
+    assert (used_counts <= count).all()
+    for row in range(len(ids)):
+        used = out["positions"][row][out["weights"][row] > 0]
+        assert len(set(used)) == len(used)
+        chosen = set(words[row, used])
+        assert -1 not in chosen
+        # Every piece of a chosen word is chosen: words are masked whole.
+        assert set(used) == set(np.flatnonzero(np.isin(words[row], list(chosen))))
+        # BERT's rule: a word left out would not have fitted in the count.
+        lengths = np.bincount(words[row][words[row] >= 0])
+        left_out = [w for w in range(len(lengths)) if w not in chosen]
+        assert all(used_counts[row] + lengths[w] > count[row] for w in left_out)
+    assert (used_counts == count).mean() > 0.7  # mostly the full count
+    assert abs(used_counts.sum() / attention.sum() - 0.3) < 0.04
+
+
+def test_whole_word_masking_picks_words_uniformly_and_splits_85_15_per_token(tiny_vocab):
+    rows = 6000
+    # Ten words of one piece (positions 1-10), then two of two pieces each (11-12, 13-14).
+    ids = np.tile(np.array([[2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 40, 16, 41, 3]], np.int32), (rows, 1))
+    continuation = np.isin(np.arange(tiny_vocab.size), tiny_vocab.continuation_ids)
+    keys = row_keys(1, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
+    out = mask_tokens(ids, np.ones_like(ids), keys, mask_prob=0.07, max_predictions=3, mask_token_id=tiny_vocab.mask,
+                      special_token_ids=tiny_vocab.special_ids, vocab_size=tiny_vocab.size,
+                      word_continuation=continuation)
+    positions, weights = np.asarray(out.positions), np.asarray(out.weights)
+    # round(16 * 0.07) = 1 token: two-piece words never fit, the ten one-piece words share the draws evenly.
+    assert (weights.sum(1) == 1).all()
+    counts = np.bincount(positions[weights > 0], minlength=16)
+    assert counts[[0, 11, 12, 13, 14, 15]].sum() == 0
+    assert stats.chisquare(counts[1:11]).pvalue > 1e-3
+    new = np.take_along_axis(np.asarray(out.input_ids), positions, axis=1)[weights > 0]
+    assert abs((new == tiny_vocab.mask).mean() - 0.85) < 0.02
+
+
+def test_whole_word_masking_with_replacement_draws_words_again(tiny_vocab):
+    batch, continuation, out = _whole_word_draws(tiny_vocab, mask_prob=0.5, with_replacement=True)
+    words = _word_of_each_token(batch["input_ids"], batch["attention_mask"], continuation, tiny_vocab.special_ids)
+    count = np.asarray(num_to_predict(batch["attention_mask"], 0.5, 8))
+    assert (out["weights"].sum(1) <= count).all()
+    repeated = 0
+    for row in range(len(words)):
+        used = out["positions"][row][out["weights"][row] > 0]
+        chosen = set(words[row, used])
+        assert -1 not in chosen and set(used) == set(np.flatnonzero(np.isin(words[row], list(chosen))))
+        repeated += len(set(used)) < len(used)
+    assert repeated > 0.1 * len(words)  # duplicates happen, as with the original's token draws
+
+
+def test_whole_word_masking_draws_depend_only_on_the_keys(tiny_vocab):
+    first = _whole_word_draws(tiny_vocab, rows=64)[2]
+    again = _whole_word_draws(tiny_vocab, rows=64)[2]
+    np.testing.assert_array_equal(first["positions"], again["positions"])
+    np.testing.assert_array_equal(first["input_ids"], again["input_ids"])

@@ -1,9 +1,12 @@
+import json
+
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf import ElectraPretrainer, PretrainingConfig
+from electra_tf import ElectraConfig, ElectraPretrainer, PretrainingConfig
+from electra_tf.checkpoints.safetensors_io import read_safetensors
 from electra_tf.training.optimization import micro_steps
 
 ELECTRA_METRICS = ["loss", "mlm_loss", "mlm_accuracy", "sampled_mlm_accuracy", "rtd_loss", "rtd_accuracy",
@@ -96,12 +99,12 @@ def _one_sgd_step(tiny_vocab, config, batch, strategy, jit_compile="auto"):
     return history.history, [np.asarray(v) for v in pretrainer.trainable_variables]
 
 
-def test_two_replica_step_equals_one_replica_step(tiny_config, tiny_vocab):
+def test_two_replica_step_equals_one_replica_step(tiny_config, tiny_vocab, mirrored):
     batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)  # unequal lengths per replica
     single, single_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, tf.distribute.get_strategy())
-    mirrored, mirrored_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"]))
+    on_two, mirrored_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, mirrored)
     for name in ("loss", "mlm_loss", "rtd_loss", "mlm_accuracy", "rtd_accuracy"):
-        assert mirrored[name][0] == pytest.approx(single[name][0], rel=1e-4), name
+        assert on_two[name][0] == pytest.approx(single[name][0], rel=1e-4), name
     moved = 0
     for a, b in zip(single_weights, mirrored_weights):
         np.testing.assert_allclose(b, a, atol=2e-5)
@@ -109,13 +112,12 @@ def test_two_replica_step_equals_one_replica_step(tiny_config, tiny_vocab):
     assert moved == len(single_weights)
 
 
-def test_jit_compile_under_mirrored_strategy_compiles_each_replica(tiny_config, tiny_vocab):
+def test_jit_compile_under_mirrored_strategy_compiles_each_replica(tiny_config, tiny_vocab, mirrored):
     batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)
     single, single_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, tf.distribute.get_strategy())
-    strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
-    mirrored, mirrored_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, strategy, jit_compile=True)
+    on_two, mirrored_weights = _one_sgd_step(tiny_vocab, tiny_config, batch, mirrored, jit_compile=True)
     # Same masks and samples with and without XLA (electra_tf.models.rng): only rounding differs.
-    assert mirrored["loss"][0] == pytest.approx(single["loss"][0], rel=1e-5)
+    assert on_two["loss"][0] == pytest.approx(single["loss"][0], rel=1e-5)
     for a, b in zip(single_weights, mirrored_weights):
         np.testing.assert_allclose(b, a, atol=2e-5)
     initial = [np.asarray(v) for v in tiny_vocab.pretrainer(tiny_config, seed=1).trainable_variables]
@@ -176,3 +178,152 @@ def test_mlm_objective_trains_a_full_size_generator_alone(tiny_config, tiny_voca
 def test_special_token_ids_must_be_in_the_vocabulary(tiny_config):
     with pytest.raises(ValueError, match="outside the vocabulary"):
         ElectraPretrainer(tiny_config, PretrainingConfig(), mask_token_id=103, special_token_ids=[0, 101, 102])
+
+
+# === The paper's variants ===
+TWO_STAGE = {"training_algorithm": "two_stage", "two_stage_generator_steps": 2, "generator_hidden_size": 1.0,
+             "train_steps": 10}
+VARIANTS = {
+    "no sharing": {"weight_sharing": "none"}, "tie all": {"weight_sharing": "all", "generator_hidden_size": 1.0},
+    "gdes": {"weight_sharing": "gdes"}, "unigram": {"generator_type": "unigram"}, "two-stage": TWO_STAGE,
+    "adversarial": {"training_algorithm": "adversarial"}, "electra 15%": {"objective": "electra_15"},
+    "replace mlm": {"objective": "replace_mlm"}, "all-tokens mlm": {"objective": "all_tokens_mlm"},
+    "whole words": {"whole_word_masking": True},
+}
+
+
+def _gradients(tape, loss, variables):
+    return [None if g is None else np.asarray(tf.convert_to_tensor(g)) for g in tape.gradient(loss, variables)]
+
+
+def test_adversarial_generator_learns_only_from_the_reward(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, training_algorithm="adversarial")
+    shared = {id(v) for v in pretrainer.discriminator.trainable_variables}
+    generator_only = [v for v in pretrainer.generator.trainable_variables if id(v) not in shared]
+    baseline = pretrainer.reward_baseline.trainable_variables
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16)
+    with tf.GradientTape(persistent=True) as tape:
+        losses = pretrainer.pretraining_losses(pretrainer.forward(batch, tf.constant(0, tf.int64), training=True))
+    total = _gradients(tape, losses["loss"], generator_only + baseline)
+    policy = _gradients(tape, losses["policy_loss"], generator_only)
+    for a, b in zip(total[:len(generator_only)], policy):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-8)
+    for a, b in zip(total[len(generator_only):], _gradients(tape, losses["baseline_loss"], baseline)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-8)
+    # The reward is a constant: neither REINFORCE loss reaches the discriminator's own weights.
+    discriminator_only = [v for v in pretrainer.discriminator.trainable_variables
+                          if not any(v is g for g in pretrainer.generator.trainable_variables)]
+    assert all(g is None for g in _gradients(tape, losses["policy_loss"] + losses["baseline_loss"],
+                                             discriminator_only))
+    assert 0 <= float(losses["baseline_loss"])
+
+
+def test_tie_all_runs_one_encoder_for_both_roles(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, weight_sharing="all", generator_hidden_size=1.0)
+    assert pretrainer.generator.backbone is pretrainer.discriminator.backbone
+    parts = (pretrainer.discriminator.backbone, pretrainer.generator.head, pretrainer.discriminator.head)
+    assert len(pretrainer.trainable_variables) == len({id(v) for part in parts for v in part.trainable_variables})
+    with pytest.raises(ValueError, match="PretrainingConfig.weight_sharing: 'all' shares one encoder"):
+        PretrainingConfig(weight_sharing="all")
+
+
+def test_replace_mlm_trains_the_kept_mlm_and_not_the_rtd_head(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, objective="replace_mlm")
+    head = {id(v) for v in pretrainer.discriminator.head.trainable_variables}
+    trained = {id(v) for v in pretrainer.phase_variables()}
+    assert not head & trained and {id(v) for v in pretrainer.main_mlm_head.trainable_variables} <= trained
+
+
+def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_from_it(tiny_config, tiny_vocab):
+    pretrainer = tiny_vocab.pretrainer(tiny_config, seed=0, **TWO_STAGE)
+    pretrainer.compile(optimizer=keras.optimizers.SGD(0.5))
+    data = dataset(tiny_vocab.batch(batch_size=8, seq_length=16, seed=2), 4).repeat()
+    generator_ids = {id(v) for v in pretrainer.generator.trainable_variables}  # with the shared embeddings
+    discriminator_only = [v for v in pretrainer.discriminator.trainable_variables if id(v) not in generator_ids]
+    discriminator_before = [np.asarray(v) for v in discriminator_only]
+    pretrainer.fit(data, steps_per_epoch=2, epochs=1, verbose=0)  # the generator phase
+    generator_after = [np.asarray(v) for v in pretrainer.generator.trainable_variables]
+    for before, after in zip(discriminator_before, discriminator_only):
+        np.testing.assert_array_equal(before, after)  # untouched while the generator trains
+    pretrainer.start_discriminator_phase()
+    for d, g in zip(pretrainer.discriminator.backbone.weights, pretrainer.generator.backbone.weights):
+        np.testing.assert_array_equal(d, g)
+    pretrainer.fit(data, steps_per_epoch=2, epochs=1, verbose=0)  # the discriminator phase
+    shared = {id(v) for v in pretrainer.discriminator.trainable_variables}
+    for before, after in zip(generator_after, pretrainer.generator.trainable_variables):
+        if id(after) not in shared:
+            np.testing.assert_array_equal(before, after)  # frozen
+    pairs = zip(pretrainer.discriminator.backbone.trainable_variables,
+                pretrainer.generator.backbone.trainable_variables)
+    moved = [np.abs(np.asarray(d) - np.asarray(g)).max() for d, g in pairs]
+    assert max(moved) > 0  # the discriminator trains from the generator's weights
+    assert pretrainer.phase_at(1) == "generator" and pretrainer.phase_at(2) == "discriminator"
+
+
+@pytest.mark.parametrize("name", ["two-stage", "adversarial", "gdes", "unigram, whole words"])
+def test_resuming_mid_way_reproduces_the_uninterrupted_run(tiny_config, tiny_vocab, tmp_path, name):
+    # As tools/run_pretraining.py resumes: weights and optimizer from a tf.train.Checkpoint, data skipped.
+    # Two-stage stops at its switch-over (step 2), the state a resumed run must get right.
+    data = dataset(tiny_vocab.batch(batch_size=8, seq_length=16, seed=6), 4).repeat()
+    fields = VARIANTS.get(name, {"generator_type": "unigram", "whole_word_masking": True})
+
+    def start(seed):
+        pretrainer = tiny_vocab.pretrainer(tiny_config, seed=seed, **fields)
+        pretrainer.compile(optimizer=keras.optimizers.Adam(1e-2))
+        pretrainer.optimizer.build(pretrainer.trainable_variables)
+        return pretrainer, tf.train.Checkpoint(model=pretrainer, optimizer=pretrainer.optimizer)
+
+    whole, checkpoint = start(seed=1)
+    whole.fit(data, steps_per_epoch=2, epochs=1, verbose=0)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    whole.fit(data.skip(2), steps_per_epoch=2, epochs=1, verbose=0)  # on, uninterrupted
+    resumed, checkpoint = start(seed=9)
+    checkpoint.restore(path).assert_consumed()
+    resumed.fit(data.skip(2), steps_per_epoch=2, epochs=1, verbose=0)
+    for a, b in zip(whole.trainable_variables, resumed.trainable_variables):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), atol=1e-6)
+
+
+def test_every_variant_exports_a_discriminator_in_hugging_face_layout(fixtures_dir, tiny_vocab, tmp_path):
+    reference = read_safetensors(str(fixtures_dir / "hf" / "discriminator"))
+    hf_config = json.loads((fixtures_dir / "hf" / "discriminator" / "config.json").read_text())
+    config = ElectraConfig(vocab_size=hf_config["vocab_size"], embedding_size=16, hidden_size=32, num_layers=2,
+                           num_heads=2, intermediate_size=48, max_position_embeddings=16)
+    expected = {name: tuple(value.shape) for name, value in reference.items()}
+    for name, fields in VARIANTS.items():
+        vocab = TinyIds(hf_config["vocab_size"])
+        pretrainer = ElectraPretrainer(config, PretrainingConfig(max_seq_length=16, **{"generator_hidden_size": 0.5,
+                                                                                        **fields}),
+                                       mask_token_id=4, special_token_ids=[0, 1, 2, 3], **vocab.inputs(fields))
+        folder = tmp_path / name.replace(" ", "_")
+        pretrainer.export_networks()["discriminator"].save_pretrained(str(folder))
+        saved = read_safetensors(str(folder))
+        assert {key: tuple(value.shape) for key, value in saved.items()} == expected, name
+
+
+class TinyIds:
+    """What a variant's pre-trainer needs over a vocabulary of `size` ids."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def inputs(self, fields):
+        extra = {}
+        if fields.get("whole_word_masking"):
+            extra["word_continuation_ids"] = list(range(self.size // 2, self.size))
+        if fields.get("generator_type") == "unigram":
+            extra["unigram_counts"] = [1.0] * self.size
+        return extra
+
+
+def test_two_stage_under_mirrored_strategy_equals_one_device_across_the_switch(tiny_config, tiny_vocab, mirrored):
+    batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)
+    weights = []
+    for strategy in (tf.distribute.get_strategy(), mirrored):
+        with strategy.scope():
+            pretrainer = tiny_vocab.pretrainer(tiny_config, seed=1, **TWO_STAGE)
+            pretrainer.compile(optimizer=keras.optimizers.SGD(0.5))
+        pretrainer.fit(dataset(batch, 8).repeat(), steps_per_epoch=3, epochs=1, verbose=0)  # 2 + 1 steps
+        weights.append([np.asarray(v) for v in pretrainer.trainable_variables])
+    for a, b in zip(*weights):
+        np.testing.assert_allclose(b, a, atol=2e-5)

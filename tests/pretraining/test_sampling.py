@@ -2,7 +2,7 @@ import numpy as np
 import tensorflow as tf
 from scipy import stats
 
-from electra_tf.pretraining.sampling import sample_replacements
+from electra_tf.pretraining.sampling import sample_replacements, sample_unigram
 from electra_tf.rng import SAMPLING, row_keys
 
 
@@ -40,3 +40,14 @@ def test_rows_draw_independently_of_the_batch_they_are_in():
     halves = [np.asarray(sample_replacements(logits[i:i + 3], tf.zeros([3, 4], tf.int32), seeds[i:i + 3]))
               for i in (0, 3)]
     np.testing.assert_array_equal(whole, np.concatenate(halves))
+
+
+def test_unigram_samples_follow_the_counts_and_never_draw_an_uncounted_token():
+    counts = np.array([0, 0, 1, 2, 3, 0, 4], np.float64)
+    keys = _seeds(3000, first=5)
+    drawn = np.asarray(sample_unigram(tf.constant(counts), tf.zeros([3000, 4]), keys)).ravel()
+    observed = np.bincount(drawn, minlength=len(counts))
+    assert observed[counts == 0].sum() == 0
+    assert stats.chisquare(observed[counts > 0], counts[counts > 0] / counts.sum() * drawn.size).pvalue > 1e-3
+    again = np.asarray(sample_unigram(tf.constant(counts), tf.zeros([3000, 4]), keys)).ravel()
+    np.testing.assert_array_equal(drawn, again)

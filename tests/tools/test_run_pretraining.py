@@ -276,3 +276,45 @@ def test_streaming_text_files_without_a_dump(data, tmp_path):
     assert "done: step 4 of 4" in result.stdout
     both = run(data, tmp_path / "both", "--train_steps=4", f"--train_text_files={data['corpus']}")
     assert both.returncode == 2 and "exactly one of --train_files" in both.stderr
+
+
+def _scalars(model_dir, tag):
+    values = {}
+    for event_file in (model_dir / "logs").iterdir():
+        for event in tf.compat.v1.train.summary_iterator(str(event_file)):
+            values.update({event.step: tf.make_ndarray(v.tensor).item() for v in event.summary.value if v.tag == tag})
+    return values
+
+
+def test_two_stage_resumes_exactly_from_its_switch_over(data, tmp_path):
+    flags = ("--train_steps=8", "--training_algorithm=two_stage", "--two_stage_generator_steps=4",
+             "--generator_hidden_size=1.0", "--whole_word_masking")
+    whole = tmp_path / "whole"
+    result = run(data, whole, *flags)
+    assert result.returncode == 0, result.stderr[-3000:]
+    # Back to the checkpoint of step 4, taken before the discriminator was set from the generator.
+    resumed = tmp_path / "resumed"
+    shutil.copytree(whole, resumed)
+    shutil.rmtree(resumed / "final")
+    for stale in glob.glob(str(resumed / "checkpoints" / "ckpt-8*")):
+        os.remove(stale)
+    tf.compat.v1.train.update_checkpoint_state(str(resumed / "checkpoints"), str(resumed / "checkpoints" / "ckpt-4"))
+    again = run(data, resumed, *flags)
+    assert again.returncode == 0 and "resumed from" in again.stdout, again.stderr[-3000:]
+    for a, b in zip(final_weights(whole), final_weights(resumed)):
+        np.testing.assert_allclose(b, a, atol=1e-6)
+    # The FLOPs scalar prices each phase apart: the discriminator phase's steps cost more.
+    flops = _scalars(whole, "train_flops")
+    assert flops[8] - flops[4] > flops[4] > 0
+
+
+def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(data, tmp_path):
+    model_dir = tmp_path / "unigram"
+    result = run(data, model_dir, "--train_steps=4", "--generator_type=unigram")
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = json.loads((model_dir / "unigram_counts.json").read_text())
+    assert len(counts) == len(open(data["vocab"]).read().splitlines()) and sum(counts) > 0
+    assert (model_dir / "final" / "discriminator.keras").exists()
+    assert not (model_dir / "final" / "generator.keras").exists()
+    refused = run(data, tmp_path / "bad", "--train_steps=4", "--generator_type=unigram", "--weight_sharing=all")
+    assert refused.returncode == 2 and "PretrainingConfig.weight_sharing" in refused.stderr
