@@ -124,6 +124,8 @@ class ElectraNetwork(keras.Model):
             x, y, batch_size = self._text_dataset(x, y, batch_size, shuffle), None, None
         if isinstance(validation_data, tuple) and self._reads(validation_data[0]):
             validation_data = self._text_dataset(*validation_data[:2])
+        if isinstance(x, tf.data.Dataset):
+            shuffle = False  # a dataset brings its own order (Keras would only warn that it ignores shuffle)
         return super().fit(x, y, batch_size=batch_size, shuffle=shuffle, validation_data=validation_data, **kwargs)
 
     def evaluate(self, x=None, y=None, batch_size=None, **kwargs):

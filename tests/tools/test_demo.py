@@ -25,7 +25,7 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path):
                                               result.stdout).groups())
     assert accuracy > baseline > 0.2  # three classes, capped at 600 examples each
     assert (out / "docstring_kinds" / "classifier" / "model.keras").exists()
-    for noise in ("I0000", "oneDNN", "cuInit", "WARNING:", "renamed", "ran out of data", "Traceback"):
+    for noise in ("I0000", "oneDNN", "cuInit", "WARNING:", "UserWarning", "renamed", "ran out of data", "Traceback"):
         assert noise not in result.stdout + result.stderr, noise
     served = re.search(r"serving_default\('Return the number of items in the queue.'\) → (\w+) \(p = ([\d.]+)\)",
                        result.stdout)
