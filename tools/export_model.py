@@ -50,6 +50,8 @@ flags.DEFINE_bool("squad_v2", None, "Question answering: may answer nothing (def
 flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no answer above these null odds "
                    "(default -2.75 with the answerable classifier, else 0.0).")
 flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
+flags.DEFINE_bool("pad_to_max_length", False, "Pad every request to --max_seq_length (fixed shapes, e.g. for XLA); "
+                  "by default a request is padded to its longest text, with the same outputs.")
 
 
 def given(flag, info, default=None):
@@ -84,7 +86,7 @@ def main(argv):
     label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                         max_seq_length=given("max_seq_length", info, 128), label_names=label_names,
-                        overwrite=FLAGS.overwrite, **options)
+                        overwrite=FLAGS.overwrite, pad_to_max_length=FLAGS.pad_to_max_length, **options)
     info = export_info(path)
     print(f"{task} model → {path}")
     print(f"signatures: {', '.join(info['signatures'])}; serving_default takes {', '.join(info['text_inputs'])}")

@@ -36,7 +36,7 @@ def versions(model_dir):
 
 
 def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
-                 label_names=None, overwrite=False, **options):
+                 label_names=None, overwrite=False, pad_to_max_length=False, **options):
     """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
 
     Args:
@@ -49,6 +49,8 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
             preprocessor's, else 128).
         label_names: class or tag names, output as strings beside the ids.
         overwrite: replace an existing `version` (otherwise a FileExistsError).
+        pad_to_max_length: pad every raw-text request to `max_seq_length` (fixed shapes, e.g. for XLA);
+            by default a request is padded to its longest text, with the same outputs.
         options: task options, see `electra_tf.export.signatures` (`text_pair=True` for sentence-pair
             classification; `max_query_length`, `max_answer_length`, `version_2`, `null_threshold`
             for question answering).
@@ -63,7 +65,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         tokenizer = preprocessor.tokenizer
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
-    task = serving_task(model, tokenizer, max_seq_length, label_names, **options)
+    task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
     model_dir = os.path.join(export_dir, model_name)
     if version is None:
         version = (versions(model_dir) or [0])[-1] + 1

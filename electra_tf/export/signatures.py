@@ -51,6 +51,7 @@ class ServingTask:
 
     task = None
     text_inputs = ("text",)
+    pad_to_max_length = False  # True: every request padded to max_seq_length (fixed shapes, as for XLA)
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None):
         self.model, self.tokenizer, self.max_seq_length = model, tokenizer, int(max_seq_length)
@@ -98,8 +99,9 @@ class ServingTask:
         return outputs
 
     def encode(self, texts, pairs=None):
-        """Texts truncated at `max_seq_length` and padded to the longest of the request (length-aware)."""
-        return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs, pad_to_max_length=False)
+        """Texts truncated at `max_seq_length` and padded to the longest of the request (length-aware; to
+        `max_seq_length` with `pad_to_max_length`)."""
+        return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs, self.pad_to_max_length)
 
     def to_max_length(self, values, fill):
         """Per-token outputs of a request padded to its longest text, padded on to `max_seq_length` (the
@@ -123,7 +125,7 @@ class DiscriminatorServing(ServingTask):
         pieces = featurize.word_pieces(self.tokenizer, featurize.split_words(text, featurize.BERT_WHITESPACE))
         keep = featurize.fit_single(pieces.ids.row_lengths(), self.max_seq_length - 2)
         inputs = featurize.pack([featurize.keep_first(pieces.ids, keep)], self.max_seq_length, self.cls_id,
-                                self.sep_id, self.pad_id, pad_to_max_length=False)
+                                self.sep_id, self.pad_id, pad_to_max_length=self.pad_to_max_length)
         length = tf.shape(inputs["input_ids"])[1]
         outputs = dict(self.run_ids(**inputs))
         real = inputs["attention_mask"] > 0
@@ -183,7 +185,7 @@ class TaggingServing(ServingTask):
 
     def serve_text(self, text):
         inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text,
-                                                                pad_to_max_length=False)
+                                                                pad_to_max_length=self.pad_to_max_length)
         tokens = self.run_ids(**inputs)
         position = first_piece.to_tensor(-1)
         word_kept = position >= 0
@@ -231,7 +233,7 @@ class QuestionAnsweringServing(ServingTask):
     def serve_text(self, question, context):
         inputs, char_start, char_end = featurize.squad_window(self.tokenizer, self.max_seq_length,
                                                               self.max_query_length, question, context,
-                                                              pad_to_max_length=False)
+                                                              pad_to_max_length=self.pad_to_max_length)
         span = self.run_ids(**inputs)
         found = span["start_position"] >= 0
         answer_start = tf.where(found, tf.gather(char_start, tf.maximum(span["start_position"], 0), batch_dims=1), -1)
@@ -289,10 +291,13 @@ _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServin
                                       TaggingServing, QuestionAnsweringServing, MultipleChoiceServing)}
 
 
-def serving_task(model, tokenizer, max_seq_length=128, label_names=None, **options):
+def serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False, **options):
     """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
-    `text_pair=True` for classification, `max_query_length`/`version_2` for question answering)."""
+    `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
+    `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text)."""
     task = task_of(model)
     if label_names is not None and task not in ("classification", "tagging"):
         raise ValueError(f"label names are for classification and tagging, not {task}")
-    return _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)
+    serving = _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)
+    serving.pad_to_max_length = bool(pad_to_max_length)
+    return serving

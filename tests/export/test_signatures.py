@@ -55,6 +55,18 @@ def test_classification_and_the_discriminator_give_fixed_paddings_outputs(config
     np.testing.assert_allclose(served["replaced_probability"], tf.sigmoid(expected) * real, atol=1e-5)
 
 
+@pytest.mark.parametrize("pad_to_max_length", [False, True])
+def test_a_request_runs_the_model_at_its_longest_text_or_at_max_seq_length(config, tokenizer, pad_to_max_length):
+    classifier = ElectraForSequenceClassification(config, num_labels=3)
+    task = serving_task(classifier, tokenizer, LENGTH, pad_to_max_length=pad_to_max_length)
+    shapes, run = [], task.run_ids
+    task.run_ids = lambda **inputs: shapes.append(tuple(inputs["input_ids"].shape)) or run(**inputs)
+    short = tf.constant(["red cat"])  # 4 tokens with [CLS] and [SEP]: one bucket of 16
+    logits = task.serve_text(text=short)["logits"]
+    assert shapes == [(1, LENGTH if pad_to_max_length else 16)]
+    np.testing.assert_allclose(logits, classifier(featurize.encode(tokenizer, LENGTH, short))["logits"], atol=1e-5)
+
+
 def test_tagging_and_question_answering_give_fixed_paddings_answers(config, tokenizer):
     batch = texts()
     tagger = ElectraForTokenClassification(config, num_labels=3)
