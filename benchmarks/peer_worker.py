@@ -13,6 +13,10 @@ plain values.
     worker.call("init", model=..., generator=..., pretraining=..., batch=..., precision="fp32", ...)
     seconds = worker.call("step")["seconds"]
     worker.close()
+
+`init` takes a `role`: "pretraining" (the joint ELECTRA step, `HFPeer`), "finetuning"
+(`HFFinetuningPeer`: a Trainer-style classification step) or "serving" (`HFServingPeer`:
+tokenizer + model on a request's texts, `step` with `texts=[...]`).
 """
 
 import json
@@ -148,7 +152,7 @@ class HFPeer:
             loss = loss + self._discriminator_loss(self._sample(logits.detach(), positions, weights))
         loss.backward()
         self._update()
-        return float(loss.detach())
+        return {"loss": float(loss.detach())}
 
     def parts(self):
         """The same step in four timed parts; one backward per network gives the same gradients."""
@@ -168,18 +172,88 @@ class HFPeer:
         return np.diff(clock).tolist()
 
 
+def _electra_tokenizer(vocab_file, lowercase):
+    """transformers' fast WordPiece tokenizer on our vocabulary (the same ids as ours)."""
+    import transformers
+    return transformers.ElectraTokenizerFast(vocab_file=vocab_file, do_lower_case=lowercase)
+
+
+def _classifier(model, num_labels):
+    import torch
+    import transformers
+    torch.manual_seed(0)
+    config = _hf_config(model)
+    config.num_labels = num_labels
+    return transformers.ElectraForSequenceClassification(config)
+
+
+class HFFinetuningPeer:
+    """Fine-tuning as transformers' `Trainer` runs it: `ElectraForSequenceClassification`, texts tokenized
+    up front (truncated at `max_seq_length`), shuffled batches padded to their longest by
+    `DataCollatorWithPadding`, AdamW and gradient clipping at 1.0; fp32."""
+
+    def __init__(self, model, vocab_file, lowercase, texts, labels, batch_size, max_seq_length, learning_rate,
+                 num_labels=2):
+        import torch
+        import transformers
+        self.model = _classifier(model, num_labels)
+        self.model.train()
+        tokenizer = _electra_tokenizer(vocab_file, lowercase)
+        encoded = tokenizer(texts, truncation=True, max_length=max_seq_length)
+        self.features = [{"input_ids": ids, "attention_mask": mask, "token_type_ids": types, "labels": label}
+                         for ids, mask, types, label in zip(encoded["input_ids"], encoded["attention_mask"],
+                                                            encoded["token_type_ids"], labels)]
+        self.collate = transformers.DataCollatorWithPadding(tokenizer)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=0.01)
+        self.batch_size, self.order, self.rng = batch_size, [], np.random.default_rng(0)
+
+    def step(self):
+        import torch
+        if len(self.order) < self.batch_size:
+            self.order = list(self.rng.permutation(len(self.features)))
+        batch = self.collate([self.features[i] for i in self.order[:self.batch_size]])
+        del self.order[:self.batch_size]
+        loss = self.model(**batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return {"loss": float(loss.detach()), "tokens": int(batch["input_ids"].numel())}
+
+
+class HFServingPeer:
+    """Serving a sequence classifier as transformers users do: the fast tokenizer (padding to the request's
+    longest text, truncation at `max_seq_length`), the model under `inference_mode`, softmax."""
+
+    def __init__(self, model, vocab_file, lowercase, max_seq_length, num_labels=2):
+        self.model = _classifier(model, num_labels).eval()
+        self.tokenizer = _electra_tokenizer(vocab_file, lowercase)
+        self.max_seq_length = max_seq_length
+
+    def step(self, texts=("warm-up",)):
+        import torch
+        with torch.inference_mode():
+            inputs = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_seq_length,
+                                    return_tensors="pt")
+            probabilities = torch.softmax(self.model(**inputs).logits, -1)
+        return {"label_id": probabilities.argmax(-1).tolist(), "tokens": int(inputs["input_ids"].shape[1])}
+
+
 class StubPeer:
     """A stand-in peer for tests: the same requests, answered with a small NumPy matmul (no torch)."""
 
-    def __init__(self, batch, **settings):
+    def __init__(self, batch=None, texts=None, **settings):
         del settings
-        self.ids = np.asarray(batch["input_ids"], np.float32)
+        self.ids = np.asarray(batch["input_ids"] if batch else [[len(t) for t in texts or ["stub"]]], np.float32)
 
-    def step(self):
-        return float((self.ids @ self.ids.T).mean())
+    def step(self, texts=None):
+        return {"loss": float((self.ids @ self.ids.T).mean()), "tokens": len(texts or [])}
 
     def parts(self):
-        return [float(self.step() * 0) + 1e-4] * 4
+        return [float(self.step()["loss"] * 0) + 1e-4] * 4
+
+
+PEERS = {"pretraining": HFPeer, "finetuning": HFFinetuningPeer, "serving": HFServingPeer}
 
 
 def versions(kind):
@@ -228,13 +302,14 @@ def serve(kind, threads=0):
         try:
             if command == "init":
                 start = time.perf_counter()
-                peer = (HFPeer if kind == "hf" else StubPeer)(**request)
+                role = request.pop("role", "pretraining")
+                peer = (PEERS[role] if kind == "hf" else StubPeer)(**request)
                 peer.step()
                 answer = {"first_step": time.perf_counter() - start}
             elif command == "step":
                 start = time.perf_counter()
-                loss = peer.step()
-                answer = {"seconds": time.perf_counter() - start, "loss": loss}
+                result = peer.step(**request)
+                answer = {"seconds": time.perf_counter() - start, **result}
             elif command == "parts":
                 answer = {"parts": [float(p) for p in peer.parts()]}
             elif command == "versions":

@@ -17,8 +17,20 @@ sizes 1 and 32, it times:
 Reports p50/p95 latency per call and throughput (texts/s), and tokenization's
 share of the exported raw-text time: (1 - 2) / 1, and 5 / 1. The paths take
 turns call by call, so a shared machine's changing load hits them alike.
+
+Then, against the peer, on texts of exactly --lengths tokens ([CLS] and [SEP]
+included; default-corpus words) at each batch size, raw text in, probabilities out:
+
+a. the export's `serving_default`, each request padded to its longest text;
+b. the same model exported with `pad_to_max_length=True` (every request padded to
+   `max_seq_length`, as exports were before);
+c. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
+   longest, truncation) and `ElectraForSequenceClassification` under
+   `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
+   its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -26,6 +38,7 @@ import time
 
 import numpy as np
 from absl import app, flags
+from peer_worker import PeerProcess
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config (name in configs/ or a JSON path) for the model size.")
@@ -34,25 +47,106 @@ flags.DEFINE_string("vocab", None, "vocab.txt (default: learned from the default
 flags.DEFINE_integer("vocab_size", 8000, "Vocabulary learned when --vocab is not given.")
 flags.DEFINE_list("batch_sizes", ["1", "32"], "Batch sizes to time.")
 flags.DEFINE_float("seconds", 8.0, "Timed seconds per path and batch size (after warm-up).")
+flags.DEFINE_bool("breakdown", True, "Time the five paths above on corpus lines (export, ids, Keras in process).")
+flags.DEFINE_list("lengths", ["8", "32", "128"], "Text lengths in tokens for the comparison with the peer.")
+flags.DEFINE_enum("peer", "hf", ["hf", "stub", "none"], "hf: transformers + torch in a worker process; stub: a "
+                  "NumPy stand-in over the same pipe (tests); none: no peer (ours only, both paddings).")
+flags.DEFINE_string("json", None, "Also write the comparison with the peer to this JSON file.")
+flags.DEFINE_float("peer_seconds", 3.0, "Timed seconds per path and cell of the comparison with the peer.")
 
 
-def latencies(functions, seconds):
+PEER = "transformers (tokenizer + model)"
+
+
+def latencies(functions, seconds, peer=None):
     """Per-call seconds of each function, after 3 warm-up calls each, for about `seconds` each.
 
     The functions take turns (one call each per round), so a change in the
-    machine's load (it may be shared) hits them all alike.
+    machine's load (it may be shared) hits them all alike. `peer`: a call the
+    peer worker answers with its own `seconds`; it takes its turn as `PEER`.
     """
-    for function in functions.values():
+    timed = dict(functions)
+    if peer is not None:
+        timed[PEER] = peer
+    for function in timed.values():
         for _ in range(3):
             function()
-    times = {name: [] for name in functions}
-    deadline = time.perf_counter() + seconds * len(functions)
+    times = {name: [] for name in timed}
+    deadline = time.perf_counter() + seconds * len(timed)
     while time.perf_counter() < deadline or min(map(len, times.values())) < 5:
-        for name, function in functions.items():
+        for name, function in timed.items():
             start = time.perf_counter()
-            function()
-            times[name].append(time.perf_counter() - start)
+            answer = function()
+            times[name].append(answer["seconds"] if name == PEER else time.perf_counter() - start)
     return {name: np.array(values) for name, values in times.items()}
+
+
+def texts_of_length(lines, tokenizer, length, count, seed=0):
+    """`count` texts of `length` tokens with [CLS] and [SEP] (as near as whole words allow), of corpus words."""
+    import tensorflow as tf
+
+    words = " ".join(lines).split()
+    unique = sorted(set(words))
+    pieces = dict(zip(unique, tokenizer(tf.constant(unique)).row_lengths().numpy().tolist()))
+    texts, rng = [], np.random.default_rng(seed)
+    for _ in range(count):
+        chosen, used, position = [], 0, int(rng.integers(len(words)))
+        while used < length - 2 and len(chosen) < 4 * length:
+            word = words[position % len(words)]
+            position += 1
+            if 0 < pieces[word] <= length - 2 - used:
+                chosen.append(word)
+                used += pieces[word]
+        texts.append(" ".join(chosen))
+    return texts
+
+
+def compare_with_peer(model, tokenizer, vocab, texts, work):
+    """Ours (padded to the longest, and to max_seq_length) against the peer at --batch_sizes × --lengths."""
+    import tensorflow as tf
+
+    from electra_tf.export import export_model, load_export
+
+    length = FLAGS.max_seq_length
+    exports = {"export, padded to longest": export_model(model, tokenizer, work, model_name="longest",
+                                                         max_seq_length=length),
+               f"export, padded to {length}": export_model(model, tokenizer, work, model_name="fixed",
+                                                          max_seq_length=length, pad_to_max_length=True)}
+    signatures = {name: load_export(path).signatures["serving_default"] for name, path in exports.items()}
+    peer = None
+    if FLAGS.peer != "none":
+        peer = PeerProcess(FLAGS.peer)
+        peer.call("init", role="serving", model=model.config.to_dict(), vocab_file=vocab, lowercase=True,
+                  max_seq_length=length, texts=["warm-up"])
+    header = (f"{'batch':>5} {'tokens':>6}  {'path':<33} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8} "
+              f"{'vs peer':>8} {'vs fixed':>8}")
+    print("\n" + header + "\n" + "-" * len(header))
+    rows = []
+    try:
+        for batch_size in map(int, FLAGS.batch_sizes):
+            for tokens in map(int, FLAGS.lengths):
+                batch = texts_of_length(texts, tokenizer, min(tokens, length), batch_size)
+                constant = tf.constant(batch)
+                measured = float(np.mean(tokenizer(constant).row_lengths().numpy())) + 2  # with [CLS], [SEP]
+                runs = {name: (lambda signature=signature: signature(text=constant))
+                        for name, signature in signatures.items()}
+                times = latencies(runs, FLAGS.peer_seconds, peer=peer and (lambda: peer.call("step", texts=batch)))
+                medians = {name: np.median(values) for name, values in times.items()}
+                for name, values in times.items():
+                    row = {"batch_size": batch_size, "tokens": tokens, "text_tokens": measured, "path": name,
+                           "p50_ms": 1e3 * medians[name],
+                           "p95_ms": 1e3 * np.percentile(values, 95), "texts_per_s": batch_size / np.mean(values)}
+                    ours = name.startswith("export")
+                    vs_peer = f"{medians[PEER] / medians[name]:.2f}x" if ours and PEER in medians else ""
+                    vs_fixed = (f"{medians[f'export, padded to {length}'] / medians[name]:.2f}x"
+                                if name == "export, padded to longest" else "")
+                    print(f"{batch_size:>5} {tokens:>6}  {name:<33} {row['p50_ms']:8.2f} {row['p95_ms']:8.2f} "
+                          f"{row['texts_per_s']:8.1f} {vs_peer:>8} {vs_fixed:>8}", flush=True)
+                    rows.append(row)
+    finally:
+        if peer is not None:
+            peer.close()
+    return rows
 
 
 def corpus_lines(path):
@@ -64,61 +158,79 @@ def corpus_lines(path):
         return [line.strip() for line in f if len(line.split()) >= 4]
 
 
+def breakdown(model, tokenizer, texts, work):
+    """The five paths of the module docstring on corpus lines, at --batch_sizes."""
+    import tensorflow as tf
+
+    from electra_tf import featurize
+    from electra_tf.export import export_model, load_export
+
+    length = FLAGS.max_seq_length
+    served = load_export(export_model(model, tokenizer, work, model_name="bench", max_seq_length=length))
+    raw_text, ids = served.signatures["serving_default"], served.signatures["serve_ids"]
+    encode = tf.function(lambda t: featurize.encode(tokenizer, length, t, pad_to_max_length=False),
+                         input_signature=[tf.TensorSpec([None], tf.string)])
+    header = f"{'batch':>5}  {'path':<44} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8}"
+    print(header + "\n" + "-" * len(header))
+    for batch_size in map(int, FLAGS.batch_sizes):
+        batch = tf.constant(texts[:batch_size])
+        encoded = encode(batch)  # as serving_default pads: to the request's longest text
+        encoded_numpy = {key: value.numpy() for key, value in encoded.items()}
+        runs = {
+            "export serving_default (raw text)": lambda: raw_text(text=batch),
+            "export serve_ids (token ids)": lambda: ids(**encoded),
+            "Keras in process: encode + predict_on_batch": lambda: model.predict_on_batch(encode(batch)),
+            "Keras in process: predict_on_batch (ids)": lambda: model.predict_on_batch(encoded_numpy),
+            "in-graph tokenization alone": lambda: encode(batch),
+        }
+        medians = {}
+        for name, times in latencies(runs, FLAGS.seconds).items():
+            medians[name] = np.median(times)
+            p50, p95 = 1e3 * np.median(times), 1e3 * np.percentile(times, 95)
+            print(f"{batch_size:>5}  {name:<44} {p50:8.2f} {p95:8.2f} {batch_size * len(times) / times.sum():8.1f}")
+        total = medians["export serving_default (raw text)"]
+        print(f"{batch_size:>5}  tokenization share of the exported raw-text time: "
+              f"{(total - medians['export serve_ids (token ids)']) / total:.0%} (raw text - ids), "
+              f"{medians['in-graph tokenization alone'] / total:.0%} (tokenization alone)", flush=True)
+
+
 def main(argv):
     del argv
+    from electra_tf.tools.common import quiet_libraries
+
+    quiet_libraries()
     import keras
     import tensorflow as tf
 
-    from electra_tf import ElectraForSequenceClassification, featurize, load_run_config
-    from electra_tf.export import export_model, load_export
+    from electra_tf import ElectraForSequenceClassification, load_run_config
     from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
+    from electra_tf.vocabulary import save_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_serving_bench_")
     try:
         corpus = os.path.join(work, "corpus.txt")
-        texts = corpus_lines(corpus)
-        texts = [texts[i] for i in np.random.default_rng(0).permutation(len(texts))[:256]]
-        tokenizer = ElectraTokenizer(FLAGS.vocab or build_vocabulary([corpus], FLAGS.vocab_size))
+        lines = corpus_lines(corpus)
+        texts = [lines[i] for i in np.random.default_rng(0).permutation(len(lines))[:256]]
+        vocab = FLAGS.vocab
+        if vocab is None:
+            vocab = os.path.join(work, "vocab.txt")
+            save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
+        tokenizer = ElectraTokenizer(vocab)
         model_config, _ = load_run_config(FLAGS.config)
         model_config = model_config.replace(vocab_size=tokenizer.vocabulary_size())
         keras.utils.set_random_seed(0)
         model = ElectraForSequenceClassification(model_config, num_labels=2)
-        length = FLAGS.max_seq_length
-        path = export_model(model, tokenizer, work, model_name="bench", max_seq_length=length)
-        served = load_export(path)
-        raw_text, ids = served.signatures["serving_default"], served.signatures["serve_ids"]
-        featurize_only = tf.function(lambda t: featurize.encode(tokenizer, length, t),
-                                     input_signature=[tf.TensorSpec([None], tf.string)])
-
         lengths = tokenizer(tf.constant(texts)).row_lengths().numpy()
         print(f"model: {FLAGS.config} ({model.count_params():,} parameters), vocabulary {tokenizer.vocabulary_size()}, "
-              f"max_seq_length {length}; texts: default-corpus lines, {np.mean(lengths):.0f} tokens on average "
-              f"({np.mean(lengths > length - 2):.0%} cut); TF threads: default; CPUs: {os.cpu_count()}; "
-              f"load average {os.getloadavg()[0]:.1f}")
-        header = f"{'batch':>5}  {'path':<44} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8}"
-        print(header)
-        print("-" * len(header))
-        for batch_size in map(int, FLAGS.batch_sizes):
-            batch = tf.constant(texts[:batch_size])
-            encoded = tokenizer.encode(batch, sequence_length=length)
-            encoded_numpy = {key: value.numpy() for key, value in encoded.items()}
-            runs = {
-                "export serving_default (raw text)": lambda: raw_text(text=batch),
-                "export serve_ids (token ids)": lambda: ids(**encoded),
-                "Keras in process: encode + predict_on_batch": lambda: model.predict_on_batch(
-                    tokenizer.encode(batch, sequence_length=length)),
-                "Keras in process: predict_on_batch (ids)": lambda: model.predict_on_batch(encoded_numpy),
-                "in-graph tokenization alone": lambda: featurize_only(batch),
-            }
-            medians = {}
-            for name, times in latencies(runs, FLAGS.seconds).items():
-                medians[name] = np.median(times)
-                p50, p95 = 1e3 * np.median(times), 1e3 * np.percentile(times, 95)
-                print(f"{batch_size:>5}  {name:<44} {p50:8.2f} {p95:8.2f} {batch_size * len(times) / times.sum():8.1f}")
-            total = medians["export serving_default (raw text)"]
-            print(f"{batch_size:>5}  tokenization share of the exported raw-text time: "
-                  f"{(total - medians['export serve_ids (token ids)']) / total:.0%} (raw text - ids), "
-                  f"{medians['in-graph tokenization alone'] / total:.0%} (tokenization alone)")
+              f"max_seq_length {FLAGS.max_seq_length}; corpus lines: {np.mean(lengths):.0f} tokens on average "
+              f"({np.mean(lengths > FLAGS.max_seq_length - 2):.0%} cut); TF threads: default; CPUs: "
+              f"{os.cpu_count()}; load average {os.getloadavg()[0]:.1f}", flush=True)
+        if FLAGS.breakdown:
+            breakdown(model, tokenizer, texts, work)
+        rows = compare_with_peer(model, tokenizer, vocab, lines, work)
+        if FLAGS.json:
+            with open(FLAGS.json, "w") as f:
+                json.dump({"rows": rows, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}, f, indent=1)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -89,3 +89,34 @@ def test_ablations_runs_a_study_on_a_tiny_config(tmp_path):
     assert cost[1] > cost[0]  # All-Tokens MLM predicts every token: it costs more per step
     assert all(0 <= r["median"] <= 1 for r in results["runs"])
     assert "| All-Tokens MLM |" in run.stdout and "paper GLUE" in run.stdout
+
+
+def test_finetune_throughput_times_both_paddings_and_the_peer_step_by_step(tmp_path):
+    results = tmp_path / "figures.json"
+    command = [sys.executable, os.path.join(ROOT, "benchmarks", "finetune_throughput.py"), "--models=electra_tiny:4",
+               "--max_seq_length=32", "--steps=3", "--warmup=2", "--peer=stub", "--vocab_size=500",
+               f"--json={results}"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = {row["model"]: row for row in json.load(open(results))["rows"]}
+    assert set(rows) == {"electra_tf (length-aware)", "electra_tf (padded to max)", "transformers (dynamic padding)"}
+    assert rows["transformers (dynamic padding)"]["steps"] == 6  # one peer step after each timed step of ours
+    for name in ("electra_tf (length-aware)", "electra_tf (padded to max)"):
+        assert rows[name]["steps"] == 3 and rows[name]["speed_vs_peer"] > 0 and rows[name]["first_step_s"] > 0
+    assert "speed vs peer" in run.stdout
+
+
+def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tmp_path):
+    results = tmp_path / "figures.json"
+    command = [sys.executable, os.path.join(ROOT, "benchmarks", "serving.py"), "--config=electra_tiny",
+               "--batch_sizes=1,4", "--lengths=8,32", "--max_seq_length=32", "--seconds=0.1", "--peer_seconds=0.1",
+               "--peer=stub", "--vocab_size=500", "--nobreakdown", f"--json={results}"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = json.load(open(results))["rows"]
+    cells = {(row["batch_size"], row["tokens"]) for row in rows}
+    assert cells == {(1, 8), (1, 32), (4, 8), (4, 32)}
+    assert {row["path"] for row in rows} == {"export, padded to longest", "export, padded to 32",
+                                             "transformers (tokenizer + model)"}
+    assert all(row["p50_ms"] > 0 and row["texts_per_s"] > 0 for row in rows)
+    assert all(row["text_tokens"] == row["tokens"] for row in rows)  # texts of exactly that many tokens
