@@ -36,7 +36,7 @@ flags.DEFINE_string("vocab", None, "vocab.txt, tokenizer.json or a folder holdin
 flags.DEFINE_bool("lowercase", None, "Lower-case the text, as the model was trained (default: as the tokenizer "
                   "files say, else lower-case).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
-flags.DEFINE_integer("max_seq_length", None, "Raw text is truncated and padded to this many tokens (default: the "
+flags.DEFINE_integer("max_seq_length", None, "Raw text is truncated at this many tokens (default: the "
                      "model folder's, else 128).")
 flags.DEFINE_list("label_names", None, "Class or tag names, in id order (default: the model folder's).")
 flags.DEFINE_bool("text_pair", None, "Classification/regression on sentence pairs: a second text input (default: "

@@ -45,7 +45,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
             model's preprocessor's.
         export_dir: the base folder TF Serving mounts (`--model_base_path` is `<export_dir>/<model_name>`).
         version: a positive integer; by default one more than the highest version present (or 1).
-        max_seq_length: raw text is truncated and padded to this many tokens (default: the model's
+        max_seq_length: raw text is truncated at this many tokens (default: the model's
             preprocessor's, else 128).
         label_names: class or tag names, output as strings beside the ids.
         overwrite: replace an existing `version` (otherwise a FileExistsError).
