@@ -15,7 +15,8 @@ Example:
 >>> validate_vocabulary(["[PAD]", "the"], source="mine.txt")
 Traceback (most recent call last):
 ...
-ValueError: mine.txt: missing special token(s) ['[UNK]', '[CLS]', '[SEP]', '[MASK]']; an ELECTRA vocabulary needs all of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
+ValueError: mine.txt: missing special token(s) ['[UNK]', '[CLS]', '[SEP]', '[MASK]']; an ELECTRA vocabulary
+needs all of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
 """
 
 import collections

@@ -32,7 +32,8 @@ Example:
 ...                        num_heads=2, intermediate_size=32)
 >>> entries = model_entries(ElectraDiscriminator(config))
 >>> [(e.hf, e.hf_shape) for e in entries if "query" in e.hf]
-[('electra.encoder.layer.0.attention.self.query.weight', (16, 16)), ('electra.encoder.layer.0.attention.self.query.bias', (16,))]
+[('electra.encoder.layer.0.attention.self.query.weight', (16, 16)),
+ ('electra.encoder.layer.0.attention.self.query.bias', (16,))]
 >>> [e.google for e in entries][-2:]
 ['discriminator_predictions/dense_1/kernel', 'discriminator_predictions/dense_1/bias']
 """

@@ -17,7 +17,8 @@ Example:
 >>> read_safetensors(path)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: ...model.safetensors: truncated or corrupt safetensors file (the header promises 120 bytes, the file has 116); download or convert it again
+ValueError: ...model.safetensors: truncated or corrupt safetensors file (the header promises 120 bytes, the
+file has 116); download or convert it again
 """
 
 import json

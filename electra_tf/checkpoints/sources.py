@@ -21,7 +21,10 @@ Example:
 >>> read_source("no/such/folder")
 Traceback (most recent call last):
 ...
-ValueError: no/such/folder: no pre-trained ELECTRA here. Expected our own saved model (config.json and discriminator.keras, as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a Hugging Face folder (config.json and model.safetensors) or a Google checkpoint (a prefix such as model.ckpt-1000000, or its folder)
+ValueError: no/such/folder: no pre-trained ELECTRA here. Expected our own saved model (config.json and
+discriminator.keras, as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a
+Hugging Face folder (config.json and model.safetensors) or a Google checkpoint (a prefix such as
+model.ckpt-1000000, or its folder)
 """
 
 import dataclasses

@@ -89,7 +89,8 @@ def test_scopes_opened_by_parallel_threads_keep_the_swap_until_the_last_closes()
 
 
 
-def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_plain_layers(tiny_config, tmp_path, tiny_vocab):
+def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_plain_layers(tiny_config, tmp_path,
+                                                                                          tiny_vocab):
     config = tiny_config.replace(hidden_dropout=0.1, attention_dropout=0.1)
     data = tf.data.Dataset.from_tensor_slices(tiny_vocab.batch(batch_size=8, seq_length=16, seed=8)).batch(4)
     losses = []

@@ -144,7 +144,8 @@ def pretrained_run(tiny_config, tmp_path, tiny_vocab):
     (ElectraForQuestionAnswering, {"head": "huggingface"}),
     (ElectraForMultipleChoice, {"num_choices": 2}),
 ])
-def test_from_pretrained_loads_the_discriminator_encoder_and_saves(pretrained_run, tmp_path, cls, arguments, tiny_vocab):
+def test_from_pretrained_loads_the_discriminator_encoder_and_saves(pretrained_run, tmp_path, cls, arguments,
+                                                                  tiny_vocab):
     run, pretrainer = pretrained_run
     model = cls.from_pretrained(str(run), **arguments)
     for a, b in zip(model.backbone.weights, pretrainer.discriminator.backbone.weights):

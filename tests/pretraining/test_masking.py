@@ -14,7 +14,8 @@ def _draws(tiny_vocab, rows=4000, seq_length=16, mask_prob=0.15, with_replacemen
     batch = tiny_vocab.batch(batch_size=rows, seq_length=seq_length, seed=seed, min_length=4)
     keys = row_keys(seed, tf.constant(0, tf.int64), tf.range(rows, dtype=tf.int64), MASKING)
     out = mask_tokens(batch["input_ids"], batch["attention_mask"], keys, mask_prob=mask_prob,
-                      max_predictions=max_predictions, mask_token_id=tiny_vocab.mask, special_token_ids=tiny_vocab.special_ids,
+                      max_predictions=max_predictions, mask_token_id=tiny_vocab.mask,
+                      special_token_ids=tiny_vocab.special_ids,
                       vocab_size=tiny_vocab.size, mask_token_rate=mask_token_rate,
                       random_token_rate=random_token_rate, with_replacement=with_replacement)
     return batch, {k: np.asarray(v) for k, v in out._asdict().items()}
@@ -104,7 +105,8 @@ def test_same_seed_same_draws_different_seed_different_draws(tiny_vocab):
 def test_sequences_shorter_than_the_prediction_slots_are_an_error(tiny_vocab):
     with pytest.raises(ValueError, match="shorter than max_predictions_per_seq"):
         mask_tokens(np.zeros((1, 4), np.int32), np.ones((1, 4), np.int32), tf.zeros([1], tf.uint64),
-                    mask_prob=0.15, max_predictions=5, mask_token_id=tiny_vocab.mask, special_token_ids=tiny_vocab.special_ids,
+                    mask_prob=0.15, max_predictions=5, mask_token_id=tiny_vocab.mask,
+                    special_token_ids=tiny_vocab.special_ids,
                     vocab_size=tiny_vocab.size)
 
 
