@@ -117,7 +117,7 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
     if FLAGS.peer != "none":
         peer = PeerProcess(FLAGS.peer)
         peer.call("init", role="serving", model=model.config.to_dict(), vocab_file=vocab, lowercase=True,
-                  max_seq_length=length, texts=["warm-up"])
+                  max_seq_length=length)
     header = (f"{'batch':>5} {'tokens':>6}  {'path':<33} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8} "
               f"{'vs peer':>8} {'vs fixed':>8}")
     print("\n" + header + "\n" + "-" * len(header))
