@@ -1,4 +1,4 @@
-"""The exported raw-text signature under load: 8 threads for 60 s, correct outputs throughout, flat memory."""
+"""The exported raw-text signature under load: 8 threads for 30 s, correct outputs throughout, flat memory."""
 
 import threading
 import time
@@ -11,7 +11,7 @@ from electra_tf.export import export_model, load_export
 
 TEXTS = ["Return the number of items.", "A set is a finite, iterable container.", "", "Ünïcödé and emoji 🎉 text",
          "word " * 300]
-THREADS, SECONDS = 8, 60.0
+THREADS, SECONDS = 8, 30.0
 
 
 def resident_megabytes():
@@ -19,7 +19,7 @@ def resident_megabytes():
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
 
 
-def test_eight_threads_for_a_minute_get_correct_outputs_and_memory_stays_flat(tiny_pretrained_dir, tmp_path):
+def test_eight_threads_for_half_a_minute_get_correct_outputs_and_memory_stays_flat(tiny_pretrained_dir, tmp_path):
     model = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=3)
     path = export_model(model, ElectraTokenizer.from_pretrained(tiny_pretrained_dir), str(tmp_path), "load",
                         max_seq_length=64, label_names=["a", "b", "c"])
@@ -49,8 +49,8 @@ def test_eight_threads_for_a_minute_get_correct_outputs_and_memory_stays_flat(ti
         thread.join()
     assert not failures, failures[:3]
     assert min(calls) > 10, calls  # every thread was served
-    # Flat: the last 20 s use no more than the first 20 s (after warm-up) plus a small allowance.
-    early, late = max(memory[2:20]), max(memory[-20:])
+    # Flat: the last 10 s use no more than the first 10 s (after warm-up) plus a small allowance.
+    early, late = max(memory[2:12]), max(memory[-10:])
     assert late - early < 30, (early, late, memory)
     print(f"{sum(calls)} calls ({sum(calls) * len(TEXTS) / SECONDS:.0f} texts/s) from {THREADS} threads; "
           f"resident memory {early:.0f} → {late:.0f} MB")
