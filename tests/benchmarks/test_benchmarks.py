@@ -92,10 +92,12 @@ def test_ablations_runs_a_study_on_a_tiny_config(tmp_path):
 
 
 def test_finetune_throughput_times_both_paddings_and_the_peer_step_by_step(tmp_path):
-    results = tmp_path / "figures.json"
+    results, texts = tmp_path / "figures.json", tmp_path / "texts.csv"
+    words = "the cat sat on a mat while two red dogs ran far away".split()
+    texts.write_text("text\n" + "".join(" ".join(words[: 3 + i % 10]) + "\n" for i in range(64)))
     command = [sys.executable, os.path.join(ROOT, "benchmarks", "finetune_throughput.py"), "--models=electra_tiny:4",
-               "--max_seq_length=32", "--steps=3", "--warmup=2", "--peer=stub", "--vocab_size=500",
-               f"--json={results}"]
+               "--max_seq_length=32", "--steps=3", "--warmup=2", "--peer=stub", "--vocab_size=100",
+               f"--train_file={texts}", f"--json={results}"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     rows = {row["model"]: row for row in json.load(open(results))["rows"]}
@@ -106,11 +108,11 @@ def test_finetune_throughput_times_both_paddings_and_the_peer_step_by_step(tmp_p
     assert "speed vs peer" in run.stdout
 
 
-def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tmp_path):
+def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tmp_path, fixture_vocab):
     results = tmp_path / "figures.json"
     command = [sys.executable, os.path.join(ROOT, "benchmarks", "serving.py"), "--config=electra_tiny",
                "--batch_sizes=1,4", "--lengths=8,32", "--max_seq_length=32", "--seconds=0.1", "--peer_seconds=0.1",
-               "--peer=stub", "--vocab_size=500", "--nobreakdown", f"--json={results}"]
+               "--peer=stub", f"--vocab={fixture_vocab}", "--nobreakdown", f"--json={results}"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     rows = json.load(open(results))["rows"]
