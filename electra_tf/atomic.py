@@ -52,11 +52,14 @@ def write_json(path, values):
 
 
 def read_json(path, expect=None):
-    """The JSON value in `path`; a ValueError naming the file when it is not UTF-8 JSON, or not of type
-    `expect` (e.g. `dict`)."""
+    """The JSON value in `path`; a ValueError naming the file when it is empty, not UTF-8 JSON, or not of
+    type `expect` (e.g. `dict`)."""
     try:
         with tf.io.gfile.GFile(path, "rb") as f:
-            values = json.loads(f.read().decode("utf-8"))
+            text = f.read().decode("utf-8")
+        if not text.strip():
+            raise ValueError(f"{path}: the file is empty")
+        values = json.loads(text)
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:

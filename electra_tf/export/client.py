@@ -8,12 +8,12 @@ Example (after `export_model`, not run here):
 {'label': array([b'positive'], dtype=object), 'label_id': array([1], dtype=int32), ...}
 """
 
-import json
 import os
 
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the graph uses)
 
+from electra_tf.atomic import read_json
 from electra_tf.export.archive import INFO_FILE
 
 
@@ -24,8 +24,7 @@ def load_export(path):
 
 def export_info(path):
     """What `export_model` recorded in `assets.extra/export_info.json` (task, text inputs, labels, ...)."""
-    with open(os.path.join(path, INFO_FILE), encoding="utf-8") as f:
-        return json.load(f)
+    return read_json(os.path.join(path, INFO_FILE), expect=dict)
 
 
 def query_export(path, *texts, signature="serving_default", **inputs):

@@ -49,7 +49,7 @@ from absl import logging
 
 from electra_tf import answer_spans, featurize
 from electra_tf.answer_spans import ANSWERABLE_NULL_THRESHOLD, SPAN_NULL_THRESHOLD
-from electra_tf.atomic import write_text
+from electra_tf.atomic import read_json, write_text
 from electra_tf.data import batching
 
 # Questions featurized per call: bounds the memory of the windows in flight.
@@ -107,14 +107,7 @@ is_impossible=False)
     """
     if on_bad_answer not in ("error", "skip"):
         raise ValueError(f"on_bad_answer must be 'error' or 'skip', got {on_bad_answer!r}")
-    with tf.io.gfile.GFile(path, "r") as f:
-        text = f.read()
-    if not text.strip():
-        raise ValueError(f"{path}: the file is empty")
-    try:
-        squad = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    squad = read_json(path)
     examples, skipped_ids, seen_ids = [], [], set()
     for i, article in enumerate(_field(squad, "data", "the file", path)):
         for j, paragraph in enumerate(_field(article, "paragraphs", f"data[{i}]", path)):
