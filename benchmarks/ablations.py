@@ -25,7 +25,6 @@ with `compute_efficiency.py`. --hidden_size, --num_layers, --steps,
 --batch_size, --seq_length and --corpus_files scale it to the paper's sizes.
 """
 
-import json
 import os
 
 from absl import app, flags
@@ -99,7 +98,7 @@ def chosen(runs):
 
 def untrained_floor(vocab, files, settings):
     """The no-pre-training floor, fine-tuned once for all studies of the same settings (it is the same run)."""
-    from electra_tf.atomic import read_json, write_text
+    from electra_tf.atomic import read_json, write_json
 
     path = os.path.join(FLAGS.output_dir, "no_pretraining.json")
     settings = {k: v for k, v in settings.items() if k != "steps"}
@@ -107,7 +106,7 @@ def untrained_floor(vocab, files, settings):
         return read_json(path)["random"]
     median, values = median_accuracy(random_encoder(vocab, os.path.join(FLAGS.output_dir, "checkpoints")), files)
     floor = {"median": median, "accuracies": values}
-    write_text(path, json.dumps({"settings": settings, "random": floor}, indent=2) + "\n")
+    write_json(path, {"settings": settings, "random": floor})
     return floor
 
 
@@ -167,7 +166,7 @@ def print_table(study, results):
 
 def main(argv):
     del argv
-    from electra_tf.atomic import write_text
+    from electra_tf.atomic import write_json
     from electra_tf.tokenization import ElectraTokenizer
     from electra_tf.training.flops import training_flops
 
@@ -194,7 +193,7 @@ def main(argv):
                                     "flops": training_flops(model, pretraining, step), "median": median,
                                     "accuracies": values})
             print(f"  {label} at step {step}: median accuracy {median:.3f} {values}", flush=True)
-    write_text(os.path.join(out, "results.json"), json.dumps(results, indent=2) + "\n")
+    write_json(os.path.join(out, "results.json"), results)
     print_table(study, results)
     print(f"results: {os.path.join(out, 'results.json')}")
     if FLAGS.plot:

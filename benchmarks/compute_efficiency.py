@@ -21,7 +21,6 @@ The defaults finish in well under an hour on 2 CPU cores; --electra_steps,
 --hidden_size, --num_layers, --seq_length and --batch_size scale it up on a GPU.
 """
 
-import json
 import os
 
 from absl import app, flags
@@ -54,6 +53,7 @@ def plot(results, path):
 
 def main(argv):
     del argv
+    from electra_tf.atomic import write_json
     from electra_tf.tokenization import ElectraTokenizer
     from electra_tf.training.flops import training_flops_per_step
 
@@ -83,8 +83,7 @@ def main(argv):
                                     "median": median, "accuracies": values})
             print(f"  {objective} at {budget:g} of the budget ({budget * total:.3g} FLOPs): "
                   f"median accuracy {median:.3f} {values}", flush=True)
-    with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=2)
+    write_json(os.path.join(out, "results.json"), results)
     print("\n| FLOPs | ELECTRA | MLM |\n|---|---|---|")
     by = {(r["objective"], r["budget"]): r["median"] for r in results["runs"]}
     for budget in sorted(float(b) for b in FLAGS.budgets):

@@ -17,7 +17,6 @@ same load. The weights are random: speed does not depend on them. Ratios are med
 """
 
 import csv
-import json
 import os
 import shutil
 import tempfile
@@ -58,49 +57,49 @@ def sentences(work):
         return [line.strip() for line in f if len(line.split()) >= 4]
 
 
-class StepTimer:
-    """A Keras callback: the seconds of each of our steps, and after each timed one a peer step."""
+def step_timer(warmup, peer, ours, peer_answers):
+    """A Keras `LambdaCallback` appending the seconds of each of our steps to `ours` and, after each timed
+    one, running a peer step (its answer appended to `peer_answers`)."""
+    import keras
 
-    def __init__(self, warmup, peer):
-        import keras
+    start = []
 
-        timer = self
+    def end(batch, logs):
+        ours.append(time.perf_counter() - start.pop())
+        if batch >= warmup and peer is not None:
+            peer_answers.append(peer.call("step"))
 
-        class Callback(keras.callbacks.Callback):
-            def on_train_batch_begin(self, batch, logs=None):
-                timer.start = time.perf_counter()
-
-            def on_train_batch_end(self, batch, logs=None):
-                timer.ours.append(time.perf_counter() - timer.start)
-                if batch >= warmup and peer is not None:
-                    answer = peer.call("step")
-                    timer.peer.append(answer["seconds"])
-                    timer.peer_tokens.append(answer.get("tokens", 0))
-
-        self.callback, self.start, self.ours, self.peer, self.peer_tokens = Callback(), 0.0, [], [], []
+    return keras.callbacks.LambdaCallback(on_train_batch_begin=lambda batch, logs: start.append(time.perf_counter()),
+                                          on_train_batch_end=end)
 
 
-def time_model(name, batch_size, texts, work):
+def task_data(texts, work):
+    """`(vocab.txt, train.csv, labels)` for `texts`: a vocabulary learned from them and random labels."""
+    from electra_tf.tokenization import build_vocabulary
+    from electra_tf.vocabulary import save_vocabulary
+
+    corpus, vocab, train = (os.path.join(work, name) for name in ("texts.txt", "vocab.txt", "train.csv"))
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write("\n".join(texts) + "\n")
+    save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
+    labels = np.random.default_rng(0).integers(0, 2, len(texts)).tolist()
+    with open(train, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([("text", "label"), *zip(texts, labels)])
+    return vocab, train, labels
+
+
+def time_model(name, batch_size, texts, data, work):
     """Ours (length-aware and padded) and the peer on `name`'s shape; returns the rows."""
     import keras
 
     from electra_tf import ElectraDiscriminator, ElectraTokenizer, FinetuningConfig, finetune, make_task
     from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.config import PretrainingConfig, load_run_config
-    from electra_tf.tokenization import build_vocabulary
-    from electra_tf.vocabulary import load_vocabulary, save_vocabulary
+    from electra_tf.vocabulary import load_vocabulary
 
-    vocab = os.path.join(work, "vocab.txt")
-    if not os.path.exists(vocab):
-        with open(os.path.join(work, "texts.txt"), "w", encoding="utf-8") as f:
-            f.write("\n".join(texts) + "\n")
-        save_vocabulary(build_vocabulary([os.path.join(work, "texts.txt")], FLAGS.vocab_size), vocab)
+    vocab, train, labels = data
     tokenizer = ElectraTokenizer(vocab)
     model_config = load_run_config(name)[0].replace(vocab_size=tokenizer.vocabulary_size())
-    labels = np.random.default_rng(0).integers(0, 2, len(texts)).tolist()
-    train = os.path.join(work, "train.csv")
-    with open(train, "w", encoding="utf-8", newline="") as f:
-        csv.writer(f).writerows([("text", "label"), *zip(texts, labels)])
     pretrained = os.path.join(work, name)
     keras.utils.set_random_seed(0)
     write_run_folder(pretrained, {"discriminator": ElectraDiscriminator(model_config)}, model_config,
@@ -121,18 +120,19 @@ def time_model(name, batch_size, texts, work):
                                                pad_to_max_length=pad, epochs=epochs)
             task = make_task(config, tokenizer, files={"train": train})
             examples = task.load("train")
-            timer = StepTimer(FLAGS.warmup, peer)
+            ours, answers = [], []
             start = time.perf_counter()
-            finetune(task, pretrained, examples, callbacks=[timer.callback], report=None)
+            finetune(task, pretrained, examples, callbacks=[step_timer(FLAGS.warmup, peer, ours, answers)],
+                     report=None)
             print(f"  {name}: {OURS[pad]} done in {time.perf_counter() - start:.0f} s", flush=True)
-            steps = np.array(timer.ours[FLAGS.warmup:])
+            steps = np.array(ours[FLAGS.warmup:])
             rows.append({"model": OURS[pad], "config": name, "batch_size": batch_size,
                          "s_per_step": float(np.median(steps)), "p95_s": float(np.percentile(steps, 95)),
-                         "first_step_s": timer.ours[0], "steps": len(steps)})
-            peer_times += timer.peer
+                         "first_step_s": ours[0], "steps": len(steps)})
+            peer_times += [answer["seconds"] for answer in answers]
             if peer is not None:
-                rows[-1]["peer_s_per_step"] = float(np.median(timer.peer))
-                rows[-1]["peer_mean_padded_length"] = float(np.mean(timer.peer_tokens)) / batch_size
+                rows[-1]["peer_s_per_step"] = float(np.median([answer["seconds"] for answer in answers]))
+                rows[-1]["peer_mean_padded_length"] = float(np.mean([a["tokens"] for a in answers])) / batch_size
     finally:
         if peer is not None:
             peer.close()
@@ -149,6 +149,7 @@ def time_model(name, batch_size, texts, work):
 
 def main(argv):
     del argv
+    from electra_tf.atomic import write_json
     from electra_tf.tools.common import quiet_libraries
 
     quiet_libraries()
@@ -159,10 +160,10 @@ def main(argv):
               f"{np.mean([len(t.split()) for t in texts]):.0f} words on average; max_seq_length "
               f"{FLAGS.max_seq_length}; fp32; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
               flush=True)
-        rows = []
+        data, rows = task_data(texts, work), []
         for spec in FLAGS.models:
             name, batch_size = spec.rsplit(":", 1)
-            rows += time_model(name, int(batch_size), texts, work)
+            rows += time_model(name, int(batch_size), texts, data, work)
         header = (f"{'config':<14} {'batch':>5}  {'path':<30} {'s/step':>8} {'p95 s':>8} {'examples/s':>10} "
                   f"{'speed vs peer':>13} {'first step s':>12}")
         print("\n" + header + "\n" + "-" * len(header))
@@ -175,8 +176,7 @@ def main(argv):
         if padded:
             print(f"the peer's batches were padded to {np.mean(padded):.0f} tokens on average")
         if FLAGS.json:
-            with open(FLAGS.json, "w") as f:
-                json.dump({"rows": rows, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}, f, indent=1)
+            write_json(FLAGS.json, {"rows": rows, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]})
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -200,19 +200,21 @@ class HFFinetuningPeer:
         self.model.train()
         tokenizer = _electra_tokenizer(vocab_file, lowercase)
         encoded = tokenizer(texts, truncation=True, max_length=max_seq_length)
-        self.features = [{"input_ids": ids, "attention_mask": mask, "token_type_ids": types, "labels": label}
-                         for ids, mask, types, label in zip(encoded["input_ids"], encoded["attention_mask"],
-                                                            encoded["token_type_ids"], labels)]
-        self.collate = transformers.DataCollatorWithPadding(tokenizer)
+        features = [{"input_ids": ids, "attention_mask": mask, "token_type_ids": types, "labels": label}
+                    for ids, mask, types, label in zip(encoded["input_ids"], encoded["attention_mask"],
+                                                       encoded["token_type_ids"], labels)]
+        # The Trainer's loader: shuffled each epoch, full batches, padded by the collator.
+        self.loader = torch.utils.data.DataLoader(features, batch_size=batch_size, shuffle=True, drop_last=True,
+                                                  collate_fn=transformers.DataCollatorWithPadding(tokenizer))
+        self.batches = iter(())
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=0.01)
-        self.batch_size, self.order, self.rng = batch_size, [], np.random.default_rng(0)
 
     def step(self):
         import torch
-        if len(self.order) < self.batch_size:
-            self.order = list(self.rng.permutation(len(self.features)))
-        batch = self.collate([self.features[i] for i in self.order[:self.batch_size]])
-        del self.order[:self.batch_size]
+        batch = next(self.batches, None)
+        if batch is None:  # a new epoch
+            self.batches = iter(self.loader)
+            batch = next(self.batches)
         loss = self.model(**batch).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)

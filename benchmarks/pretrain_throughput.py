@@ -599,9 +599,9 @@ def main(argv):
     print(f"\nload average at the end {os.getloadavg()[0]:.1f} (timings are only comparable on an idle machine; "
           "the ratios, from alternating rounds, are steadier)")
     if FLAGS.json:
-        with open(FLAGS.json, "w") as f:
-            json.dump({"matmul_gflops": limits, "rows": rows, "breakdown": breakdowns, "profiles": profiles,
-                       "graphs": graphs, "parent_imported_torch": "torch" in sys.modules}, f, indent=1)
+        from electra_tf.atomic import write_json
+        write_json(FLAGS.json, {"matmul_gflops": limits, "rows": rows, "breakdown": breakdowns, "profiles": profiles,
+                                "graphs": graphs, "parent_imported_torch": "torch" in sys.modules})
 
 
 if __name__ == "__main__":

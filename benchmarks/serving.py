@@ -30,7 +30,6 @@ c. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip.
 """
 
-import json
 import os
 import shutil
 import tempfile
@@ -203,6 +202,7 @@ def main(argv):
     import tensorflow as tf
 
     from electra_tf import ElectraForSequenceClassification, load_run_config
+    from electra_tf.atomic import write_json
     from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
 
@@ -229,8 +229,7 @@ def main(argv):
             breakdown(model, tokenizer, texts, work)
         rows = compare_with_peer(model, tokenizer, vocab, lines, work)
         if FLAGS.json:
-            with open(FLAGS.json, "w") as f:
-                json.dump({"rows": rows, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}, f, indent=1)
+            write_json(FLAGS.json, {"rows": rows, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]})
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
