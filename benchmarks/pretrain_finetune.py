@@ -105,18 +105,12 @@ def pretrain(name, variant, steps, budgets, vocab, shards, folder):
     from electra_tf import ElectraPretrainer, ElectraTokenizer, pretraining_optimizer
     from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.data.pipeline import pretraining_dataset
-    from electra_tf.pretraining.masking import continuation_token_ids
-    from electra_tf.pretraining.unigram import count_tokens
+    from electra_tf.pretraining.variant_inputs import variant_inputs
     from electra_tf.vocabulary import load_vocabulary
 
     tokenizer = ElectraTokenizer(vocab)
     model, pretraining = configs(tokenizer.vocabulary_size(), steps, **variant)
-    extra = {}
-    if pretraining.generator_type == "unigram":
-        extra["unigram_counts"] = count_tokens(pretraining_dataset(shards, FLAGS.batch_size, FLAGS.seq_length,
-                                                                   training=False), model.vocab_size)
-    if pretraining.whole_word_masking:
-        extra["word_continuation_ids"] = continuation_token_ids(load_vocabulary(vocab))
+    extra = variant_inputs(pretraining, load_vocabulary(vocab), shards)
     keras.utils.set_random_seed(0)
     pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids, **extra)
     pretrainer.compile(optimizer=pretraining_optimizer(pretraining))

@@ -36,7 +36,6 @@ import keras
 import tensorflow as tf
 from absl import flags
 
-from electra_tf.atomic import read_json, write_text
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
@@ -45,9 +44,8 @@ from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
-from electra_tf.pretraining.masking import continuation_token_ids
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
-from electra_tf.pretraining.unigram import count_tokens
+from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
 from electra_tf.training import callbacks as cb
@@ -162,30 +160,6 @@ def describe_extension(old, new, step):
             f"{old_rate:.3g}) and decays linearly to 0 at step {new.train_steps}")
 
 
-def unigram_counts(pretraining, train_files, vocabulary_size):
-    """The token counts of a unigram generator: kept in the model_dir, counted from the shards the first time."""
-    path = os.path.join(FLAGS.model_dir, "unigram_counts.json")
-    if os.path.exists(path):
-        return read_json(path)
-    if not train_files:
-        raise ValueError("--generator_type=unigram counts the corpus's tokens from --train_files (TFRecord shards); "
-                         "build them with tools/build_pretraining_data.py")
-    counts = count_tokens(pretraining_dataset(train_files, pretraining.batch_size, pretraining.max_seq_length,
-                                              training=False), vocabulary_size)
-    write_text(path, json.dumps(counts) + "\n")
-    return counts
-
-
-def pretrainer_inputs(pretraining, train_files, vocabulary):
-    """What a variant's pre-trainer needs besides the configs: the `##` pieces, the unigram counts."""
-    extra = {}
-    if pretraining.whole_word_masking:
-        extra["word_continuation_ids"] = continuation_token_ids(vocabulary)
-    if pretraining.generator_type == "unigram":
-        extra["unigram_counts"] = unigram_counts(pretraining, train_files, len(vocabulary))
-    return extra
-
-
 def make_dataset(strategy, pretraining, start_micro_steps, train_files):
     """The training input, positioned after `start_micro_steps` batches (exact resume)."""
     pc = pretraining
@@ -247,7 +221,8 @@ def main(argv):
     os.makedirs(own_dir, exist_ok=True)
 
     k = pretraining.gradient_accumulation_steps
-    extra = pretrainer_inputs(pretraining, train_files, load_vocabulary(FLAGS.vocab_file))
+    extra = variant_inputs(pretraining, load_vocabulary(FLAGS.vocab_file), train_files,
+                           counts_file=os.path.join(FLAGS.model_dir, "unigram_counts.json"))
     with strategy.scope():
         pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids,
                                        **extra)
