@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from electra_tf.checkpoints import ours
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import build_vocabulary
+from electra_tf.training import distribute
 from electra_tf.vocabulary import save_vocabulary
 
 # As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
@@ -318,3 +321,44 @@ def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(
     assert not (model_dir / "final" / "generator.keras").exists()
     refused = run(data, tmp_path / "bad", "--train_steps=4", "--generator_type=unigram", "--weight_sharing=all")
     assert refused.returncode == 2 and "PretrainingConfig.weight_sharing" in refused.stderr
+
+
+def _signal_inside(monkeypatch, owner, name, number=signal.SIGINT):
+    """Makes `owner.name` raise `number` in this process once, when first called, then do its work."""
+    original = getattr(owner, name)
+
+    def wrapped(*args, **kwargs):
+        monkeypatch.setattr(owner, name, original)
+        signal.raise_signal(number)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, wrapped)
+
+
+# Where a Ctrl-C lands, as the function it interrupts, and the step then saved. Each moment is one run of
+# 2 steps in this process; the signal is raised in this very process, inside that function: no timing race.
+_MOMENTS = {
+    "start-up": (distribute, "get_strategy", None, ()),
+    "first step": (ElectraPretrainer, "train_step", 1, ()),  # (while it is traced)
+    "a save": (tf.train.CheckpointManager, "save", 1, ("--save_every=1",)),
+    "evaluation": (ElectraPretrainer, "test_step", 1, ("--eval_every=1", "--eval_steps=1")),
+    "the final save": (ours, "write_run_folder", 2, ()),
+}
+
+
+@pytest.mark.parametrize("moment", list(_MOMENTS))
+def test_ctrl_c_at_any_moment_keeps_finished_work(data, tmp_path, monkeypatch, run_tool, moment):
+    owner, name, saved, extra = _MOMENTS[moment]
+    _signal_inside(monkeypatch, owner, name)
+    model_dir = tmp_path / "run"
+    exit_code, out, err = run_tool("run_pretraining", *command(data, model_dir, "--train_steps=2", *extra)[3:],
+                                   *([f"--eval_files={data['eval']}"] if moment == "evaluation" else []))
+    assert "Traceback" not in err
+    if saved is None:  # before any work: nothing to keep
+        assert exit_code == 130 and "interrupted: outputs completed before are kept" in err, err[-3000:]
+        assert not model_dir.exists()
+        return
+    assert exit_code == 75 and f"interrupted (Ctrl-C): saved step {saved}" in out, err[-3000:]
+    assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{saved}")
+    assert (model_dir / "final" / "config.json").exists() == (moment == "the final save")
+    assert ("and the final models in" in out) == (moment == "the final save")
