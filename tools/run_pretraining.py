@@ -43,6 +43,7 @@ from electra_tf.data.pipeline import list_files, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
+from electra_tf.folder_lock import lock_folder
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.variant_inputs import variant_inputs
@@ -185,10 +186,10 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
 
 
 def save_final(folder, pretrainer, model, pretraining, casing):
-    """The run's models as a self-describing folder: configs, networks, vocabulary and casing."""
-    write_run_folder(folder, pretrainer.export_networks(), model, pretraining)
-    write_tokenizer_files(folder, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
-                          **casing)
+    """The run's models as a self-describing folder, written whole: configs, networks, vocabulary and casing."""
+    write_run_folder(folder, pretrainer.export_networks(), model, pretraining, extra_files=lambda tmp: (
+        write_tokenizer_files(tmp, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
+                              **casing)))
 
 
 def train(pretrainer, strategy, pretraining, done, train_files, callbacks, validation, stop):
@@ -246,6 +247,7 @@ def main(argv):
           f"{pretraining.train_steps} steps", flush=True)
     chief = is_chief(strategy)
     own_dir = worker_dir(FLAGS.model_dir, strategy)
+    lock_folder(own_dir)  # one run per folder: another one is refused, naming its pid
     previous = check_model_dir(FLAGS.model_dir, model, pretraining) if chief else None
     os.makedirs(own_dir, exist_ok=True)
 
