@@ -77,16 +77,25 @@ def atomic_folder(path):
     os.makedirs(tmp)
     try:
         yield tmp
-        if not os.path.exists(path):
+        if not os.path.lexists(path):
             os.rename(tmp, path)
         elif _exchange(tmp, path):
-            shutil.rmtree(tmp)
+            _remove(tmp)  # what was at `path`
         else:
             os.rename(path, old)
             os.rename(tmp, path)
-            shutil.rmtree(old)
+            _remove(old)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove(tmp)
+
+
+def _remove(path):
+    """Removes a folder, file or link if there is one."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
 
 
 def _exchange(a, b):
@@ -125,13 +134,10 @@ def remove_leftovers(path):
         if not match or _is_alive(int(match.group(2))):
             continue
         leftover = os.path.join(parent, entry)
-        if match.group(1).endswith(".old") and not os.path.exists(path):
+        if match.group(1).endswith(".old") and not os.path.lexists(path):
             os.rename(leftover, path)
-        elif os.path.isdir(leftover):
-            shutil.rmtree(leftover, ignore_errors=True)
         else:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(leftover)
+            _remove(leftover)
 
 
 def write_text(path, text):

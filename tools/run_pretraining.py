@@ -9,8 +9,9 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
 
 - Checkpoints every --save_every steps (keeping --keep_checkpoints); re-running
   the same command resumes at the last one with the optimizer state, the same
-  random draws and the same data order. SIGTERM (preemption) saves and exits
-  with code 75; re-run to continue.
+  random draws and the same data order. SIGTERM (preemption) or Ctrl-C saves
+  at the next step boundary and exits with code 75; re-run to continue. One
+  run per --model_dir: a second one is refused, naming the first one's pid.
 - --init_checkpoint starts a new run from the discriminator and generator
   weights of another run, of a converted or released model (our folder, a
   Google TF1 checkpoint; see tools/convert_checkpoint.py for Hugging Face
