@@ -1,4 +1,5 @@
-"""Shared fixtures: tiny configs, a tiny vocabulary with random batches, fixture files, tools run in-process.
+"""Shared fixtures: tiny configs, a tiny vocabulary with random batches, fixture files, tools run in-process,
+child processes whose stderr a failing test shows.
 
 (The two logical CPU devices are set up by the root conftest.py.)
 """
@@ -9,7 +10,9 @@ import importlib
 import io
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import keras
@@ -174,3 +177,59 @@ def refused():
         assert code == 2 and f"error: {message}" in err, err[-2000:]
 
     return check
+
+
+class ChildProcesses:
+    """Runs the child processes of tests, and keeps what a failing test's report then shows of each: its
+    command, exit code and stderr (the `pytest_runtest_makereport` hook below), whatever assertion failed.
+
+    `run(command, **kwargs)` is `subprocess.run` with the output captured as text (timeout 600 s);
+    `start(command, **kwargs)` is `subprocess.Popen` with stderr kept in a file (read it with
+    `stderr_of(process)`), so the child never blocks on a full pipe."""
+
+    def __init__(self):
+        self._reports = []
+
+    def run(self, command, **kwargs):
+        result = subprocess.run(command, capture_output=True, text=True, **{"timeout": 600, **kwargs})
+        self._reports.append(lambda: (command, result.returncode, result.stderr))
+        return result
+
+    def start(self, command, **kwargs):
+        stderr = tempfile.TemporaryFile("w+", encoding="utf-8")
+        process = subprocess.Popen(command, stderr=stderr, text=True, **kwargs)
+        process.stderr_file = stderr
+        self._reports.append(lambda: (command, process.poll(), self.stderr_of(process)))
+        return process
+
+    @staticmethod
+    def stderr_of(process):
+        process.stderr_file.seek(0)
+        return process.stderr_file.read()
+
+    def reports(self):
+        """`(title, text)` for each child started since the last `forget`."""
+        return [(f"child process {i} (exit code {code})", f"{' '.join(map(str, command))}\n{stderr[-5000:]}")
+                for i, (command, code, stderr) in enumerate(report() for report in self._reports)]
+
+    def forget(self):
+        self._reports = []
+
+
+CHILDREN = ChildProcesses()
+
+
+@pytest.fixture(scope="session")
+def children():
+    """Starts child processes (`ChildProcesses`): a failing test shows each one's stderr."""
+    return CHILDREN
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if report.failed:
+        for title, text in CHILDREN.reports():
+            report.sections.append((title, text))
+    if report.when == "teardown":
+        CHILDREN.forget()

@@ -15,6 +15,8 @@ import warnings
 
 from absl import app, flags
 
+from electra_tf.folder_lock import release_all
+
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
                "str": flags.DEFINE_string}
 HELP_FLAGS = ("--help", "-h", "-?", "--helpshort")
@@ -132,6 +134,8 @@ def exits_cleanly_on_bad_input(main):
             print(f"error: a write failed ({message.splitlines()[0]}). Outputs completed before it are kept; "
                   "free some space and re-run the same command to continue.", file=sys.stderr)
             sys.exit(WRITE_FAILED_EXIT_CODE)
+        finally:
+            release_all()  # the folder locks `main` took (`electra_tf.folder_lock`)
     return wrapped
 
 

@@ -28,6 +28,7 @@ from absl import flags
 
 from electra_tf.config import load_run_config
 from electra_tf.convert import convert
+from electra_tf.folder_lock import lock_folder
 from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
 
 FLAGS = flags.FLAGS
@@ -48,6 +49,7 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    lock_folder(FLAGS.output)  # one conversion per output: another one is refused, naming its pid
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     run_config = load_run_config(FLAGS.config) if FLAGS.config else None
     written = convert(FLAGS.input, FLAGS.output, FLAGS.to, input_generator=FLAGS.input_generator,

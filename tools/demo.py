@@ -99,8 +99,8 @@ def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train
     _step("saving")
     model_dir = os.path.join(output_dir, "model")
     write_run_folder(model_dir, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator},
-                     model_config, pretraining_config, load_vocabulary(vocab_file))
-    pretrainer.save(os.path.join(model_dir, "pretrainer.keras"))
+                     model_config, pretraining_config, load_vocabulary(vocab_file),
+                     extra_files=lambda folder: pretrainer.save(os.path.join(folder, "pretrainer.keras")))
     print(f"models, config.json and vocab.txt → {model_dir}")
     return metrics
 

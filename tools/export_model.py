@@ -22,6 +22,7 @@ from absl import flags
 from electra_tf.convert import load_model
 from electra_tf.export import export_info, export_model, task_of
 from electra_tf.finetuning.trainer import check_vocabulary
+from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 
@@ -63,6 +64,7 @@ def given(flag, info, default=None):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    lock_folder(os.path.join(FLAGS.export_dir, FLAGS.model_name))  # one export per model name at a time
     if FLAGS.model.endswith(".keras") and not os.path.isfile(FLAGS.model):
         raise ValueError(f"{FLAGS.model}: no such file")
     model, info = load_model(FLAGS.model)

@@ -30,6 +30,7 @@ from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import TASKS, finetune, make_task
+from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
 
@@ -147,6 +148,7 @@ def summarise(trials):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
     size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
     overrides = config_overrides(FinetuningConfig)
     base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)

@@ -9,8 +9,9 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
 
 - Checkpoints every --save_every steps (keeping --keep_checkpoints); re-running
   the same command resumes at the last one with the optimizer state, the same
-  random draws and the same data order. SIGTERM (preemption) saves and exits
-  with code 75; re-run to continue.
+  random draws and the same data order. SIGTERM (preemption) or Ctrl-C saves
+  at the next step boundary and exits with code 75; re-run to continue. One
+  run per --model_dir: a second one is refused, naming the first one's pid.
 - --init_checkpoint starts a new run from the discriminator and generator
   weights of another run, of a converted or released model (our folder, a
   Google TF1 checkpoint; see tools/convert_checkpoint.py for Hugging Face
@@ -43,6 +44,7 @@ from electra_tf.data.pipeline import list_files, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
+from electra_tf.folder_lock import lock_folder
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.variant_inputs import variant_inputs
@@ -52,6 +54,7 @@ from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
 from electra_tf.training.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
+from electra_tf.training.stop_signals import StopSignals
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
 FLAGS = flags.FLAGS
@@ -184,10 +187,38 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
 
 
 def save_final(folder, pretrainer, model, pretraining, casing):
-    """The run's models as a self-describing folder: configs, networks, vocabulary and casing."""
-    write_run_folder(folder, pretrainer.export_networks(), model, pretraining)
-    write_tokenizer_files(folder, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
-                          **casing)
+    """The run's models as a self-describing folder, written whole: configs, networks, vocabulary and casing."""
+    write_run_folder(folder, pretrainer.export_networks(), model, pretraining, extra_files=lambda tmp: (
+        write_tokenizer_files(tmp, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
+                              **casing)))
+
+
+def train(pretrainer, strategy, pretraining, done, train_files, callbacks, validation, stop):
+    """Fits from micro-step `done` to the end of the run, in epochs that end at multiples of --eval_every,
+    or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
+    k = pretraining.gradient_accumulation_steps
+    total, epoch = pretraining.train_steps * k, min(FLAGS.eval_every, pretraining.train_steps) * k
+    while done < total and not stop.requested:
+        # Epochs end at multiples of --eval_every; a resumed run first reaches the next boundary.
+        first = epoch - done % epoch
+        steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
+                         else (epoch, (total - done) // epoch))
+        try:
+            pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
+                           epochs=epochs, callbacks=callbacks, verbose=0, **validation)
+        except tf.errors.DataLossError:
+            damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, FLAGS.eval_files]))))
+            raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "
+                             "checkpoint is kept. Rebuild the shards, or re-run with --skip_corrupt_records") from None
+        except tf.errors.InvalidArgumentError as error:
+            if not any(text in error.message for text in _MALFORMED_RECORD_TEXTS):
+                raise
+            detail = error.message.split("ParallelMapV2: ")[-1].splitlines()[0][:300]
+            raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
+                             f"{pretraining.max_seq_length} expected): {detail}; the last checkpoint is kept. "
+                             "Rebuild the shards") from None
+        done = int(micro_steps(pretrainer.optimizer).numpy())
+    return done
 
 
 @exits_cleanly_on_bad_input
@@ -217,6 +248,7 @@ def main(argv):
           f"{pretraining.train_steps} steps", flush=True)
     chief = is_chief(strategy)
     own_dir = worker_dir(FLAGS.model_dir, strategy)
+    lock_folder(own_dir)  # one run per folder: another one is refused, naming its pid
     previous = check_model_dir(FLAGS.model_dir, model, pretraining) if chief else None
     os.makedirs(own_dir, exist_ok=True)
 
@@ -252,7 +284,8 @@ def main(argv):
     if previous is not None and previous.train_steps != pretraining.train_steps and done:
         print(describe_extension(previous, pretraining, done // k), flush=True)
     tokens_per_step = pretraining.batch_size * k * pretraining.max_seq_length
-    saver = cb.CheckpointEvery(manager, FLAGS.save_every)
+    stop = StopSignals()
+    saver = cb.CheckpointEvery(manager, FLAGS.save_every, stop)
     callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
         os.path.join(FLAGS.model_dir, "logs"), FLAGS.log_every, pretraining.batch_size * k, tokens_per_step,
         lambda step: training_flops(model, pretraining, step), write=chief)]
@@ -261,33 +294,19 @@ def main(argv):
         validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,
                                                              pretraining.max_seq_length, training=False).repeat(),
                       "validation_steps": FLAGS.eval_steps}
-    epoch = min(FLAGS.eval_every, pretraining.train_steps) * k
-    while done < total and not saver.preempted:
-        # Epochs end at multiples of --eval_every; a resumed run first reaches the next boundary.
-        first = epoch - done % epoch
-        steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
-                         else (epoch, (total - done) // epoch))
-        try:
-            pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
-                           epochs=epochs, callbacks=callbacks, verbose=0, **validation)
-        except tf.errors.DataLossError:
-            damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, FLAGS.eval_files]))))
-            raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "
-                             "checkpoint is kept. Rebuild the shards, or re-run with --skip_corrupt_records") from None
-        except tf.errors.InvalidArgumentError as error:
-            if not any(text in error.message for text in _MALFORMED_RECORD_TEXTS):
-                raise
-            detail = error.message.split("ParallelMapV2: ")[-1].splitlines()[0][:300]
-            raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
-                             f"{pretraining.max_seq_length} expected): {detail}; the last checkpoint is kept. "
-                             "Rebuild the shards") from None
-        done = int(micro_steps(pretrainer.optimizer).numpy())
+    # From here on Ctrl-C and SIGTERM ask to save and stop at the next step boundary (exit 75); before,
+    # nothing is done yet and Ctrl-C ends the run at once (exit 130).
+    with stop:
+        done = train(pretrainer, strategy, pretraining, done, train_files, callbacks, validation, stop)
+        finished = done >= total and not stop.requested
+        if finished:
+            save_final(final, pretrainer, model, pretraining, casing)  # (a signal now: saved, then exit 75)
     step = done // k
-    if saver.preempted:
-        how = "preempted" if saver.stopped_by == "SIGTERM" else "interrupted (Ctrl-C)"
-        print(f"{how}: saved step {step}; re-run the same command to resume", flush=True)
+    if stop.requested:
+        how = "preempted" if stop.requested_by == "SIGTERM" else "interrupted (Ctrl-C)"
+        kept = f" and the final models in {final}" if finished else ""
+        print(f"{how}: saved step {step}{kept}; re-run the same command to resume", flush=True)
         sys.exit(PREEMPTED_EXIT_CODE)
-    save_final(final, pretrainer, model, pretraining, casing)
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     print(f"done: step {step} of {pretraining.train_steps}; final models in {final}; "
           f"last metrics {json.dumps(metrics)}", flush=True)

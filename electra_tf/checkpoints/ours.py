@@ -27,7 +27,7 @@ import zipfile
 
 import keras
 
-from electra_tf.atomic import read_json, write_json
+from electra_tf.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
 from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
 
@@ -59,14 +59,18 @@ def read_model_info(folder):
     return read_json(path, expect=dict) if os.path.exists(path) else {}
 
 
-def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None):
-    """Writes a run folder: each of `networks` (`{"discriminator": model, "generator": model}`, either
-    may be left out) as `.keras` and `.weights.h5`, `config.json`, and `vocab.txt` given a vocabulary."""
-    os.makedirs(folder, exist_ok=True)
-    for name, network in networks.items():
-        if network is not None:
-            network.save(os.path.join(folder, NETWORK_FILES[name]))
-            network.save_weights(os.path.join(folder, f"{name}.weights.h5"))
-    save_run_config(os.path.join(folder, RUN_CONFIG), model_config, pretraining)
-    if vocabulary is not None:
-        save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
+def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):
+    """Writes a run folder, whole (`atomic.atomic_folder`: it replaces an older `folder` only once
+    complete): each of `networks` (`{"discriminator": model, "generator": model}`, either may be left
+    out) as `.keras` and `.weights.h5`, `config.json`, `vocab.txt` given a vocabulary, and whatever
+    `extra_files(tmp_folder)` writes (e.g. the tokenizer files)."""
+    with atomic_folder(folder) as tmp:
+        for name, network in networks.items():
+            if network is not None:
+                network.save(os.path.join(tmp, NETWORK_FILES[name]))
+                network.save_weights(os.path.join(tmp, f"{name}.weights.h5"))
+        save_run_config(os.path.join(tmp, RUN_CONFIG), model_config, pretraining)
+        if vocabulary is not None:
+            save_vocabulary(vocabulary, os.path.join(tmp, VOCAB_FILE))
+        if extra_files is not None:
+            extra_files(tmp)

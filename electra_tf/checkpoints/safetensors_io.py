@@ -23,6 +23,7 @@ file has 116); download or convert it again
 
 import json
 import os
+import re
 import struct
 
 import numpy as np
@@ -91,6 +92,17 @@ def write_safetensors(path, arrays, metadata=None):
     `metadata` defaults to `{"format": "pt"}`, which `transformers` expects.
     """
     tmp = f"{path}.tmp-{os.getpid()}"
-    save_file({name: np.ascontiguousarray(array) for name, array in arrays.items()}, tmp,
-              metadata=metadata or {"format": "pt"})
-    os.replace(tmp, path)
+    try:
+        save_file({name: np.ascontiguousarray(array) for name, array in arrays.items()}, tmp,
+                  metadata=metadata or {"format": "pt"})
+        os.replace(tmp, path)
+    except SafetensorError as e:
+        # The Rust writer's I/O failure ("... No space left on device (os error 28)") as the OSError it is,
+        # so that a full disk reads as one (the tools' exit 74).
+        code = re.search(r"\(os error (\d+)\)", str(e))
+        if code is None:
+            raise
+        raise OSError(int(code.group(1)), os.strerror(int(code.group(1))), path) from None
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

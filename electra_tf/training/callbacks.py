@@ -5,7 +5,6 @@ accumulation over k micro-batches, callbacks act only at update boundaries.
 """
 
 import math
-import signal
 import time
 
 import keras
@@ -42,38 +41,22 @@ class NanGuard(keras.callbacks.Callback):
 
 
 class CheckpointEvery(keras.callbacks.Callback):
-    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and when stopped.
+    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and when asked to stop.
 
-    On SIGTERM (a preemption notice) or SIGINT (Ctrl-C) it saves at the next
-    step boundary and stops training; re-running the same command resumes from
-    there. A second Ctrl-C while it waits for that boundary stops at once (what
-    was saved before stays).
+    `stop` (a `training.stop_signals.StopSignals`, entered around training) records SIGTERM (a
+    preemption notice) or SIGINT (Ctrl-C); at the next step boundary, or at the end of an epoch's
+    evaluation, this callback saves and stops training; re-running the same command resumes from there.
     """
 
-    SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-    def __init__(self, manager, every):
+    def __init__(self, manager, every, stop=None):
         super().__init__()
         self.manager = manager
         self.every = every
-        self.stopped_by = None  # the signal's name, once one arrived
-        self._previous_handlers = {}
+        self.stop = stop
 
     @property
     def preempted(self):
-        return self.stopped_by is not None
-
-    def on_train_begin(self, logs=None):
-        self._previous_handlers = {number: signal.signal(number, self._on_signal) for number in self.SIGNALS}
-
-    def _on_signal(self, signum, frame):
-        del frame
-        if self.preempted and signum == signal.SIGINT:
-            raise KeyboardInterrupt  # the second Ctrl-C: stop now
-        self.stopped_by = signal.Signals(signum).name
-        if signum == signal.SIGINT:
-            print("\nCtrl-C: saving at the end of this step, then stopping (Ctrl-C again stops at once)",
-                  flush=True)
+        return self.stop is not None and self.stop.requested
 
     def _save(self):
         step = optimizer_step(self.model)
@@ -84,19 +67,23 @@ class CheckpointEvery(keras.callbacks.Callback):
         if self.manager.latest_checkpoint is None or not self.manager.latest_checkpoint.endswith(f"-{step}"):
             self.manager.save(checkpoint_number=step)
 
+    def _save_and_stop_if_asked(self):
+        if self.preempted:
+            self._save()
+            self.model.stop_training = True
+
     def on_train_batch_end(self, batch, logs=None):
         if not at_update_boundary(self.model):
             return  # between the micro-batches of one update
-        if self.preempted or optimizer_step(self.model) % self.every == 0:
+        if optimizer_step(self.model) % self.every == 0:
             self._save()
-        if self.preempted:
-            self.model.stop_training = True
+        self._save_and_stop_if_asked()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._save_and_stop_if_asked()  # a signal during the epoch's evaluation
 
     def on_train_end(self, logs=None):
         self._save()
-        for number, handler in self._previous_handlers.items():
-            signal.signal(number, handler)
-        self._previous_handlers = {}
 
 
 class TrainingScalars(keras.callbacks.Callback):
