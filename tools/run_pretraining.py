@@ -39,7 +39,7 @@ from absl import flags
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
-from electra_tf.data.pipeline import list_files, pretraining_dataset
+from electra_tf.data.pipeline import check_record_length, list_files, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
@@ -70,6 +70,8 @@ flags.DEFINE_integer("keep_checkpoints", 5, "Checkpoints kept.")
 flags.DEFINE_integer("eval_every", 1000, "Evaluate every N steps (needs --eval_files).")
 flags.DEFINE_integer("eval_steps", 100, "Evaluation batches.")
 flags.DEFINE_integer("log_every", 100, "Log and write scalars every N steps.")
+for _name in ("save_every", "keep_checkpoints", "eval_every", "eval_steps", "log_every"):
+    flags.register_validator(_name, lambda n: n >= 1, f"--{_name} must be >= 1")
 flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker", "tpu"], "Distribution.")
 flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
@@ -208,6 +210,8 @@ def main(argv):
     casing = {"lowercase": shard_settings.get("lowercase", True), "strip_accents": shard_settings.get("strip_accents")}
     tokenizer = ElectraTokenizer(FLAGS.vocab_file, **casing)
     model, pretraining = resolve_configs(tokenizer.vocabulary_size())
+    for patterns in filter(None, [train_files, FLAGS.eval_files]):  # before anything is written
+        check_record_length(list_files(patterns), pretraining.max_seq_length, patterns)
     if FLAGS.mixed_precision:
         keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
     keras.utils.set_random_seed(pretraining.seed)
