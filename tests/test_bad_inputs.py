@@ -460,6 +460,16 @@ def test_shards_of_another_length_are_refused_before_the_model_dir_is_written(tm
     assert not (tmp_path / "run" / "config.json").exists()  # so the corrected command is not "another config"
 
 
+def test_an_init_checkpoint_of_another_config_leaves_no_run_config(tmp_path, vocab_file, tiny_pretrained_dir, refused,
+                                                                   run_tool):
+    result = run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
+                      f"--train_text_files={vocab_file}", f"--model_dir={tmp_path}/run", "--max_seq_length=16",
+                      "--batch_size=2", f"--init_checkpoint={tiny_pretrained_dir}")
+    refused(result, f"--init_checkpoint {tiny_pretrained_dir}: {tiny_pretrained_dir} (electra_tf): its discriminator "
+                    "has another model config")
+    assert not (tmp_path / "run" / "config.json").exists()  # so the corrected command is not "another config"
+
+
 # === Errors of the OS, csv, TensorFlow and safetensors: one line naming the path ===
 
 def _tensorflow_error(name, message):

@@ -138,8 +138,8 @@ def check_vocabulary(vocab_file, files):
 
 
 def check_model_dir(path, model, pretraining):
-    """Refuses a model_dir that holds a run of another config; records this run's config otherwise.
-    Returns the `PretrainingConfig` the folder held before (None for a new run)."""
+    """Refuses a model_dir that holds a run of another config. Returns the `PretrainingConfig` the folder
+    held before (None for a new run); `main` records this run's config once every check has passed."""
     config_file = os.path.join(path, "config.json")
     old_pretraining = None
     if os.path.exists(config_file):
@@ -149,8 +149,6 @@ def check_model_dir(path, model, pretraining):
         if differing:
             raise ValueError(f"{path} holds a run of another config (differing: {differing}); "
                              "use a new --model_dir, or the same settings to resume")
-    os.makedirs(path, exist_ok=True)
-    save_run_config(config_file, model, pretraining)
     return old_pretraining
 
 
@@ -243,6 +241,8 @@ def main(argv):
         print(f"resumed from {manager.latest_checkpoint}", flush=True)
     elif FLAGS.init_checkpoint:
         print(f"initialised from {load_initial_weights(pretrainer, FLAGS.init_checkpoint)}", flush=True)
+    if chief:  # every check passed: a refused run leaves no config.json to refuse the corrected command
+        save_run_config(os.path.join(FLAGS.model_dir, "config.json"), model, pretraining)
 
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())
