@@ -282,8 +282,8 @@ class PretrainingConfig(_JsonConfig):
         _check(0.0 < self.generator_layers <= 1.0, name, "generator_layers",
                f"must be in (0, 1], got {self.generator_layers}")
         _check(0.0 < self.mask_prob < 1.0, name, "mask_prob", f"must be in (0, 1), got {self.mask_prob}")
-        _check(self.max_seq_length >= 3, name, "max_seq_length",
-               f"must be >= 3 ([CLS] x [SEP]), got {self.max_seq_length}")
+        _check(self.max_seq_length >= 5, name, "max_seq_length",
+               f"must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed), got {self.max_seq_length}")
         # Derived when unset; `to_dict` writes it back as unset so a changed
         # mask_prob or max_seq_length re-derives it.
         object.__setattr__(self, "_derived_predictions", self.max_predictions_per_seq is None)

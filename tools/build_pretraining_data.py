@@ -28,6 +28,10 @@ flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
 flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
 flags.DEFINE_integer("seed", 0, "Packing seed.")
+flags.register_validator("max_seq_length", lambda n: n >= 5,
+                         "--max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed)")
+flags.register_validator("num_shards", lambda n: n >= 1, "--num_shards must be >= 1")
+flags.register_validator("num_processes", lambda n: n >= 1, "--num_processes must be >= 1")
 
 
 class _Progress:

@@ -31,6 +31,9 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    if os.path.isdir(FLAGS.output):
+        raise ValueError(f"--output={FLAGS.output} is a folder; give the vocabulary file's path, e.g. "
+                         f"--output={os.path.join(FLAGS.output, 'vocab.txt')}")
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     files = list_files(FLAGS.input_files)
     strip_accents = FLAGS.lowercase if FLAGS.strip_accents is None else FLAGS.strip_accents

@@ -4,6 +4,7 @@ bad input as a clear exit, no silent overwrites.
 Each tool calls `run_tool(main)`; `main` is wrapped in `exits_cleanly_on_bad_input`.
 """
 
+import csv
 import dataclasses
 import errno
 import functools
@@ -105,12 +106,45 @@ _WRITE_FAILURE_TEXTS = ("No space left on device", "Disk quota exceeded", "File 
 def _is_write_failure(error):
     if isinstance(error, OSError) and error.errno in _WRITE_FAILURES:
         return True
-    return type(error).__module__.startswith("tensorflow") and any(t in str(error) for t in _WRITE_FAILURE_TEXTS)
+    return any(t in str(error) for t in _WRITE_FAILURE_TEXTS)  # TensorFlow's, h5py's, safetensors' errors
+
+
+# TensorFlow's file errors (tf.io.gfile, tf.data, checkpoints) and safetensors' name a path that is missing,
+# unreadable or of the wrong kind. Known by name: importing tensorflow here would slow down `--help`.
+_TENSORFLOW_INPUT_ERRORS = ("NotFoundError", "PermissionDeniedError", "FailedPreconditionError",
+                            "AlreadyExistsError", "UnimplementedError")
+_OS_ERROR_HINTS = {PermissionError: "check its permissions, or choose another path",
+                   NotADirectoryError: "a file stands where a folder is needed",
+                   IsADirectoryError: "a folder stands where a file is needed",
+                   FileNotFoundError: "it does not exist"}
+
+
+def bad_input_message(error):
+    """The one line that says what is wrong with the input behind `error`, or None for an error that is no
+    bad input (a bug, which keeps its traceback).
+
+    >>> bad_input_message(PermissionError(13, "Permission denied", "/data/out"))
+    '/data/out: Permission denied (check its permissions, or choose another path)'
+    >>> bad_input_message(KeyError("x")) is None
+    True
+    """
+    if isinstance(error, OSError) and error.filename is not None:
+        path = f"{error.filename}" + (f" → {error.filename2}" if error.filename2 is not None else "")
+        hint = next((text for cls, text in _OS_ERROR_HINTS.items() if isinstance(error, cls)), None)
+        return f"{path}: {error.strerror}" + (f" ({hint})" if hint else "")
+    name = type(error).__name__
+    if type(error).__module__.startswith("tensorflow") and name in _TENSORFLOW_INPUT_ERRORS:
+        return (getattr(error, "message", None) or str(error)).strip().splitlines()[0]
+    if isinstance(error, (ValueError, OSError, FloatingPointError, csv.Error)) or name == "SafetensorError":
+        return str(error).strip() or name
+    return None
 
 
 def exits_cleanly_on_bad_input(main):
-    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with `error: …` and exit code 2;
-    a write that fails for lack of space ends it with `error: …` and exit code 74.
+    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with one `error: …` line and exit
+    code 2 (`bad_input_message`: our ValueErrors, and the file errors of the OS, csv, TensorFlow and
+    safetensors, each naming its path); a write that fails for lack of space ends it with `error: …` and exit
+    code 74.
 
     Every tool writes its outputs atomically, so what was complete before the failure is kept, and
     re-running the same command after freeing space continues from there.
@@ -120,20 +154,21 @@ def exits_cleanly_on_bad_input(main):
         quiet_libraries()
         try:
             return main(argv)
-        except (ValueError, FileNotFoundError, FileExistsError, FloatingPointError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            sys.exit(2)
         except KeyboardInterrupt:
             print("\ninterrupted: outputs completed before are kept; re-run the same command to continue",
                   file=sys.stderr)
             sys.exit(INTERRUPTED_EXIT_CODE)
-        except Exception as e:  # noqa: BLE001 (re-raised unless it is a failed write)
-            if not _is_write_failure(e):
+        except Exception as e:  # noqa: BLE001 (re-raised unless it is bad input or a failed write)
+            if _is_write_failure(e):
+                message = getattr(e, "message", None) or str(e)
+                print(f"error: a write failed ({message.splitlines()[0]}). Outputs completed before it are kept; "
+                      "free some space and re-run the same command to continue.", file=sys.stderr)
+                sys.exit(WRITE_FAILED_EXIT_CODE)
+            message = bad_input_message(e)
+            if message is None:
                 raise
-            message = getattr(e, "message", None) or str(e)
-            print(f"error: a write failed ({message.splitlines()[0]}). Outputs completed before it are kept; "
-                  "free some space and re-run the same command to continue.", file=sys.stderr)
-            sys.exit(WRITE_FAILED_EXIT_CODE)
+            print(f"error: {message}", file=sys.stderr)
+            sys.exit(2)
         finally:
             release_all()  # the folder locks `main` took (`electra_tf.folder_lock`)
     return wrapped

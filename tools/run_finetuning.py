@@ -30,6 +30,7 @@ from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import TASKS, finetune, make_task
+from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
@@ -60,10 +61,12 @@ define_config_flags(FinetuningConfig)  # --task among them
 FLAGS["task"].help = f"The task: one of {', '.join(sorted(TASKS))}."
 flags.mark_flag_as_required("task")
 flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
+flags.register_validator("eval_every", lambda n: n is None or n >= 1, "--eval_every must be >= 1 (steps)")
+flags.register_validator("log_every", lambda n: n >= 1, "--log_every must be >= 1 (steps)")
 
 
-def model_size(init_checkpoint):
-    width = read_config(init_checkpoint).hidden_size
+def model_size(model_config):
+    width = model_config.hidden_size
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
@@ -107,20 +110,23 @@ def kept_trial(path, config):
     return results
 
 
-def run_trial(config, folder):
+def run_trial(config, folder, model_config):
     """Trains one seed (scoring dev as it goes), scores every labelled evaluation split and predicts the
-    others, and saves the model as a self-describing folder; returns the results."""
+    others, and saves the model as a self-describing folder; returns the results. Every split is read and
+    checked, and the sequence length against `model_config`, before anything is written."""
     task = task_for(config)
-    train = task.load("train")
-    dev = task.load("dev") if "dev" in task.splits and task.scored("dev") else None
+    splits = {"train": task.load("train")}  # first: a task may take its labels from it
+    splits.update({split: task.load(split) for split in task.splits if split != "train"})
+    check_sequence_length(task.sequence_length, model_config, FLAGS.init_checkpoint)
+    train = splits["train"]
+    dev = splits["dev"] if "dev" in splits and task.scored("dev") else None
     os.makedirs(folder, exist_ok=True)
     model = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
                      log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
-    for split in task.splits:
+    for split, examples in splits.items():
         if split == "train":
             continue
-        examples = task.load(split)
         predictions = task.predict(model, examples)
         if task.scored(split):
             results["scores"][split] = task.score(examples, predictions)
@@ -149,7 +155,8 @@ def summarise(trials):
 def main(argv):
     del argv
     lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
-    size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
+    model_config = read_config(FLAGS.init_checkpoint)
+    size = FLAGS.model_size or model_size(model_config)
     overrides = config_overrides(FinetuningConfig)
     base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)
     trials = []
@@ -161,7 +168,7 @@ def main(argv):
             trials.append(kept_trial(done, config))
             print(f"trial {trial}: done before, kept")
         else:
-            trials.append(run_trial(config, folder))
+            trials.append(run_trial(config, folder, model_config))
         print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}; model in "
               f"{trials[-1].get('model', folder)}", flush=True)
     results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,

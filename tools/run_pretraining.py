@@ -40,7 +40,7 @@ from absl import flags
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
-from electra_tf.data.pipeline import list_files, pretraining_dataset
+from electra_tf.data.pipeline import check_record_length, list_files, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
@@ -73,6 +73,8 @@ flags.DEFINE_integer("keep_checkpoints", 5, "Checkpoints kept.")
 flags.DEFINE_integer("eval_every", 1000, "Evaluate every N steps (needs --eval_files).")
 flags.DEFINE_integer("eval_steps", 100, "Evaluation batches.")
 flags.DEFINE_integer("log_every", 100, "Log and write scalars every N steps.")
+for _name in ("save_every", "keep_checkpoints", "eval_every", "eval_steps", "log_every"):
+    flags.register_validator(_name, lambda n: n >= 1, f"--{_name} must be >= 1")
 flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker", "tpu"], "Distribution.")
 flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
@@ -139,8 +141,8 @@ def check_vocabulary(vocab_file, files):
 
 
 def check_model_dir(path, model, pretraining):
-    """Refuses a model_dir that holds a run of another config; records this run's config otherwise.
-    Returns the `PretrainingConfig` the folder held before (None for a new run)."""
+    """Refuses a model_dir that holds a run of another config. Returns the `PretrainingConfig` the folder
+    held before (None for a new run); `main` records this run's config once every check has passed."""
     config_file = os.path.join(path, "config.json")
     old_pretraining = None
     if os.path.exists(config_file):
@@ -150,8 +152,6 @@ def check_model_dir(path, model, pretraining):
         if differing:
             raise ValueError(f"{path} holds a run of another config (differing: {differing}); "
                              "use a new --model_dir, or the same settings to resume")
-    os.makedirs(path, exist_ok=True)
-    save_run_config(config_file, model, pretraining)
     return old_pretraining
 
 
@@ -239,6 +239,8 @@ def main(argv):
     casing = {"lowercase": shard_settings.get("lowercase", True), "strip_accents": shard_settings.get("strip_accents")}
     tokenizer = ElectraTokenizer(FLAGS.vocab_file, **casing)
     model, pretraining = resolve_configs(tokenizer.vocabulary_size())
+    for patterns in filter(None, [train_files, FLAGS.eval_files]):  # before anything is written
+        check_record_length(list_files(patterns), pretraining.max_seq_length, patterns)
     if FLAGS.mixed_precision:
         keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
     keras.utils.set_random_seed(pretraining.seed)
@@ -271,6 +273,8 @@ def main(argv):
         print(f"resumed from {manager.latest_checkpoint}", flush=True)
     elif FLAGS.init_checkpoint:
         print(f"initialised from {load_initial_weights(pretrainer, FLAGS.init_checkpoint)}", flush=True)
+    if chief:  # every check passed: a refused run leaves no config.json to refuse the corrected command
+        save_run_config(os.path.join(FLAGS.model_dir, "config.json"), model, pretraining)
 
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())

@@ -40,8 +40,11 @@ MODEL_INFO = "electra_tf.json"
 
 def load_keras(path):
     """One of our models from a `.keras` file, as saved; a ValueError naming the file when it is not one."""
-    if os.path.isfile(path) and not zipfile.is_zipfile(path):
-        raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
+    if os.path.isfile(path):
+        with open(path, "rb"):  # an unreadable file is an OSError naming it, not a damaged archive
+            pass
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
     try:
         return keras.saving.load_model(path, safe_mode=True)
     except (ValueError, OSError, TypeError) as e:

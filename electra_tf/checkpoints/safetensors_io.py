@@ -51,6 +51,8 @@ def _expected_size(path):
 
 
 def _read_one(path):
+    with open(path, "rb"):  # safetensors reports an unreadable file as missing: an OSError naming it is clearer
+        pass
     try:
         arrays = load_file(path)
     except (SafetensorError, OSError, ValueError) as e:

@@ -30,6 +30,14 @@ def check_vocabulary(tokenizer, model, init_checkpoint):
                          f"{model.config.vocab_size}: is it the vocab.txt the model was trained with?")
 
 
+def check_sequence_length(sequence_length, model_config, init_checkpoint):
+    """A `max_seq_length` beyond the model's position embeddings is refused (in one line), before training."""
+    if sequence_length > model_config.max_position_embeddings:
+        raise ValueError(f"--max_seq_length={sequence_length} but {init_checkpoint} has "
+                         f"{model_config.max_position_embeddings} positions; pass --max_seq_length="
+                         f"{model_config.max_position_embeddings} or less")
+
+
 def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=None, eval_every=None,
              log_dir=None, keep_best=False, log_every=50, report=print):
     """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns the model.
@@ -46,6 +54,7 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
         raise ValueError(f"{len(train_examples)} training examples make no batch of {config.batch_size}")
     model = task.build_model(init_checkpoint)
     check_vocabulary(task.tokenizer, model, init_checkpoint)
+    check_sequence_length(task.sequence_length, model.config, init_checkpoint)
     steps = max(1, int(batches_per_epoch * config.epochs))
     report = report or (lambda line: None)
     callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]
