@@ -3,7 +3,9 @@
     python benchmarks/data_pipeline.py [--corpus=FILE] [--seq_length=128] [--batch_size=32]
 
 Measures, in one run on this machine:
-1. building TFRecord shards (MB of text per second) with 1 and with 2 processes;
+1. building TFRecord shards (MB of text per second) with the local builder in 1 and 2 processes, and with the
+   Beam pipeline (`--runner=beam`) on the DirectRunner with 1 worker and 2 worker processes (its shards are
+   checked byte-identical to the local builder's), with an estimate of the wall time for 40 GB on N workers;
 2. reading them back (`pretraining_dataset`, examples/s);
 3. packing on the fly (`streaming_dataset`, examples/s);
 4. an ELECTRA-Small RTD training step (fp32, AdamW) in examples/s: the rate the reader must beat.
@@ -25,6 +27,30 @@ flags.DEFINE_integer("vocab_size", 8000, "Vocabulary learned from the corpus.")
 flags.DEFINE_integer("train_steps", 6, "Timed ELECTRA-Small steps (after 2 warm-up steps).")
 flags.DEFINE_integer("build_repeat", 60, "The build is timed on the corpus repeated this many times "
                      "(process start-up would dominate a small corpus).")
+flags.DEFINE_bool("beam", True, "Time the Beam pipeline too (needs the 'beam' extra).")
+flags.DEFINE_bool("only_build", False, "Time the shard builds only (not the readers nor the training step).")
+
+# The Beam runs: (label, pipeline options).
+BEAM_RUNS = (("1 worker (in-process)", []),
+             ("2 workers (processes)", ["--direct_num_workers=2", "--direct_running_mode=multi_processing"]))
+
+
+def shard_digests(folder):
+    import hashlib
+    return {name: hashlib.sha256(open(os.path.join(folder, name), "rb").read()).hexdigest()
+            for name in sorted(os.listdir(folder)) if "tfrecord" in name}
+
+
+def scaling_estimate(rate_one_worker, efficiency, corpus_gb=40, workers=(8, 32, 128), startup_seconds=300):
+    """Lines estimating a `corpus_gb` build on N workers from the measured per-worker rate."""
+    lines = [f"estimate for {corpus_gb} GB, assuming: one core a worker at the rate measured here with 1 worker "
+             f"({rate_one_worker:.2f} MB/s), the 2-worker efficiency measured here ({efficiency:.0%}) held at any N "
+             f"(work split by part and by shard: at least N input files and N shards), {startup_seconds // 60} "
+             "min of cluster start-up, and a shuffle that costs what it cost here:"]
+    for n in workers:
+        hours = (corpus_gb * 1000 / (rate_one_worker * efficiency * n) + startup_seconds) / 3600
+        lines.append(f"  {n:4d} workers: {hours:6.1f} h")
+    return lines
 
 
 def timed(function):
@@ -82,16 +108,39 @@ def main(argv):
             for _ in range(FLAGS.build_repeat):
                 target.write(text + b"\n\n")
         build = {}
+        built_mb = megabytes * FLAGS.build_repeat
+        rows = []
         for processes in (1, 2):
             out = os.path.join(work, f"shards_{processes}")
             shards, seconds = timed(lambda: build_pretraining_shards(
                 [big_corpus], vocab, out, max_seq_length=FLAGS.seq_length, num_shards=8,
                 num_processes=processes))
-            build[processes] = megabytes * FLAGS.build_repeat / seconds
+            build[processes] = built_mb / seconds
             examples = sum(s["examples"] for s in shards.values())
-            print(f"build, {processes} process(es): {build[processes]:6.2f} MB/s "
-                  f"({examples} examples in {seconds:.1f} s)")
-        print(f"build speed-up with 2 processes: {build[2] / build[1]:.2f}x")
+            rows.append((f"local, {processes} process(es)", build[processes], seconds, examples, "reference"))
+        if FLAGS.beam:
+            from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
+            reference = shard_digests(os.path.join(work, "shards_1"))
+            for label, options in BEAM_RUNS:
+                out = os.path.join(work, f"beam_{len(rows)}")
+                shards, seconds = timed(lambda: build_pretraining_shards_on_beam(
+                    [big_corpus], vocab, out, max_seq_length=FLAGS.seq_length, num_shards=8, beam_options=options))
+                build[label] = built_mb / seconds
+                examples = sum(s["examples"] for s in shards.values())
+                same = "byte-identical" if shard_digests(out) == reference else "DIFFERENT"
+                rows.append((f"beam, {label}", build[label], seconds, examples, same))
+                shutil.rmtree(out, ignore_errors=True)
+        print(f"\nshard build on {built_mb:.0f} MB of text (the corpus x{FLAGS.build_repeat}), 8 shards:")
+        print(f"| builder | MB/s | seconds | examples | shards vs local, 1 process | ratio to local, 1 process |")
+        print("|---|---|---|---|---|---|")
+        for label, rate, seconds, examples, same in rows:
+            print(f"| {label} | {rate:.2f} | {seconds:.1f} | {examples:,} | {same} | {rate / build[1]:.2f}x |")
+        if FLAGS.beam:
+            one, two = build[BEAM_RUNS[0][0]], build[BEAM_RUNS[1][0]]
+            print(f"beam, 2 workers / local, 2 processes: {two / build[2]:.2f}x")
+            print("\n".join(scaling_estimate(one, min(1.0, two / (2 * one)))))
+        if FLAGS.only_build:
+            return
 
         pattern = os.path.join(work, "shards_1", "*tfrecord*")
         reader = examples_per_second(

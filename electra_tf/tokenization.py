@@ -30,6 +30,14 @@ from electra_tf.vocabulary import SPECIAL_TOKENS, load_vocabulary, validate_voca
 MAX_CHARS_PER_WORD = 100
 
 
+def read_text_files(paths):
+    """A `tf.data.Dataset` of each file's whole text, bytes that are not UTF-8 dropped: the shard builder
+    replaces them by U+FFFD, which the tokenizer then removes, so the vocabulary sees the text the tokenizer
+    will."""
+    return tf.data.Dataset.from_tensor_slices(tf.constant(list(paths), tf.string)).map(
+        lambda path: tf.strings.unicode_transcode(tf.io.read_file(path), "UTF-8", "UTF-8", errors="ignore"))
+
+
 def vocabulary_words(texts, lowercase=True, strip_accents=True):
     """The words a `[batch]` string tensor gives the WordPiece learner: keras-hub's trainer's splitting
     (whitespace, punctuation, CJK), after dropping U+FFFD, which the tokenizer drops too."""
@@ -76,10 +84,7 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
     if isinstance(data, (list, tuple)):
-        # Bytes that are not UTF-8 are dropped: the shard builder replaces them by U+FFFD, which the
-        # tokenizer then removes, so the vocabulary sees the same text the tokenizer will.
-        data = tf.data.Dataset.from_tensor_slices(list(data)).map(
-            lambda path: tf.strings.unicode_transcode(tf.io.read_file(path), "UTF-8", "UTF-8", errors="ignore"))
+        data = read_text_files(data)
     words = data.batch(64).map(lambda texts: vocabulary_words(texts, lowercase, strip_accents),
                                num_parallel_calls=tf.data.AUTOTUNE)
     try:

@@ -32,6 +32,7 @@ import os
 import shutil
 
 import apache_beam as beam
+import numpy as np
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from electra_tf.atomic import read_json, write_json
@@ -144,7 +145,17 @@ class Tokenize(beam.DoFn):
 
     def process(self, batch):
         for j, sentences in tokenized_documents(batch, self.tokenize):
-            yield shard_of(j, self.settings["num_shards"]), (j, sentences)
+            # Sent on as two int32 arrays (all ids, sentence lengths): a quarter of a list of Python ints
+            # in the shuffle and in the memory of the worker that packs the shard.
+            ids = np.fromiter((i for sentence in sentences for i in sentence), np.int32)
+            yield shard_of(j, self.settings["num_shards"]), (j, ids, np.array([len(s) for s in sentences],
+                                                                                np.int32))
+
+
+def _sentences(ids, lengths):
+    """The id lists of a document sent on by `Tokenize`."""
+    ends = np.cumsum(lengths)
+    return [ids[end - length:end].tolist() for end, length in zip(ends, lengths)]
 
 
 class WriteShard(beam.DoFn):
@@ -166,9 +177,9 @@ class WriteShard(beam.DoFn):
         packer = ShardPacker(self.settings, shard, *self.special_ids)
         name = shard_name(shard, self.settings["num_shards"])
         with ShardWriter(os.path.join(self.output_dir, name)) as writer:
-            for _, sentences in sorted((document for document in documents if document is not None),
-                                       key=lambda document: document[0]):
-                for example in packer.pack(sentences):
+            for _, ids, lengths in sorted((document for document in documents if document is not None),
+                                          key=lambda document: document[0]):
+                for example in packer.pack(_sentences(ids, lengths)):
                     writer.write(example)
         counts = {"examples": writer.count, **packer.counts}
         write_json(os.path.join(self.output_dir, COUNTS_DIR, f"{name}.json"), counts)
@@ -206,35 +217,40 @@ def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
                               strip_accents=strip_accents, text_field=text_field, dedupe=dedupe)
     done, wanted, duplicates = plan_build(output_dir, settings)
-    saved = _saved_counts(output_dir, num_shards)
-    done.update(saved)
-    wanted = [i for i in wanted if shard_name(i, num_shards) not in saved]
+    counts_dir = os.path.join(output_dir, COUNTS_DIR)
+    if _read_value(output_dir, "settings") != settings:  # counts of another build's shards: not ours to keep
+        shutil.rmtree(counts_dir, ignore_errors=True)
+    os.makedirs(counts_dir, exist_ok=True)
+    write_json(os.path.join(counts_dir, "_settings.json"), settings)
+    done.update(_saved_counts(output_dir, num_shards))
+    wanted = [i for i in wanted if shard_name(i, num_shards) not in done]
     if wanted:
-        os.makedirs(os.path.join(output_dir, COUNTS_DIR), exist_ok=True)
         run_pipeline(lambda pipeline: _shard_pipeline(pipeline, settings, vocab_file, output_dir, wanted,
                                                       tfds_data_dir),
                      beam_options, "pre-training shards")
         done.update(_saved_counts(output_dir, num_shards))
-        duplicates = _read_counter(output_dir, "duplicates")
-        warning = _read_counter(output_dir, "warning")
-        if warning:
-            print(warning)
+        if _read_value(output_dir, "warning"):
+            print(_read_value(output_dir, "warning"))
+    counted = _read_value(output_dir, "duplicates")
+    duplicates = counted if counted is not None else duplicates
     if sum(counts["documents"] for counts in done.values()) == 0:
         for name in done:
             os.remove(os.path.join(output_dir, name))
-        shutil.rmtree(os.path.join(output_dir, COUNTS_DIR), ignore_errors=True)
+        shutil.rmtree(counts_dir, ignore_errors=True)
         raise ValueError(f"the input files hold no text: {settings['input_files'][:5]}")
     write_manifest(output_dir, settings, done, vocab_file, duplicates)
-    shutil.rmtree(os.path.join(output_dir, COUNTS_DIR), ignore_errors=True)
+    shutil.rmtree(counts_dir, ignore_errors=True)
     return done
 
 
-def _read_counter(output_dir, name):
+def _read_value(output_dir, name):
+    """A value the pipeline (or the launcher) saved in the counts folder, or None."""
     path = os.path.join(output_dir, COUNTS_DIR, f"_{name}.json")
     return read_json(path) if os.path.exists(path) else None
 
 
 def _save_value(output_dir, name):
+    """A function saving its argument as `name` in the counts folder (atomically)."""
     return lambda value: write_json(os.path.join(output_dir, COUNTS_DIR, f"_{name}.json"), value)
 
 

@@ -34,8 +34,10 @@ import os
 import unicodedata
 
 import pyarrow.parquet as pq
+import tensorflow as tf
 
 from electra_tf.data.tfds_source import load_split
+from electra_tf.tokenization import read_text_files
 
 TFDS_PREFIX = "tfds:"
 
@@ -188,6 +190,20 @@ def _tfds_texts(part, text_field, data_dir):
             raise ValueError(f"TFDS {name}/{split or 'train'} records have no {text_field!r} feature; "
                              f"they have {sorted(record)}; pass --text_field=<feature>")
         yield record[text_field].decode("utf-8", errors="replace")
+
+
+def corpus_texts(parts, text_field="text", tfds_data_dir=None):
+    """The corpus as a `tf.data.Dataset` of texts, to learn a vocabulary from: a plain text file whole (as
+    `tokenization.build_vocabulary` reads files), a document of the other kinds as its lines."""
+    plain = [part for part in parts if part_kind(part) == "text" and not part.lower().endswith(".gz")]
+    others = [part for part in parts if part not in plain]
+    texts = read_text_files(plain)
+    if others:
+        texts = texts.concatenate(tf.data.Dataset.from_generator(
+            lambda: ("\n".join(document) for part in others
+                     for document in read_part(part, text_field=text_field, tfds_data_dir=tfds_data_dir)),
+            output_signature=tf.TensorSpec([], tf.string)))
+    return texts
 
 
 def document_hash(document):
