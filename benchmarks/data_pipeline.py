@@ -12,6 +12,8 @@ Measures, in one run on this machine:
 The corpus defaults to the embedded default corpus; the vocabulary is learned from it.
 """
 
+import hashlib
+import logging
 import os
 import shutil
 import tempfile
@@ -36,20 +38,22 @@ BEAM_RUNS = (("1 worker (in-process)", []),
 
 
 def shard_digests(folder):
-    import hashlib
     return {name: hashlib.sha256(open(os.path.join(folder, name), "rb").read()).hexdigest()
             for name in sorted(os.listdir(folder)) if "tfrecord" in name}
 
 
 def scaling_estimate(rate_one_worker, efficiency, corpus_gb=40, workers=(8, 32, 128), startup_seconds=300):
-    """Lines estimating a `corpus_gb` build on N workers from the measured per-worker rate."""
-    lines = [f"estimate for {corpus_gb} GB, assuming: one core a worker at the rate measured here with 1 worker "
-             f"({rate_one_worker:.2f} MB/s), the 2-worker efficiency measured here ({efficiency:.0%}) held at any N "
-             f"(work split by part and by shard: at least N input files and N shards), {startup_seconds // 60} "
-             "min of cluster start-up, and a shuffle that costs what it cost here:"]
+    """Lines estimating a `corpus_gb` build on N workers from the measured 1-worker rate."""
+    lines = [f"estimate for {corpus_gb} GB on N workers, assuming: each worker has a core of its own and packs at "
+             f"the 1-worker rate measured here ({rate_one_worker:.2f} MB/s, on this shared machine: pessimistic); "
+             "the corpus comes as at least N files and num_shards >= N (a part is read, a shard packed, by one "
+             f"worker); {startup_seconds // 60} min of cluster start-up. 'linear': the rate times N; 'as measured':"
+             f" times N at the 2-worker efficiency measured here ({efficiency:.0%}, two workers sharing 2 busy "
+             "cores)."]
     for n in workers:
-        hours = (corpus_gb * 1000 / (rate_one_worker * efficiency * n) + startup_seconds) / 3600
-        lines.append(f"  {n:4d} workers: {hours:6.1f} h")
+        linear, measured = ((corpus_gb * 1000 / (rate_one_worker * e * n) + startup_seconds) / 3600
+                            for e in (1.0, efficiency))
+        lines.append(f"  {n:4d} workers: {linear:6.1f} h linear, {measured:6.1f} h as measured")
     return lines
 
 
@@ -84,6 +88,7 @@ def training_examples_per_second(data, vocab_size, seq_length, batch_size, steps
 
 def main(argv):
     del argv
+    logging.getLogger("apache_beam").setLevel(logging.ERROR)  # the DirectRunner's workers log every step
     from electra_tf.data.default_corpus import write_default_corpus
     from electra_tf.data.pipeline import pretraining_dataset
     from electra_tf.data.pretraining_data import build_pretraining_shards

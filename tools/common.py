@@ -98,11 +98,12 @@ def tool_help(module_name, program):
 
 
 def quiet_libraries():
-    """Library INFO noise off (absl's and TensorFlow's loggers, Keras's and TensorFlow's warnings) unless
+    """Library INFO noise off (absl's, TensorFlow's and Beam's loggers, Keras's and TensorFlow's warnings) unless
     `--verbosity` is given: the tools print their own progress and results."""
     if not flags.FLAGS["verbosity"].present:
         flags.FLAGS.verbosity = -1  # absl's app.run turns an unset verbosity into INFO; WARNING is its default
         logging.getLogger("tensorflow").setLevel(logging.ERROR)
+        logging.getLogger("apache_beam").setLevel(logging.ERROR)  # --runner=beam: every worker's step
         warnings.filterwarnings("ignore", module="keras")
         warnings.filterwarnings("ignore", module="tensorflow")
 

@@ -59,10 +59,12 @@ class PipelineFailed(ValueError):
 
 
 def beam_pipeline_options(beam_options):
-    """`PipelineOptions` from a list of flags or one string of them; the DirectRunner unless one is named."""
+    """`PipelineOptions` from a list of flags or one string of them; the DirectRunner unless one is named, and
+    the workers' logs at WARNING unless a level is given (the DirectRunner's worker processes print every step).
+    """
     flags = beam_options.split() if isinstance(beam_options, str) else list(beam_options or [])
-    if not any(flag.startswith("--runner") for flag in flags):
-        flags.append("--runner=DirectRunner")
+    defaults = {"--runner": "DirectRunner", "--default_sdk_harness_log_level": "WARNING"}
+    flags += [f"{name}={value}" for name, value in defaults.items() if not any(f.startswith(name) for f in flags)]
     return PipelineOptions(flags)
 
 
@@ -284,6 +286,7 @@ def _shard_pipeline(pipeline, settings, vocab_file, output_dir, wanted, tfds_dat
     tokenized = (documents
                  | "Number" >> beam.Map(_global_index, beam.pvalue.AsSingleton(offsets))
                  | "Wanted" >> beam.Filter(lambda item: shard_of(item[0], num_shards) in wanted_set)
+                 | "Spread" >> beam.Reshuffle()  # a part's documents, read by one worker, tokenized by all
                  | "Batch" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
                  | "Tokenize" >> beam.ParDo(Tokenize(vocab_file, settings)))
     # Every wanted shard is written, even one that receives no document (as the local builder does).
