@@ -25,6 +25,8 @@ setup(
         "tensorflow-datasets>=4.9",
         # What TFDS imports when it downloads and prepares a dataset, but does not declare.
         "importlib_resources>=6",
+        # Parquet corpora (electra_tf/data/corpus_readers.py); tensorflow-datasets installs it too.
+        "pyarrow>=14",
         "absl-py>=2.1",
         "tensorboard>=2.19",
         "numpy>=1.26",
