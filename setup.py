@@ -25,6 +25,8 @@ setup(
         "tensorflow-datasets>=4.9",
         # What TFDS imports when it downloads and prepares a dataset, but does not declare.
         "importlib_resources>=6",
+        # Parquet corpora (electra_tf/data/corpus_readers.py); tensorflow-datasets installs it too.
+        "pyarrow>=14",
         "absl-py>=2.1",
         "tensorboard>=2.19",
         "numpy>=1.26",
@@ -35,8 +37,12 @@ setup(
         "safetensors>=0.4",
     ],
     extras_require={
-        # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md.
-        "test": ["pytest>=8", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22"],
+        # `--runner=beam` of electra-build-pretraining-data / electra-build-vocab (docs/data_at_scale.md).
+        # 2.77 resolves beside TensorFlow 2.21 (pip picks protobuf 6.33).
+        "beam": ["apache-beam>=2.77,<3"],
+        # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md; apache-beam: the
+        # Beam pipeline's tests (about 45 s more to install).
+        "test": ["pytest>=8", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22", "apache-beam>=2.77,<3"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         # (CPU torch: `pip install torch==2.13.0`.)
         "fixtures": ["transformers>=4.40", "torch"],

@@ -18,6 +18,8 @@ import keras
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
+from keras_hub.src.tokenizers.word_piece_tokenizer import pretokenize as keras_hub_pretokenize
+from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as wordpiece_learner
 
 from electra_tf import featurize
 from electra_tf.checkpoints.tokenizer_files import tokenizer_arguments
@@ -28,8 +30,48 @@ from electra_tf.vocabulary import SPECIAL_TOKENS, load_vocabulary, validate_voca
 MAX_CHARS_PER_WORD = 100
 
 
+def read_text_files(paths):
+    """A `tf.data.Dataset` of each file's whole text, bytes that are not UTF-8 dropped: the shard builder
+    replaces them by U+FFFD, which the tokenizer then removes, so the vocabulary sees the text the tokenizer
+    will."""
+    return tf.data.Dataset.from_tensor_slices(tf.constant(list(paths), tf.string)).map(
+        lambda path: tf.strings.unicode_transcode(tf.io.read_file(path), "UTF-8", "UTF-8", errors="ignore"))
+
+
+def vocabulary_words(texts, lowercase=True, strip_accents=True):
+    """The words a `[batch]` string tensor gives the WordPiece learner: keras-hub's trainer's splitting
+    (whitespace, punctuation, CJK), after dropping U+FFFD, which the tokenizer drops too."""
+    texts = tf.strings.regex_replace(texts, "\ufffd", "")
+    return keras_hub_pretokenize(texts, lowercase, strip_accents, split=True, split_on_cjk=True)
+
+
+def learn_vocabulary(word_counts, vocab_size):
+    """tensorflow-text's WordPiece learner on `{word: count}`, the five special tokens first.
+
+    The counts are sorted by word first, so the vocabulary does not depend on the order they were
+    counted in (the local tool and the Beam pipeline count in different orders).
+
+    >>> learn_vocabulary({"bat": 3, "sat": 2, "pat": 1}, 12)[5:]
+    ['a', 'b', 'p', 's', 't', '##at', '##a']
+    """
+    if vocab_size <= len(SPECIAL_TOKENS):
+        raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
+    if not word_counts:
+        raise ValueError("the corpus holds no words: is it empty?")
+    vocabulary = wordpiece_learner.learn(sorted(word_counts.items()), vocab_size=vocab_size,
+                                         reserved_tokens=list(SPECIAL_TOKENS), include_joiner_token=True,
+                                         joiner="##")[:vocab_size]
+    # The learner can keep exotic whitespace (e.g. U+2009) as a "word"; the
+    # tokenizer splits on whitespace, so such an entry could never be used.
+    vocabulary = [token for token in vocabulary if token.strip()]
+    if len(vocabulary) <= len(SPECIAL_TOKENS):
+        raise ValueError("the corpus yielded no word pieces: is it empty?")
+    return vocabulary
+
+
 def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
-    """Learns a WordPiece vocabulary with tensorflow-text's learner (via keras-hub).
+    """Learns a WordPiece vocabulary with tensorflow-text's learner, splitting words as keras-hub's
+    `compute_word_piece_vocabulary` does.
 
     Args:
         data: a list of text file paths, or a `tf.data.Dataset` of strings.
@@ -42,22 +84,14 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
     if isinstance(data, (list, tuple)):
-        # Bytes that are not UTF-8 are dropped: the shard builder replaces them by U+FFFD, which the
-        # tokenizer then removes, so the vocabulary sees the same text the tokenizer will.
-        data = tf.data.Dataset.from_tensor_slices(list(data)).map(
-            lambda path: tf.strings.unicode_transcode(tf.io.read_file(path), "UTF-8", "UTF-8", errors="ignore"))
+        data = read_text_files(data)
+    words = data.batch(64).map(lambda texts: vocabulary_words(texts, lowercase, strip_accents),
+                               num_parallel_calls=tf.data.AUTOTUNE)
     try:
-        vocabulary = keras_hub.tokenizers.compute_word_piece_vocabulary(
-            data, vocab_size, lowercase=lowercase, strip_accents=strip_accents,
-            reserved_tokens=list(SPECIAL_TOKENS))
-    except StopIteration:  # tensorflow-text's learner, on a corpus without a word
+        word_counts = wordpiece_learner.count_words(words)
+    except StopIteration:  # tensorflow-text's counter, on a corpus without a word
         raise ValueError("the corpus holds no words: is it empty?") from None
-    # The learner can keep exotic whitespace (e.g. U+2009) as a "word"; the
-    # tokenizer splits on whitespace, so such an entry could never be used.
-    vocabulary = [token for token in vocabulary if token.strip()]
-    if len(vocabulary) <= len(SPECIAL_TOKENS):
-        raise ValueError("the corpus yielded no word pieces: is it empty?")
-    return vocabulary
+    return learn_vocabulary(word_counts, vocab_size)
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")

@@ -16,6 +16,7 @@ import warnings
 
 from absl import app, flags
 
+from electra_tf.data.pipeline import list_files
 from electra_tf.folder_lock import release_all
 
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
@@ -36,6 +37,32 @@ def define_config_flags(*config_classes, defaults=None):
             _FLAG_TYPES[field.type.split(" ")[0]](field.name, None, cls.FIELD_HELP[field.name],
                                                    module_name=module)
     _CONFIG_GROUPS[module] = (config_classes, defaults)
+
+
+def define_corpus_flags():
+    """The corpus and runner flags the data tools share (`--input_files`, `--tfds_dataset`, `--text_field`,
+    `--tfds_data_dir`, `--runner`, `--beam_options`), defined in the calling tool's module."""
+    module = sys._getframe(1).f_globals["__name__"]
+    flags.DEFINE_string("input_files", None, "Comma-separated globs of corpus files (or folders): text (.gz "
+                        "too), .jsonl, .parquet.", module_name=module)
+    flags.DEFINE_string("tfds_dataset", None, "A TFDS dataset as <name>[:<split>], read after --input_files.",
+                        module_name=module)
+    flags.DEFINE_string("text_field", "text", "The JSONL field, Parquet column or TFDS feature holding the text.",
+                        module_name=module)
+    flags.DEFINE_string("tfds_data_dir", None, "Where TFDS datasets are prepared.", module_name=module)
+    flags.DEFINE_enum("runner", "local", ["local", "beam"], "local: this machine's processes; beam: an Apache "
+                      "Beam pipeline (pip install -e '.[beam]').", module_name=module)
+    flags.DEFINE_string("beam_options", None, "With --runner=beam: Beam pipeline flags, e.g. "
+                        "'--direct_num_workers=2 --direct_running_mode=multi_processing' or '--runner=DataflowRunner "
+                        "--project=...' (default: the in-process DirectRunner).", module_name=module)
+
+
+def corpus_parts():
+    """The corpus parts `--input_files` and `--tfds_dataset` name (see `electra_tf.data.corpus_readers`)."""
+    if not flags.FLAGS.input_files and not flags.FLAGS.tfds_dataset:
+        raise ValueError("give --input_files or --tfds_dataset (or both)")
+    parts = list_files(flags.FLAGS.input_files) if flags.FLAGS.input_files else []
+    return parts + ([f"tfds:{flags.FLAGS.tfds_dataset}"] if flags.FLAGS.tfds_dataset else [])
 
 
 def _is_required(flag):
@@ -73,11 +100,12 @@ def tool_help(module_name, program):
 
 
 def quiet_libraries():
-    """Library INFO noise off (absl's and TensorFlow's loggers, Keras's and TensorFlow's warnings) unless
+    """Library INFO noise off (absl's, TensorFlow's and Beam's loggers, Keras's and TensorFlow's warnings) unless
     `--verbosity` is given: the tools print their own progress and results."""
     if not flags.FLAGS["verbosity"].present:
         flags.FLAGS.verbosity = -1  # absl's app.run turns an unset verbosity into INFO; WARNING is its default
         logging.getLogger("tensorflow").setLevel(logging.ERROR)
+        logging.getLogger("apache_beam").setLevel(logging.ERROR)  # --runner=beam: every worker's step
         warnings.filterwarnings("ignore", module="keras")
         warnings.filterwarnings("ignore", module="tensorflow")
 

@@ -11,8 +11,10 @@ BIN = os.path.dirname(sys.executable)
 # Each console script, and flags its help must show with their defaults.
 SCRIPTS = {
     "electra-demo": ["--output_dir", "(default: 'runs/demo')", "--train_steps"],
-    "electra-build-vocab": ["--input_files", "(required)", "--vocab_size", "(default: 30522)"],
-    "electra-build-pretraining-data": ["--vocab_file", "--num_shards", "(default: 16)", "--num_processes"],
+    "electra-build-vocab": ["--input_files", "--tfds_dataset", "--runner <local|beam>", "--vocab_size",
+                            "(default: 30522)"],
+    "electra-build-pretraining-data": ["--vocab_file", "--num_shards", "(default: 16)", "--num_processes",
+                                       "--runner <local|beam>", "--beam_options", "--dedupe", "--text_field"],
     "electra-pretrain": ["--vocab_file", "--train_files", "--strategy <default|mirrored|multi_worker|tpu>",
                          "--hidden_size", "(default: 256)", "--train_steps", "(default: 1000000)", "--learning_rate",
                          "--warmup_fraction", "ElectraConfig fields", "PretrainingConfig fields"],
