@@ -360,6 +360,12 @@ class PretrainingConfig(_JsonConfig):
         return values
 
 
+# The fine-tuning tasks by name (`electra_tf.finetuning.TASKS` maps each to its class, and a test keeps the two
+# equal): here, where `--task`'s help reads them without importing TensorFlow.
+FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mrpc", "qnli", "qqp", "rte", "squad",
+                    "squadv1", "sst2", "stsb", "swag", "text_classification", "wnli")
+
+
 @dataclasses.dataclass(frozen=True)
 class FinetuningConfig(_JsonConfig):
     """Fine-tuning settings, with the original `configure_finetuning.py` defaults.

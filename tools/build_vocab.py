@@ -1,31 +1,15 @@
-"""Learns a WordPiece vocabulary (`vocab.txt`) from text files.
-
-    python -m electra_tf.tools.build_vocab --input_files='corpus/*.txt' --vocab_size=30522 \\
-        --output=vocab.txt
-
-Uses tensorflow-text's WordPiece learner through keras-hub, with BERT's
-pre-tokenization options; the special tokens [PAD] [UNK] [CLS] [SEP] [MASK]
-come first. An existing BERT/ELECTRA `vocab.txt` needs no rebuilding: every
-tool accepts it as is.
-"""
+"""What `electra-build-vocab` does: its `main`. Its flags and `--help` text are in `build_vocab_flags.py`, which the
+console script parses before this module (and TensorFlow) is imported."""
 
 import os
 
 import tensorflow as tf
-from absl import flags
 
 from electra_tf.data.pipeline import list_files
 from electra_tf.tokenization import build_vocabulary
+from electra_tf.tools.build_vocab_flags import FLAGS
 from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import save_vocabulary
-
-FLAGS = flags.FLAGS
-flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
-flags.DEFINE_integer("vocab_size", 30522, "Maximum vocabulary size, special tokens included.")
-flags.DEFINE_bool("lowercase", True, "Lower-case the text (an uncased vocabulary).")
-flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
-flags.DEFINE_string("output", "vocab.txt", "Where to write the vocabulary.")
-flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 
 
 @exits_cleanly_on_bad_input
@@ -42,9 +26,5 @@ def main(argv):
     print(f"{len(vocabulary)} tokens from {len(files)} file(s) → {FLAGS.output}")
 
 
-def run():
-    run_tool(main)
-
-
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # python -m electra_tf.tools.build_vocab (the console script: electra_tf_cli)
+    run_tool(main, "electra_tf.tools.build_vocab_flags")

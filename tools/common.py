@@ -1,7 +1,10 @@
 """What the absl tools share: `--help` that shows the tool's flags, config fields as flags, quiet libraries,
 bad input as a clear exit, no silent overwrites.
 
-Each tool calls `run_tool(main)`; `main` is wrapped in `exits_cleanly_on_bad_input`.
+A tool is two modules: `<tool>_flags.py` defines its flags (and holds the `--help` text, its docstring) with
+nothing that imports TensorFlow, and `<tool>.py` holds its `main`, wrapped in `exits_cleanly_on_bad_input`.
+`run_tool(main, flags_module)` answers `--help` and parses the flags before calling `main` (the console scripts,
+`electra_tf_cli`, import `<tool>.py` only then).
 """
 
 import dataclasses
@@ -79,10 +82,11 @@ def quiet_libraries():
         warnings.filterwarnings("ignore", module="tensorflow")
 
 
-def run_tool(main):
-    """Runs a tool's absl `main`; `--help` prints the tool's own flags and the config fields with defaults."""
+def run_tool(main, flags_module):
+    """Runs a tool's absl `main` once the flags of `flags_module` (a module name) are parsed; `--help` prints
+    the tool's own flags and the config fields with defaults, a bad flag ends the run, both before `main`."""
     if any(argument in HELP_FLAGS for argument in sys.argv[1:]):
-        print(tool_help(main.__module__, os.path.basename(sys.argv[0])))
+        print(tool_help(flags_module, os.path.basename(sys.argv[0])))
         sys.exit(0)
     app.run(main)
 
