@@ -1,5 +1,8 @@
-"""What `electra-build-pretraining-data` does: its `main`. Its flags and `--help` text are in `build_pretraining_data_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-build-pretraining-data` does: its `main`.
+
+Its flags and `--help` text are in `build_pretraining_data_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 from electra_tf.data.pipeline import list_files
 from electra_tf.data.pretraining_data import build_pretraining_shards

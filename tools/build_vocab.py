@@ -1,5 +1,8 @@
-"""What `electra-build-vocab` does: its `main`. Its flags and `--help` text are in `build_vocab_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-build-vocab` does: its `main`.
+
+Its flags and `--help` text are in `build_vocab_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 import os
 

@@ -1,5 +1,8 @@
-"""What `electra-convert-checkpoint` does: its `main`. Its flags and `--help` text are in `convert_checkpoint_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-convert-checkpoint` does: its `main`.
+
+Its flags and `--help` text are in `convert_checkpoint_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 from electra_tf.config import load_run_config
 from electra_tf.convert import convert

@@ -1,5 +1,8 @@
-"""What `electra-demo` does: its `main`. Its flags and `--help` text are in `demo_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-demo` does: its `main`.
+
+Its flags and `--help` text are in `demo_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 import collections
 import json

@@ -1,5 +1,8 @@
-"""What `electra-export` does: its `main`. Its flags and `--help` text are in `export_model_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-export` does: its `main`.
+
+Its flags and `--help` text are in `export_model_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 import os
 

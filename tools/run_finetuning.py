@@ -1,5 +1,8 @@
-"""What `electra-finetune` does: its `main`. Its flags and `--help` text are in `run_finetuning_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-finetune` does: its `main`.
+
+Its flags and `--help` text are in `run_finetuning_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 import json
 import os

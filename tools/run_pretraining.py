@@ -1,5 +1,8 @@
-"""What `electra-pretrain` does: its `main`. Its flags and `--help` text are in `run_pretraining_flags.py`, which the
-console script parses before this module (and TensorFlow) is imported."""
+"""What `electra-pretrain` does: its `main`.
+
+Its flags and `--help` text are in `run_pretraining_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
+"""
 
 import json
 import os
