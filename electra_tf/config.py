@@ -181,8 +181,8 @@ class PretrainingConfig(_JsonConfig):
     full size with its own embeddings: the BERT-style baseline for comparisons
     at equal compute.
 
-    The paper's variants (Clark et al., 2020, §3.2 and §3.5; README
-    "Pre-training variants"): `objective` `electra_15` (RTD loss over the
+    The paper's variants (Clark et al., 2020, §3.2 and §3.5;
+    docs/pretraining_variants.md): `objective` `electra_15` (RTD loss over the
     masked positions only), `replace_mlm` and `all_tokens_mlm`;
     `weight_sharing` `none` / `embeddings` / `all` / `gdes` (DeBERTa-V3's
     gradient-disentangled embedding sharing; `untied_generator_embeddings`

@@ -18,7 +18,8 @@ flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=Tru
 flags.DEFINE_string("output_dir", None, "Where the shards and manifest.json go.", required=True)
 flags.DEFINE_integer("max_seq_length", 128, "Example length, special tokens included.")
 flags.DEFINE_integer("num_shards", 16, "Number of output shards.")
-flags.DEFINE_integer("num_processes", 1, "Worker processes.")
+flags.DEFINE_integer("num_processes", 1, "Worker processes: keep 1 unless the corpus is hundreds of MB (each "
+                     "process starts its own TensorFlow).")
 flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
 flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")

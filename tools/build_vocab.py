@@ -21,7 +21,8 @@ def main(argv):
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     files = list_files(FLAGS.input_files)
     strip_accents = FLAGS.lowercase if FLAGS.strip_accents is None else FLAGS.strip_accents
-    vocabulary = build_vocabulary(files, FLAGS.vocab_size, lowercase=FLAGS.lowercase, strip_accents=strip_accents)
+    vocabulary = build_vocabulary(files, FLAGS.vocab_size, lowercase=FLAGS.lowercase, strip_accents=strip_accents,
+                                  report=lambda line: print(line, flush=True))
     folder = os.path.dirname(FLAGS.output)
     if folder:
         tf.io.gfile.makedirs(folder)

@@ -7,13 +7,16 @@ nothing that imports TensorFlow, and `<tool>.py` holds its `main`, wrapped in `e
 `electra_tf_cli`, import `<tool>.py` only then).
 """
 
+import contextlib
 import dataclasses
 import errno
 import functools
 import logging
+import math
 import os
 import sys
 import textwrap
+import time
 import warnings
 
 from absl import app, flags
@@ -125,8 +128,8 @@ def exits_cleanly_on_bad_input(main):
         except (ValueError, FileNotFoundError, FileExistsError, FloatingPointError) as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(2)
-        except KeyboardInterrupt:
-            print("\ninterrupted: outputs completed before are kept; re-run the same command to continue",
+        except KeyboardInterrupt as e:  # a tool may say what a re-run does (`KeyboardInterrupt("...")`)
+            print(f"\ninterrupted: {e or 'outputs completed before are kept; re-run the same command to continue'}",
                   file=sys.stderr)
             sys.exit(INTERRUPTED_EXIT_CODE)
         except Exception as e:  # noqa: BLE001 (re-raised unless it is a failed write)
@@ -137,6 +140,23 @@ def exits_cleanly_on_bad_input(main):
                   "free some space and re-run the same command to continue.", file=sys.stderr)
             sys.exit(WRITE_FAILED_EXIT_CODE)
     return wrapped
+
+
+def weight_megabytes(*models):
+    """The size of the models' weights in MB, about what saving them writes (shared weights counted once; a
+    dtype's bytes from its name, `float32` → 4, so that this module needs no numpy)."""
+    weights = {id(w): w for model in models for w in model.weights}.values()
+    return sum(math.prod(w.shape) * max(1, int("0" + "".join(filter(str.isdigit, str(w.dtype)))) // 8)
+               for w in weights) / 1e6
+
+
+@contextlib.contextmanager
+def saying_saved(path, *models):
+    """Prints a line before the models are saved to `path` (with their size) and one when they are."""
+    print(f"saving the model to {path} ({weight_megabytes(*models):,.1f} MB of weights)…", flush=True)
+    started = time.perf_counter()
+    yield
+    print(f"saved in {time.perf_counter() - started:.1f} s", flush=True)
 
 
 def ensure_new_output(path, overwrite):

@@ -38,7 +38,8 @@ def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_d
     vocab_file = os.path.join(output_dir, "vocab.txt")
     if not os.path.exists(vocab_file):
         _step(f"learning a {vocab_size}-token WordPiece vocabulary")
-        save_vocabulary(build_vocabulary([corpus], vocab_size), vocab_file)
+        save_vocabulary(build_vocabulary([corpus], vocab_size, report=lambda line: print(line, flush=True)),
+                        vocab_file)
     data_dir = os.path.join(output_dir, "data")
     _step(f"packing {num_shards} TFRecord shards of length {max_seq_length}")
     shards = build_pretraining_shards([corpus], vocab_file, data_dir, max_seq_length=max_seq_length,

@@ -31,7 +31,7 @@ def main(argv):
                                                      strip_accents=FLAGS.strip_accents)
     except ValueError as e:
         raise ValueError(f"{e} (pass --vocab)" if not FLAGS.vocab else str(e)) from None
-    check_vocabulary(tokenizer, model, FLAGS.vocab or FLAGS.model)
+    check_vocabulary(tokenizer, model, FLAGS.model, FLAGS.vocab)
     task = task_of(model)
     options = {}
     if task in ("classification", "regression"):

@@ -4,6 +4,7 @@ Its flags and `--help` text are in `run_finetuning_flags.py`, which the console 
 (and TensorFlow) is imported.
 """
 
+import functools
 import json
 import os
 import statistics
@@ -13,7 +14,7 @@ from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
 from electra_tf.tools.run_finetuning_flags import FLAGS
 
 
@@ -62,12 +63,29 @@ def kept_trial(path, config):
     return results
 
 
+def restarts_when_interrupted(run_trial):
+    """Ctrl-C during a trial says what a re-run does: finished trials are kept, this one starts over (a trial
+    keeps no checkpoint: it is minutes, and its results.json is written last)."""
+    @functools.wraps(run_trial)
+    def wrapped(config, folder):
+        try:
+            return run_trial(config, folder)
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(f"finished trials are kept; {folder} is unfinished and starts again from its "
+                                    "beginning when the same command is re-run") from None
+    return wrapped
+
+
+@restarts_when_interrupted
 def run_trial(config, folder):
     """Trains one seed (scoring dev as it goes), scores every labelled evaluation split and predicts the
     others, and saves the model as a self-describing folder; returns the results."""
     task = task_for(config)
     train = task.load("train")
     dev = task.load("dev") if "dev" in task.splits and task.scored("dev") else None
+    if FLAGS.keep_best and dev is None:
+        raise ValueError("--keep_best keeps the model of the best dev score, and there is no labelled dev data: "
+                         "give --dev_file (or a --data_dir holding the task's dev file), or drop --keep_best")
     os.makedirs(folder, exist_ok=True)
     model = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
                      log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
@@ -84,8 +102,9 @@ def run_trial(config, folder):
     results["dev_history"] = task.dev_history
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
-    model.save_pretrained(results["model"], tokenizer=task.tokenizer, label_names=task.label_names,
-                          task=task.name, max_seq_length=task.sequence_length, **task.serving_options())
+    with saying_saved(results["model"], model):
+        model.save_pretrained(results["model"], tokenizer=task.tokenizer, label_names=task.label_names,
+                              task=task.name, max_seq_length=task.sequence_length, **task.serving_options())
     write_json(os.path.join(folder, "results.json"), results)  # last: marks the trial done
     return results
 

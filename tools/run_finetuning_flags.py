@@ -14,10 +14,12 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
 - Settings: the original per-task defaults (`FinetuningConfig.for_task`,
   sized by --model_size or the checkpoint's width); any `FinetuningConfig`
   field is a flag.
-- Output: <output_dir>/trial_<i>/{results.json, model.keras, predictions}, and
-  <output_dir>/results.json with every trial's dev scores and their median
+- Output, under --output_dir: trial_<i>/model/ (the model folder: model,
+  tokenizer files, label names, length; `electra-export --model=` takes it),
+  trial_<i>/results.json (scores, dev scores during training) and the
+  predictions, and results.json with every trial's dev scores and their median
   (the paper reports medians over fine-tuning seeds). A re-run skips finished
-  trials, so an interrupted run resumes.
+  trials, so an interrupted run resumes (an unfinished trial starts over).
 """
 
 from absl import flags

@@ -22,7 +22,7 @@ from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
 from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
@@ -130,7 +130,9 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
 
 def save_final(folder, pretrainer, model, pretraining, casing):
     """The run's models as a self-describing folder: configs, networks, vocabulary and casing."""
-    write_run_folder(folder, pretrainer.export_networks(), model, pretraining)
+    networks = pretrainer.export_networks()
+    with saying_saved(folder, *networks.values()):
+        write_run_folder(folder, networks, model, pretraining)
     write_tokenizer_files(folder, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
                           **casing)
 
@@ -200,7 +202,7 @@ def main(argv):
     saver = cb.CheckpointEvery(manager, FLAGS.save_every)
     callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
         os.path.join(FLAGS.model_dir, "logs"), FLAGS.log_every, pretraining.batch_size * k, tokens_per_step,
-        lambda step: training_flops(model, pretraining, step), write=chief)]
+        lambda step: training_flops(model, pretraining, step), write=chief, total_steps=pretraining.train_steps)]
     validation = {}
     if FLAGS.eval_files:
         validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,

@@ -20,9 +20,9 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   --eval_files every --eval_every steps (dropout off).
 - At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
   config.json and vocab.txt, ready for fine-tuning and export.
-- The paper's variants are config fields, hence flags (README "Pre-training
-  variants"): --weight_sharing, --generator_type=unigram (its token counts are
-  taken from --train_files once and kept in <model_dir>/unigram_counts.json),
+- The paper's variants are config fields, hence flags (docs/pretraining_variants.md):
+  --weight_sharing, --generator_type=unigram (its token counts are taken from
+  --train_files once and kept in <model_dir>/unigram_counts.json),
   --training_algorithm=two_stage|adversarial, --objective=electra_15|
   replace_mlm|all_tokens_mlm, --whole_word_masking (the vocabulary's `##`
   pieces). The FLOPs scalar counts what the variant computes.

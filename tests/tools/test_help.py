@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,10 @@ SCRIPTS = {
     "electra-convert-checkpoint": ["--input", "--to <ours|huggingface|google>", "--networks"],
     "electra-export": ["--model", "--export_dir", "--max_seq_length", "model folder's, else 128"],
 }
+# What a script's --help and the README both say, so that neither drifts from the other.
+AGREED_WITH_README = {"electra-finetune": ["trial_<i>/model/", "trial_<i>/results.json", "--keep_best"],
+                      "electra-build-pretraining-data": ["--num_processes", "hundreds of MB"]}
+README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 # Each console script's function in electra_tf_cli (setup.py's entry points).
 FUNCTIONS = {"electra-demo": "demo", "electra-build-vocab": "build_vocab",
              "electra-build-pretraining-data": "build_pretraining_data", "electra-pretrain": "run_pretraining",
@@ -62,6 +67,13 @@ def test_every_console_script_explains_itself_and_its_flags(helps, name):
     assert "    python -m electra_tf.tools." in out or "electra-" in out.split("Flags:")[0]  # an example command
     for expected in SCRIPTS[name]:
         assert expected in out, (expected, out[:3000])
+
+
+@pytest.mark.parametrize("name", sorted(AGREED_WITH_README))
+def test_help_and_the_readme_agree(helps, name):
+    help_text, readme = " ".join(helps[name][1].split()), " ".join(README.split())
+    for phrase in AGREED_WITH_README[name]:
+        assert phrase in help_text and phrase in readme, phrase
 
 
 @pytest.fixture(scope="module")
