@@ -136,7 +136,7 @@ def main(argv):
                 rows.append((f"beam, {label}", build[label], seconds, examples, same))
                 shutil.rmtree(out, ignore_errors=True)
         print(f"\nshard build on {built_mb:.0f} MB of text (the corpus x{FLAGS.build_repeat}), 8 shards:")
-        print(f"| builder | MB/s | seconds | examples | shards vs local, 1 process | ratio to local, 1 process |")
+        print("| builder | MB/s | seconds | examples | shards vs local, 1 process | ratio to local, 1 process |")
         print("|---|---|---|---|---|---|")
         for label, rate, seconds, examples, same in rows:
             print(f"| {label} | {rate:.2f} | {seconds:.1f} | {examples:,} | {same} | {rate / build[1]:.2f}x |")

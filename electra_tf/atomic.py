@@ -3,7 +3,9 @@
 A file is written beside its path as `<path>.tmp-<pid>`, then renamed: a
 crash (or kill -9) leaves at most a `.tmp-` file, never a truncated `path`,
 and an existing `path` stays as it was until the new one is complete. Any
-TensorFlow filesystem works (local paths, `gs://`, ...).
+TensorFlow filesystem works (local paths, `gs://`, ...); a local path is
+handled without importing TensorFlow, so the tools read their configs while
+parsing flags without it.
 
 A folder (`atomic_folder`, local paths) is filled as the hidden sibling
 `.<name>.tmp-<pid>` and then takes the place of `path` whole, so a folder
@@ -37,7 +39,20 @@ import os
 import re
 import shutil
 
-import tensorflow as tf
+
+def _is_remote(path):
+    return "://" in str(path)
+
+
+def _gfile():
+    import tensorflow as tf  # only for a remote path: local files need no TensorFlow (see the docstring)
+
+    return tf.io.gfile
+
+
+def _open(path, mode):
+    return _gfile().GFile(path, mode) if _is_remote(path) else open(path, mode, **(
+        {} if "b" in mode else {"encoding": "utf-8"}))
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2  # <fcntl.h>, <linux/fs.h>
@@ -48,12 +63,17 @@ def atomic_open(path, mode="w"):
     """A file opened for writing whose content replaces `path` when the block ends without an error."""
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with tf.io.gfile.GFile(tmp, mode) as f:
+        with _open(tmp, mode) as f:
             yield f
-        tf.io.gfile.rename(tmp, path, overwrite=True)
+        if _is_remote(path):
+            _gfile().rename(tmp, path, overwrite=True)
+        else:
+            os.replace(tmp, path)
     finally:
-        if tf.io.gfile.exists(tmp):
-            tf.io.gfile.remove(tmp)
+        if _is_remote(tmp) and _gfile().exists(tmp):
+            _gfile().remove(tmp)
+        elif not _is_remote(tmp) and os.path.lexists(tmp):
+            os.remove(tmp)
 
 
 @contextlib.contextmanager
@@ -155,7 +175,7 @@ def read_json(path, expect=None):
     """The JSON value in `path`; a ValueError naming the file when it is empty, not UTF-8 JSON, or not of
     type `expect` (e.g. `dict`)."""
     try:
-        with tf.io.gfile.GFile(path, "rb") as f:
+        with _open(path, "rb") as f:
             text = f.read().decode("utf-8")
         if not text.strip():
             raise ValueError(f"{path}: the file is empty")

@@ -181,8 +181,8 @@ class PretrainingConfig(_JsonConfig):
     full size with its own embeddings: the BERT-style baseline for comparisons
     at equal compute.
 
-    The paper's variants (Clark et al., 2020, §3.2 and §3.5; README
-    "Pre-training variants"): `objective` `electra_15` (RTD loss over the
+    The paper's variants (Clark et al., 2020, §3.2 and §3.5;
+    docs/pretraining_variants.md): `objective` `electra_15` (RTD loss over the
     masked positions only), `replace_mlm` and `all_tokens_mlm`;
     `weight_sharing` `none` / `embeddings` / `all` / `gdes` (DeBERTa-V3's
     gradient-disentangled embedding sharing; `untied_generator_embeddings`
@@ -358,6 +358,12 @@ class PretrainingConfig(_JsonConfig):
         if self._derived_predictions:
             values["max_predictions_per_seq"] = None
         return values
+
+
+# The fine-tuning tasks by name (`electra_tf.finetuning.TASKS` maps each to its class, and a test keeps the two
+# equal): here, where `--task`'s help reads them without importing TensorFlow.
+FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mrpc", "qnli", "qqp", "rte", "squad",
+                    "squadv1", "sst2", "stsb", "swag", "text_classification", "wnli")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,10 +14,16 @@ Example:
 ([[2, 5, 6, 8, 3, 0]], [[1, 1, 1, 1, 1, 0]])
 """
 
+import time
+
 import keras
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
+
+# keras-hub's `compute_word_piece_vocabulary` is these two steps in one call; they are called here one by one
+# so that a long learning run can say where it is, why a vocabulary comes out smaller than asked, and so that
+# the Beam pipeline can count the words itself.
 from keras_hub.src.tokenizers.word_piece_tokenizer import pretokenize as keras_hub_pretokenize
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as wordpiece_learner
 
@@ -28,6 +34,10 @@ from electra_tf.vocabulary import SPECIAL_TOKENS, load_vocabulary, validate_voca
 
 # BERT maps a word of more than 100 characters (not bytes) to [UNK].
 MAX_CHARS_PER_WORD = 100
+# tensorflow-text's learner keeps a piece only when it is seen this many times (its `lower_thresh`), and stops
+# when the vocabulary is within 5 % under the size asked (its `slack_ratio`).
+LEARNER_MIN_COUNT = 10
+LEARNER_SLACK = 0.05
 
 
 def read_text_files(paths):
@@ -69,29 +79,55 @@ def learn_vocabulary(word_counts, vocab_size):
     return vocabulary
 
 
-def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True):
+def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True, report=None):
     """Learns a WordPiece vocabulary with tensorflow-text's learner, splitting words as keras-hub's
     `compute_word_piece_vocabulary` does.
 
     Args:
         data: a list of text file paths, or a `tf.data.Dataset` of strings.
         vocab_size: the maximum size, special tokens included.
+        report: called with one line per stage (the words counted, the tokens learned, and why the
+            vocabulary is smaller than `vocab_size` when it is), e.g. `print`; None: silent.
 
     Returns:
         The tokens, the five special tokens first; fewer than `vocab_size`
         when the corpus has fewer distinct pieces.
     """
+    report = report or (lambda line: None)
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
     if isinstance(data, (list, tuple)):
         data = read_text_files(data)
+    started = time.perf_counter()
+    report("counting the corpus's words…")
     words = data.batch(64).map(lambda texts: vocabulary_words(texts, lowercase, strip_accents),
                                num_parallel_calls=tf.data.AUTOTUNE)
     try:
-        word_counts = wordpiece_learner.count_words(words)
+        counts = wordpiece_learner.count_words(words)
     except StopIteration:  # tensorflow-text's counter, on a corpus without a word
         raise ValueError("the corpus holds no words: is it empty?") from None
-    return learn_vocabulary(word_counts, vocab_size)
+    frequent = sum(count >= LEARNER_MIN_COUNT for count in counts.values())
+    report(f"{len(counts):,} distinct words ({sum(counts.values()):,} in all, {frequent:,} of them seen "
+           f"{LEARNER_MIN_COUNT}+ times) counted in {time.perf_counter() - started:.1f} s; learning up to "
+           f"{vocab_size:,} WordPiece tokens (tensorflow-text's learner, one call)…")
+    started = time.perf_counter()
+    vocabulary = learn_vocabulary(counts, vocab_size)
+    report(f"learned {len(vocabulary):,} tokens in {time.perf_counter() - started:.1f} s")
+    if len(vocabulary) < (1 - LEARNER_SLACK) * vocab_size:
+        report(shortfall(len(vocabulary), vocab_size, len(counts), frequent))
+    return vocabulary
+
+
+def shortfall(size, vocab_size, distinct_words, frequent_words):
+    """Why a learned vocabulary is smaller than asked.
+
+    >>> print(shortfall(4977, 8000, 21034, 3101))
+    note: 4,977 tokens, not 8,000: the learner keeps a piece only if the corpus has it at least 10 times, and \
+of its 21,034 distinct words 3,101 occur that often; a larger corpus gives more (or ask for fewer)
+    """
+    return (f"note: {size:,} tokens, not {vocab_size:,}: the learner keeps a piece only if the corpus has it at "
+            f"least {LEARNER_MIN_COUNT} times, and of its {distinct_words:,} distinct words {frequent_words:,} occur "
+            "that often; a larger corpus gives more (or ask for fewer)")
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")

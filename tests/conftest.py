@@ -9,6 +9,7 @@ import dataclasses
 import importlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,28 @@ from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, P
 from electra_tf.vocabulary import load_vocabulary
 
 FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parents[1]
+# The pages whose command and Python blocks say whether tests/tools/test_demo.py runs them. (docs/serving.md's
+# requests and responses are run by tests/export/test_export.py.)
+DOCUMENTED_PAGES = ("README.md", "docs/finetuning.md", "docs/pretraining.md", "docs/pretraining_variants.md",
+                    "docs/checkpoints.md", "docs/results.md", "docs/development.md")
+_BLOCK = re.compile(r"(?:<!-- (tested: tests/tools/test_demo.py|not run: [^>]+) -->\n)?```(bash|sh|python)\n(.*?)```",
+                    re.S)
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentedBlock:
+    """A ```bash/sh/python block of a page, and the marker before it: `<!-- tested: tests/tools/test_demo.py -->`
+    (the demo test runs it) or `<!-- not run: <why> -->`; `marker` is None when there is none."""
+
+    page: str
+    language: str
+    code: str
+    marker: str | None
+
+    @property
+    def tested(self):
+        return self.marker is not None and self.marker.startswith("tested")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +104,14 @@ class TinyVocabulary:
             extra["unigram_counts"] = self.unigram_counts
         return ElectraPretrainer(config, PretrainingConfig(**values), mask_token_id=self.mask,
                                  special_token_ids=self.special_ids, **extra)
+
+
+@pytest.fixture(scope="session")
+def documented_blocks():
+    """Every command and Python block of `DOCUMENTED_PAGES`, in page order."""
+    return [DocumentedBlock(page, "bash" if language == "sh" else language, code, marker or None)
+            for page in DOCUMENTED_PAGES
+            for marker, language, code in _BLOCK.findall((ROOT / page).read_text(encoding="utf-8"))]
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,8 @@ LAYERS = (
 ALLOWED_LOCAL_IMPORTS = {
     **{("electra_tf/quiet_start.py", name): "imported inside the block that hides TensorFlow's start-up notices"
        for name in ("keras", "tensorflow", "tensorflow_text")},
+    ("electra_tf/atomic.py", "tensorflow"):
+        "only for a remote path (gs://...): the tools read their configs while parsing flags, before TensorFlow",
     ("electra_tf/data/tfds_source.py", "tensorflow_datasets"):
         "optional at run time: TFDS is imported only when a TFDS source is read (its import takes seconds)",
 }

@@ -197,8 +197,9 @@ def test_export_refuses_a_vocabulary_of_another_size_in_one_line(tmp_path, tiny_
                                if not line.startswith("##")), encoding="utf-8")
     code, out, err = run_tool("export_model", f"--model={tiny_pretrained_dir}", f"--vocab={smaller}",
                               f"--export_dir={tmp_path / 'exports'}")
-    refused((code, out, err), "the vocabulary has ")
-    assert "embeds 1418: is it the vocab.txt the model was trained with?" in err and err.count("\n") == 1
+    refused((code, out, err), f"the vocabulary {smaller} has ")
+    assert f"tokens but the model {tiny_pretrained_dir} embeds 1418: is it the vocab.txt the model was trained " \
+        "with?" in err and err.count("\n") == 1
     assert not (tmp_path / "exports").exists()
 
 

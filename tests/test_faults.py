@@ -22,8 +22,8 @@ import tensorflow as tf
 
 from electra_tf import ElectraDiscriminator, PretrainingConfig, atomic, folder_lock
 from electra_tf.checkpoints import hf, ours
-from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data import tfrecord
+from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.packing import Example
 from electra_tf.data.tfrecord import ShardWriter, find_corrupt_records
 from electra_tf.tokenization import build_vocabulary

@@ -1,22 +1,27 @@
 """What the absl tools share: `--help` that shows the tool's flags, config fields as flags, quiet libraries,
 bad input as a clear exit, no silent overwrites.
 
-Each tool calls `run_tool(main)`; `main` is wrapped in `exits_cleanly_on_bad_input`.
+A tool is two modules: `<tool>_flags.py` defines its flags (and holds the `--help` text, its docstring) with
+nothing that imports TensorFlow, and `<tool>.py` holds its `main`, wrapped in `exits_cleanly_on_bad_input`.
+`run_tool(main, flags_module)` answers `--help` and parses the flags before calling `main` (the console scripts,
+`electra_tf_cli`, import `<tool>.py` only then).
 """
 
+import contextlib
 import csv
 import dataclasses
 import errno
 import functools
 import logging
+import math
 import os
 import sys
 import textwrap
+import time
 import warnings
 
 from absl import app, flags
 
-from electra_tf.data.pipeline import list_files
 from electra_tf.folder_lock import release_all
 
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
@@ -55,14 +60,6 @@ def define_corpus_flags():
     flags.DEFINE_string("beam_options", None, "With --runner=beam: Beam pipeline flags, e.g. "
                         "'--direct_num_workers=2 --direct_running_mode=multi_processing' or '--runner=DataflowRunner "
                         "--project=...' (default: the in-process DirectRunner).", module_name=module)
-
-
-def corpus_parts():
-    """The corpus parts `--input_files` and `--tfds_dataset` name (see `electra_tf.data.corpus_readers`)."""
-    if not flags.FLAGS.input_files and not flags.FLAGS.tfds_dataset:
-        raise ValueError("give --input_files or --tfds_dataset (or both)")
-    parts = list_files(flags.FLAGS.input_files) if flags.FLAGS.input_files else []
-    return parts + ([f"tfds:{flags.FLAGS.tfds_dataset}"] if flags.FLAGS.tfds_dataset else [])
 
 
 def _is_required(flag):
@@ -110,10 +107,11 @@ def quiet_libraries():
         warnings.filterwarnings("ignore", module="tensorflow")
 
 
-def run_tool(main):
-    """Runs a tool's absl `main`; `--help` prints the tool's own flags and the config fields with defaults."""
+def run_tool(main, flags_module):
+    """Runs a tool's absl `main` once the flags of `flags_module` (a module name) are parsed; `--help` prints
+    the tool's own flags and the config fields with defaults, a bad flag ends the run, both before `main`."""
     if any(argument in HELP_FLAGS for argument in sys.argv[1:]):
-        print(tool_help(main.__module__, os.path.basename(sys.argv[0])))
+        print(tool_help(flags_module, os.path.basename(sys.argv[0])))
         sys.exit(0)
     app.run(main)
 
@@ -182,8 +180,8 @@ def exits_cleanly_on_bad_input(main):
         quiet_libraries()
         try:
             return main(argv)
-        except KeyboardInterrupt:
-            print("\ninterrupted: outputs completed before are kept; re-run the same command to continue",
+        except KeyboardInterrupt as e:  # a tool may say what a re-run does (`KeyboardInterrupt("...")`)
+            print(f"\ninterrupted: {e or 'outputs completed before are kept; re-run the same command to continue'}",
                   file=sys.stderr)
             sys.exit(INTERRUPTED_EXIT_CODE)
         except Exception as e:  # noqa: BLE001 (re-raised unless it is bad input or a failed write)
@@ -200,6 +198,23 @@ def exits_cleanly_on_bad_input(main):
         finally:
             release_all()  # the folder locks `main` took (`electra_tf.folder_lock`)
     return wrapped
+
+
+def weight_megabytes(*models):
+    """The size of the models' weights in MB, about what saving them writes (shared weights counted once; a
+    dtype's bytes from its name, `float32` → 4, so that this module needs no numpy)."""
+    weights = {id(w): w for model in models for w in model.weights}.values()
+    return sum(math.prod(w.shape) * max(1, int("0" + "".join(filter(str.isdigit, str(w.dtype)))) // 8)
+               for w in weights) / 1e6
+
+
+@contextlib.contextmanager
+def saying_saved(path, *models):
+    """Prints a line before the models are saved to `path` (with their size) and one when they are."""
+    print(f"saving the model to {path} ({weight_megabytes(*models):,.1f} MB of weights)…", flush=True)
+    started = time.perf_counter()
+    yield
+    print(f"saved in {time.perf_counter() - started:.1f} s", flush=True)
 
 
 def ensure_new_output(path, overwrite):

@@ -36,6 +36,18 @@ NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator
 # One model of ours (a task model, an encoder) in a folder, as `save_pretrained` writes it.
 SINGLE_MODEL_FILE = "model.keras"
 MODEL_INFO = "electra_tf.json"
+# Where a run leaves its model inside the folder a user may name instead: pre-training's `<model_dir>/final`,
+# a fine-tuning trial's `trial_<i>/model`.
+RUN_MODEL_FOLDERS = ("final", "model")
+
+
+def candidate_folders(path):
+    """`path` and the model folders a run writes inside it, in the order they are tried.
+
+    >>> candidate_folders("runs/sst2/trial_0")
+    ['runs/sst2/trial_0', 'runs/sst2/trial_0/final', 'runs/sst2/trial_0/model']
+    """
+    return [path, *(os.path.join(path, name) for name in RUN_MODEL_FOLDERS)]
 
 
 def load_keras(path):

@@ -171,9 +171,10 @@ def detect_format(path):
     if os.path.isfile(path) and path.endswith(".keras"):
         return OURS, path
     if os.path.isdir(path):
-        if os.path.isfile(os.path.join(path, ours.SINGLE_MODEL_FILE)):
-            return OURS, os.path.join(path, ours.SINGLE_MODEL_FILE)
-        for folder in (path, os.path.join(path, "final")):
+        for folder in ours.candidate_folders(path):
+            if os.path.isfile(os.path.join(folder, ours.SINGLE_MODEL_FILE)):
+                return OURS, os.path.join(folder, ours.SINGLE_MODEL_FILE)
+        for folder in ours.candidate_folders(path):
             config_file = os.path.join(folder, ours.RUN_CONFIG)
             if not os.path.exists(config_file):
                 continue

@@ -41,6 +41,14 @@ def list_files(file_patterns):
     return sorted(files)
 
 
+def corpus_parts(input_files, tfds_dataset):
+    """The corpus parts the data tools' `--input_files` and `--tfds_dataset` name (files, then
+    `tfds:<name>[:<split>]`; see `electra_tf.data.corpus_readers`)."""
+    if not input_files and not tfds_dataset:
+        raise ValueError("give --input_files or --tfds_dataset (or both)")
+    return (list_files(input_files) if input_files else []) + ([f"tfds:{tfds_dataset}"] if tfds_dataset else [])
+
+
 def check_record_length(files, seq_length, source):
     """The feature names of the TFRecord `files`, after checking their records are `seq_length` long (a
     ValueError naming `source` otherwise): a run checks this before it writes anything."""

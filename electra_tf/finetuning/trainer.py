@@ -23,11 +23,13 @@ from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
 
 
-def check_vocabulary(tokenizer, model, init_checkpoint):
-    """A vocabulary of another size than the model's embedding table is refused (in one line)."""
+def check_vocabulary(tokenizer, model, init_checkpoint, vocabulary_source=None):
+    """A vocabulary of another size than the model's embedding table is refused (in one line), naming the
+    vocabulary (`vocabulary_source`, when it is not the checkpoint's own) and the model."""
     if tokenizer.vocabulary_size() != model.config.vocab_size:
-        raise ValueError(f"the vocabulary has {tokenizer.vocabulary_size()} tokens but {init_checkpoint} embeds "
-                         f"{model.config.vocab_size}: is it the vocab.txt the model was trained with?")
+        vocabulary = f"the vocabulary {vocabulary_source}" if vocabulary_source else "the vocabulary"
+        raise ValueError(f"{vocabulary} has {tokenizer.vocabulary_size()} tokens but the model {init_checkpoint} "
+                         f"embeds {model.config.vocab_size}: is it the vocab.txt the model was trained with?")
 
 
 def check_sequence_length(sequence_length, model_config, init_checkpoint):

@@ -27,8 +27,8 @@ from electra_tf import (
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
+    atomic,
 )
-from electra_tf import atomic
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
 from electra_tf.tokenization import ElectraTokenizer

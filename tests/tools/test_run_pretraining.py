@@ -73,7 +73,7 @@ def reference(reference_run):
 
 def test_the_console_shows_progress_evaluations_and_schedule_warnings_and_no_library_noise(reference_run):
     _, result = reference_run
-    assert "step 8: loss" in result.stdout and "evaluation at step 8: loss" in result.stdout
+    assert "step 8/24 (33%): loss" in result.stdout and "evaluation at step 8: loss" in result.stdout
     assert "warning: warmup_steps=30 is not below train_steps=24: the run ends still warming up" in result.stdout
     for noise in ("oneDNN", "cuInit", "I0000", "ran out of data", "WARNING:"):
         assert noise not in result.stdout + result.stderr, noise
@@ -184,7 +184,7 @@ def test_sigterm_and_ctrl_c_save_and_exit_for_a_later_resume(data, tmp_path, num
     process = children.start(command(data, model_dir, "--train_steps=400", "--save_every=1000"), env=ENV,
                              stdout=subprocess.PIPE)
     for line in process.stdout:
-        if line.startswith("step 8:"):
+        if line.startswith("step 8/"):
             process.send_signal(number)
             break
     output = process.stdout.read()
