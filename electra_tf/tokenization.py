@@ -14,6 +14,8 @@ Example:
 ([[2, 5, 6, 8, 3, 0]], [[1, 1, 1, 1, 1, 0]])
 """
 
+import unicodedata
+
 import keras
 import keras_hub
 import tensorflow as tf
@@ -114,9 +116,13 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
             unknown_token=self.oov_token, max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
             no_pretokenization=True, support_detokenization=True)
         # The same op in its end-to-end mode: it splits on whitespace, punctuation and CJK ideographs
-        # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`).
+        # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`). An entry holding
+        # whitespace (keras-hub's learner keeps "## ") is never a piece by BERT's rules, but this op would
+        # match it across a space: it gets an entry no text reaches (controls are removed before the op).
+        unreachable = [f"\x01{index}" if any(c.isspace() or unicodedata.category(c).startswith("Z") for c in token)
+                       else token for index, token in enumerate(self.vocabulary)]
         self._fused_word_piece = tf_text.FastWordpieceTokenizer(
-            vocab=self.vocabulary, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
+            vocab=unreachable, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
             unknown_token=self.oov_token, max_bytes_per_word=MAX_CHARS_PER_WORD, no_pretokenization=False)
 
     def tokenize(self, inputs):

@@ -78,3 +78,12 @@ def test_the_fused_op_does_the_work_on_ascii_and_on_text_without_unknown_pieces(
     assert tokenizer(tf.constant(["The foxes, 3$!", "Héllo Wörld"])).to_list()  # eager: only the branch taken runs
     with pytest.raises(AssertionError, match="fell back"):
         tokenizer(tf.constant(["中文 \U0001e5ff"]))
+
+
+def test_vocabulary_entries_holding_whitespace_are_never_matched_across_a_space():
+    """keras-hub's vocabulary learner keeps entries such as "## ": the fused op must not match them."""
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "of", "the", "## ", "##f", "o", " the", "##\u00a0of"]
+    tokenizer = ElectraTokenizer(vocabulary)
+    texts = tf.constant(["of the of", "the\u00a0of  the", "o f"])
+    assert tokenizer(texts).to_list() == tokenizer.tokenize_by_rules(texts).to_list() == [[5, 6, 5], [6, 5, 6],
+                                                                                        [9, 1]]
