@@ -455,7 +455,7 @@ def measure_memory(spec):
 
 
 def training_flops(objective):
-    from electra_tf.training.flops import training_flops_per_step
+    from electra_tf.pretraining.flops import training_flops_per_step
     model_config, pretraining_config = configs(objective)
     return training_flops_per_step(model_config, pretraining_config)
 
