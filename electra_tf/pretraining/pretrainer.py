@@ -237,8 +237,8 @@ class ElectraPretrainer(keras.Model):
     def forward_masked(self, inputs, masked, counter, training, micro_batch=0):
         """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
         phase = PHASES[self.phase]
-        # A two-stage run's discriminator phase samples from the frozen generator without dropout.
-        outputs = self.generate(inputs, masked, training and phase.trains_generator)
+        # A frozen generator (a two-stage run's discriminator phase, Fast-ELECTRA's) samples without dropout.
+        outputs = self.generate(inputs, masked, training and phase.trains_generator and self.source.trained)
         if self.is_electra and phase.trains_discriminator:
             outputs.update(self.corrupt(inputs, masked, outputs.get("mlm_logits"), counter, micro_batch))
             outputs.update(self.discriminate(inputs, outputs["corrupted_ids"], training, masked.positions))

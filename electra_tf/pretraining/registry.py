@@ -13,6 +13,7 @@ import dataclasses
 
 from electra_tf.pretraining.all_tokens_mlm import AllTokensMLM
 from electra_tf.pretraining.electra_15 import MaskedReplacedTokenDetection
+from electra_tf.pretraining.fast_electra import PretrainedGenerator
 from electra_tf.pretraining.generator_sources import GeneratorNetwork, UnigramGenerator
 from electra_tf.pretraining.mlm_objective import MaskedLanguageModel
 from electra_tf.pretraining.objective import ReplacedTokenDetection
@@ -29,6 +30,7 @@ OBJECTIVES = {
 GENERATOR_SOURCES = {
     "masked_lm": GeneratorNetwork,
     "unigram": UnigramGenerator,
+    "pretrained": PretrainedGenerator,
 }
 TRAINING_ALGORITHMS = {
     "joint": Joint,
