@@ -20,9 +20,9 @@ class AllTokensMLM(ReplaceMLM):
     trains_rtd = True
     untrained_variables = ReplacedTokenDetection.untrained_variables  # the RTD head is the copy gate
 
-    def discriminated_outputs(self, heads, discriminated, inputs, corrupted_ids, mask_positions):
+    def discriminated_outputs(self, discriminated, inputs, corrupted_ids, mask_positions):
         every_position = tf.broadcast_to(tf.range(tf.shape(corrupted_ids)[1]), tf.shape(corrupted_ids))
-        outputs = super().discriminated_outputs(heads, discriminated, inputs, corrupted_ids, every_position)
+        outputs = super().discriminated_outputs(discriminated, inputs, corrupted_ids, every_position)
         outputs["main_mlm_labels"] = tf.cast(inputs["input_ids"], tf.int32)
         return outputs
 

@@ -46,14 +46,15 @@ class ReplacedTokenDetection:
         return source.networks(config, ElectraDiscriminator)
 
     def heads(self, discriminator, config):
-        """`{attribute: layer}` the objective adds to the pre-trainer (kept under these names in checkpoints)."""
+        """`{attribute: layer}` the objective adds and keeps (the pre-trainer holds them under these names,
+        which its checkpoints use)."""
         return {}
 
     def untrained_variables(self, discriminator):
         """Variables of the networks this objective leaves as they are."""
         return []
 
-    def discriminated_outputs(self, heads, discriminated, inputs, corrupted_ids, mask_positions):
+    def discriminated_outputs(self, discriminated, inputs, corrupted_ids, mask_positions):
         """What the objective reads off the discriminator's outputs besides its RTD logits."""
         return {}
 

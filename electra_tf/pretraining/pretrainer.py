@@ -28,7 +28,8 @@ from electra_tf import rng
 from electra_tf.config import PretrainingConfig
 from electra_tf.layers.counter_dropout import counter_dropout_scope
 from electra_tf.models.base import as_config
-from electra_tf.pretraining.masking import mask_tokens, scatter_positions
+from electra_tf.pretraining.batch_masking import BatchMasker
+from electra_tf.pretraining.masking import scatter_positions
 from electra_tf.pretraining.registry import GENERATOR_SOURCES, variant_parts
 from electra_tf.pretraining.training_algorithms import PHASES, start_discriminator_phase
 from electra_tf.training.flops import JOINT
@@ -99,26 +100,20 @@ class ElectraPretrainer(keras.Model):
         if not isinstance(pretraining_config, PretrainingConfig):
             pretraining_config = PretrainingConfig.from_dict(pretraining_config)
         self.pretraining_config = pc = pretraining_config
-        self.mask_token_id = int(mask_token_id)
-        self.special_token_ids = tuple(sorted({int(i) for i in special_token_ids} | {self.mask_token_id}))
-        self.word_continuation_ids = self._vocabulary_ids(word_continuation_ids, "word_continuation_ids",
-                                                          pc.whole_word_masking)
-        for token_id in self.special_token_ids:
-            if not 0 <= token_id < self.config.vocab_size:
-                raise ValueError(f"special token id {token_id} is outside the vocabulary "
-                                 f"(vocab_size={self.config.vocab_size})")
+        self.masker = BatchMasker(pc, self.config.vocab_size, mask_token_id, special_token_ids,
+                                  word_continuation_ids)
         parts = variant_parts(pc)
         self.objective, self.algorithm = parts.objective, parts.algorithm
-        self.source = GENERATOR_SOURCES[pc.generator_type](self.config, pc, self.special_token_ids,
+        self.source = GENERATOR_SOURCES[pc.generator_type](self.config, pc, self.masker.special_token_ids,
                                                            unigram_counts=unigram_counts)
         # What the next traced step computes; a two-stage run's train function sets it per step.
         self.phase = self.algorithm.phase_at(0)
 
         # === Networks, and the parts' heads (pre-trainer attributes: checkpoints keep them by these names) ===
         self.discriminator, self.generator = self.objective.networks(self.config, self.source)
-        self.objective_heads = self.objective.heads(self.discriminator, self.config) if self.is_electra else {}
-        self.algorithm_heads = self.algorithm.heads(self.generator)
-        for name, layer in {**self.objective_heads, **self.algorithm_heads}.items():
+        heads = {**(self.objective.heads(self.discriminator, self.config) if self.is_electra else {}),
+                 **self.algorithm.heads(self.generator)}
+        for name, layer in heads.items():
             setattr(self, name, layer)
         # Evaluation draws its own random numbers: a counter apart from the
         # optimizer's step count, which keys the training draws.
@@ -150,18 +145,6 @@ class ElectraPretrainer(keras.Model):
     @property
     def unigram_counts(self):
         return self.source.unigram_counts
-
-    def _vocabulary_ids(self, ids, name, needed):
-        if ids is None:
-            if needed:
-                raise ValueError(f"ElectraPretrainer: whole_word_masking needs {name} (the tokenizer's "
-                                 "`##` pieces: masking.continuation_token_ids(vocabulary))")
-            return None
-        ids = tuple(sorted({int(i) for i in ids}))
-        if ids and not 0 <= ids[0] <= ids[-1] < self.config.vocab_size:
-            raise ValueError(f"ElectraPretrainer: {name} holds ids outside the vocabulary "
-                             f"(vocab_size={self.config.vocab_size})")
-        return ids
 
     def export_networks(self):
         """`{"discriminator": ..., "generator": ...}` as they are saved and exported: plain networks with
@@ -217,22 +200,7 @@ class ElectraPretrainer(keras.Model):
     # === Forward: the step's named pieces (public, so tests and benchmarks run the same code) ===
     def mask_batch(self, inputs, counter, micro_batch=0):
         """The batch masked in-graph (a `MaskedBatch`), with the draws of step `counter`."""
-        pc = self.pretraining_config
-        input_ids = tf.cast(inputs["input_ids"], tf.int32)
-        row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
-        return mask_tokens(
-            input_ids, inputs["attention_mask"], rng.row_keys(pc.seed, counter, row_ids, rng.MASKING),
-            mask_prob=pc.mask_prob, max_predictions=pc.max_predictions_per_seq,
-            mask_token_id=self.mask_token_id, special_token_ids=self.special_token_ids,
-            vocab_size=self.config.vocab_size, mask_token_rate=pc.mask_token_rate,
-            random_token_rate=pc.random_token_rate, with_replacement=pc.mask_with_replacement,
-            word_continuation=self._word_continuation_table())
-
-    def _word_continuation_table(self):
-        if self.word_continuation_ids is None:
-            return None
-        return tf.scatter_nd(tf.constant(self.word_continuation_ids, tf.int32)[:, None],
-                             tf.ones([len(self.word_continuation_ids)], tf.bool), [self.config.vocab_size])
+        return self.masker(inputs, counter, micro_batch)
 
     def forward_masked(self, inputs, masked, counter, training, micro_batch=0):
         """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
@@ -256,7 +224,7 @@ class ElectraPretrainer(keras.Model):
             "token_type_ids": tf.cast(inputs["token_type_ids"], tf.int32), "mask_positions": masked.positions,
         }, training=training)
         outputs["mlm_logits"] = tf.cast(generated["logits"], tf.float32)
-        outputs.update(self.algorithm.generated_outputs(self.algorithm_heads, generated, masked))
+        outputs.update(self.algorithm.generated_outputs(generated, masked))
         return outputs
 
     def corrupt(self, inputs, masked, mlm_logits, counter, micro_batch=0):
@@ -280,8 +248,7 @@ class ElectraPretrainer(keras.Model):
             "token_type_ids": tf.cast(inputs["token_type_ids"], tf.int32),
         }, training=training)
         outputs = {"rtd_logits": tf.cast(discriminated["logits"], tf.float32)}
-        outputs.update(self.objective.discriminated_outputs(self.objective_heads, discriminated, inputs,
-                                                            corrupted_ids, mask_positions))
+        outputs.update(self.objective.discriminated_outputs(discriminated, inputs, corrupted_ids, mask_positions))
         return outputs
 
     def forward(self, inputs, counter, training):
@@ -417,9 +384,9 @@ class ElectraPretrainer(keras.Model):
         return {"name": self.name, "trainable": self.trainable,
                 "config": self.config.to_dict(),
                 "pretraining_config": self.pretraining_config.to_dict(),
-                "mask_token_id": self.mask_token_id,
-                "special_token_ids": list(self.special_token_ids),
-                "word_continuation_ids": _as_list(self.word_continuation_ids),
+                "mask_token_id": self.masker.mask_token_id,
+                "special_token_ids": list(self.masker.special_token_ids),
+                "word_continuation_ids": _as_list(self.masker.word_continuation_ids),
                 "unigram_counts": _as_list(self.unigram_counts)}
 
     @classmethod

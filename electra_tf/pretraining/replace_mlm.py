@@ -22,13 +22,14 @@ class ReplaceMLM(ReplacedTokenDetection):
     def heads(self, discriminator, config):
         head = masked_lm_head(discriminator.backbone.embedding.word_embeddings, config, name="main_mlm_head")
         head.build((None, None, config.hidden_size))
+        self.main_mlm_head = head
         return {"main_mlm_head": head}
 
     def untrained_variables(self, discriminator):
         return discriminator.head.trainable_variables
 
-    def discriminated_outputs(self, heads, discriminated, inputs, corrupted_ids, mask_positions):
-        logits = heads["main_mlm_head"](discriminated["last_hidden_state"], mask_positions=mask_positions)
+    def discriminated_outputs(self, discriminated, inputs, corrupted_ids, mask_positions):
+        logits = self.main_mlm_head(discriminated["last_hidden_state"], mask_positions=mask_positions)
         return {"main_mlm_logits": tf.cast(logits, tf.float32)}
 
     def losses(self, outputs, denominators):

@@ -52,10 +52,10 @@ class Joint:
         return make_train_function(force)
 
     def heads(self, generator):
-        """`{attribute: layer}` the algorithm adds to the pre-trainer."""
+        """`{attribute: layer}` the algorithm adds and keeps (the pre-trainer holds them under these names)."""
         return {}
 
-    def generated_outputs(self, heads, generated, masked):
+    def generated_outputs(self, generated, masked):
         """What the algorithm reads off the generator's outputs besides its MLM logits."""
         return {}
 
@@ -122,12 +122,13 @@ class Adversarial(Joint):
     def heads(self, generator):
         baseline = keras.layers.Dense(1, name="reward_baseline")
         baseline.build((None, None, generator.config.hidden_size))
+        self.reward_baseline = baseline
         return {"reward_baseline": baseline}
 
-    def generated_outputs(self, heads, generated, masked):
+    def generated_outputs(self, generated, masked):
         # The baseline learns on the generator's features without training them: the reward alone does.
         hidden = tf.stop_gradient(tf.gather(generated["last_hidden_state"], masked.positions, batch_dims=1))
-        return {"baseline_logits": tf.cast(heads["reward_baseline"](hidden), tf.float32)[..., 0]}
+        return {"baseline_logits": tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0]}
 
     def losses(self, outputs, denominators):
         if "baseline_logits" not in outputs or "rtd_logits" not in outputs:
