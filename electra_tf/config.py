@@ -32,7 +32,8 @@ from electra_tf.atomic import read_json, write_text
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
 _OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
 _WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
-_GENERATOR_TYPES = ("masked_lm", "unigram")
+_GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
+_TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
 _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
 
@@ -206,7 +207,12 @@ class PretrainingConfig(_JsonConfig):
         "generator_layers": "Generator depth as a fraction of num_layers.",
         "untied_generator_embeddings": "Give the generator its own embeddings (weight_sharing=none).",
         "weight_sharing": "Generator-discriminator sharing: none, embeddings, all, or gdes.",
-        "generator_type": "masked_lm (a small transformer) or unigram (samples the corpus's token counts).",
+        "generator_type": "masked_lm (a small transformer), unigram (samples the corpus's token counts) or "
+                          "pretrained (Fast-ELECTRA: a frozen pre-trained masked LM, generator_checkpoint).",
+        "generator_checkpoint": "The pre-trained masked LM of generator_type=pretrained (any checkpoint format).",
+        "initial_temperature": "generator_type=pretrained: sampling temperature at step 0, annealed to temperature.",
+        "temperature_decay_steps": "generator_type=pretrained: steps of the temperature's descent (0: train_steps).",
+        "temperature_schedule": "generator_type=pretrained: exponential, linear or cosine descent.",
         "training_algorithm": "joint, two_stage (generator first, then discriminator) or adversarial.",
         "two_stage_generator_steps": "Generator-only MLM updates before the discriminator (two_stage).",
         "max_seq_length": "Example length, special tokens included (must match the shards).",
@@ -241,6 +247,10 @@ class PretrainingConfig(_JsonConfig):
     untied_generator_embeddings: bool = False
     weight_sharing: str = "embeddings"
     generator_type: str = "masked_lm"
+    generator_checkpoint: str = ""
+    initial_temperature: float = 2.0
+    temperature_decay_steps: int = 0
+    temperature_schedule: str = "exponential"
     training_algorithm: str = "joint"
     two_stage_generator_steps: int = 0
     max_seq_length: int = 128
@@ -336,6 +346,18 @@ class PretrainingConfig(_JsonConfig):
                                ("training_algorithm", ("two_stage", "adversarial"))):
                 _check(getattr(self, field) not in bad, name, field,
                        f"{getattr(self, field)!r} needs a generator network, not generator_type='unigram'")
+        pretrained = self.generator_type == "pretrained"
+        _check(pretrained == bool(self.generator_checkpoint), name, "generator_checkpoint",
+               "is the generator of generator_type='pretrained', and needs it" if pretrained else
+               "needs generator_type='pretrained'")
+        if pretrained:  # Fast-ELECTRA: the discriminator has its own embeddings; the generator is not trained
+            for field, good in (("weight_sharing", ("none",)), ("training_algorithm", ("joint",))):
+                _check(getattr(self, field) in good, name, field,
+                       f"{getattr(self, field)!r} does not go with generator_type='pretrained' (use {good[0]!r})")
+            _check(self.initial_temperature > 0, name, "initial_temperature", "must be > 0")
+            _check(self.temperature_decay_steps >= 0, name, "temperature_decay_steps", "must be >= 0")
+            _check(self.temperature_schedule in _TEMPERATURE_SCHEDULES, name, "temperature_schedule",
+                   f"{self.temperature_schedule!r} is not one of {_TEMPERATURE_SCHEDULES}")
         if self.training_algorithm == "two_stage":
             _check(self.objective == "electra", name, "training_algorithm",
                    f"'two_stage' trains with objective='electra', not {self.objective!r}")

@@ -27,7 +27,7 @@ from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input
 from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.flops import training_flops
+from electra_tf.pretraining.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.stop_signals import StopSignals
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
