@@ -168,8 +168,8 @@ def print_table(study, results):
 def main(argv):
     del argv
     from electra_tf.atomic import write_json
-    from electra_tf.tokenization import ElectraTokenizer
     from electra_tf.pretraining.flops import training_flops
+    from electra_tf.tokenization import ElectraTokenizer
 
     study, out = FLAGS.study, os.path.join(FLAGS.output_dir, FLAGS.study)
     vocab, shards = prepare_data(os.path.join(FLAGS.output_dir, "data"))

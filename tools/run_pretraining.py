@@ -19,6 +19,7 @@ from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.folder_lock import lock_folder
+from electra_tf.pretraining.flops import training_flops
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.variant_inputs import variant_inputs
@@ -27,7 +28,6 @@ from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input
 from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.pretraining.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.stop_signals import StopSignals
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
