@@ -14,7 +14,7 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
 - Settings: the original per-task defaults (`FinetuningConfig.for_task`,
   sized by --model_size or the checkpoint's width); any `FinetuningConfig`
   field is a flag.
-- Output: <output_dir>/trial_<i>/{results.json, model.keras, predictions}, and
+- Output: <output_dir>/trial_<i>/{results.json, model/, predictions}, and
   <output_dir>/results.json with every trial's dev scores and their median
   (the paper reports medians over fine-tuning seeds). A re-run skips finished
   trials, so an interrupted run resumes.
@@ -32,6 +32,7 @@ from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import TASKS, finetune, make_task
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
+from electra_tf.training.determinism import enable_determinism
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("init_checkpoint", None,
@@ -39,7 +40,8 @@ flags.DEFINE_string("init_checkpoint", None,
                     "(config.json + model.safetensors) or a Google ELECTRA checkpoint.", required=True)
 flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
 flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
-                  "Picks the original defaults (large: lr 5e-5, decay 0.9); from the checkpoint's width if unset.")
+                  "Picks the paper's defaults (lr 3e-4/1e-4/5e-5; large: decay 0.9); unset: the learning rate "
+                  "follows the checkpoint's width (docs/finetuning.md).")
 flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
 flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
 flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
@@ -55,14 +57,14 @@ flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1,
 flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
 flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
 flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
+flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
 define_config_flags(FinetuningConfig)  # --task among them
 FLAGS["task"].help = f"The task: one of {', '.join(sorted(TASKS))}."
 flags.mark_flag_as_required("task")
 flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
 
 
-def model_size(init_checkpoint):
-    width = read_config(init_checkpoint).hidden_size
+def model_size(width):
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
@@ -126,6 +128,7 @@ def run_trial(config, folder):
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
     results["data"] = task.stats
     results["dev_history"] = task.dev_history
+    results["dev_majority_class"] = task.dev_baseline  # the dev accuracy of always answering train's commonest
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
     model.save_pretrained(results["model"], tokenizer=task.tokenizer, label_names=task.label_names,
@@ -147,9 +150,13 @@ def summarise(trials):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
+    if FLAGS.deterministic:
+        enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)
+    width = read_config(FLAGS.init_checkpoint).hidden_size
+    size = FLAGS.model_size or model_size(width)
     overrides = config_overrides(FinetuningConfig)
-    base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)
+    base = FinetuningConfig.for_task(overrides.pop("task"), size, hidden_size=None if FLAGS.model_size else width,
+                                     **overrides)
     trials = []
     for trial in range(FLAGS.num_trials):
         folder = os.path.join(FLAGS.output_dir, f"trial_{trial}")
@@ -160,10 +167,13 @@ def main(argv):
             print(f"trial {trial}: done before, kept")
         else:
             trials.append(run_trial(config, folder))
-        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}; model in "
-              f"{trials[-1].get('model', folder)}", flush=True)
+        majority = trials[-1].get("dev_majority_class")
+        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}"
+              + ("" if majority is None else f" (dev majority class {majority:.4f})")
+              + f"; model in {trials[-1].get('model', folder)}", flush=True)
     results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,
-               "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials)}
+               "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials),
+               "dev_majority_class": trials[0].get("dev_majority_class")}
     write_json(os.path.join(FLAGS.output_dir, "results.json"), results)
     print(json.dumps(results["dev"], indent=2))
 
