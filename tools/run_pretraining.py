@@ -49,6 +49,7 @@ from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
 from electra_tf.training import callbacks as cb
+from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
 from electra_tf.training.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
@@ -74,6 +75,7 @@ flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker",
 flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
+flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
 flags.DEFINE_bool("skip_corrupt_records", False,
                   "Read past damaged TFRecords (each damaged file is read up to its damage; they are listed "
                   "and counted first). Without it a damaged file stops the run, naming it.")
@@ -211,6 +213,8 @@ def main(argv):
     if FLAGS.mixed_precision:
         keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
     keras.utils.set_random_seed(pretraining.seed)
+    if FLAGS.deterministic:
+        enable_determinism()  # (the generators are seeded just above)
     print(f"ELECTRA pre-training ({pretraining.objective}): {FLAGS.strategy} strategy, "
           f"{strategy.num_replicas_in_sync} replica(s), precision {keras.mixed_precision.global_policy().name}, "
           f"global batch {pretraining.batch_size} x {pretraining.gradient_accumulation_steps} accumulation, "
