@@ -5,8 +5,13 @@ import numpy as np
 import pytest
 
 import electra_tf
-from electra_tf import (ElectraConfig, ElectraForQuestionAnswering, ElectraForSequenceClassification,
-                        ElectraForTokenClassification, ElectraTokenizer)
+from electra_tf import (
+    ElectraConfig,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+    ElectraTokenizer,
+)
 
 WORDS = ["alice", "bob", "met", "in", "paris", "the", "cat", "sat"]
 
