@@ -182,8 +182,8 @@ def exits_cleanly_on_bad_input(main):
         try:
             return main(argv)
         except KeyboardInterrupt as e:  # a tool may say what a re-run does (`KeyboardInterrupt("...")`)
-            print(f"\ninterrupted: {e or 'outputs completed before are kept; re-run the same command to continue'}",
-                  file=sys.stderr)
+            said = str(e) or "outputs completed before are kept; re-run the same command to continue"
+            print(f"\ninterrupted: {said}", file=sys.stderr)
             sys.exit(INTERRUPTED_EXIT_CODE)
         except Exception as e:  # noqa: BLE001 (re-raised unless it is bad input or a failed write)
             if _is_write_failure(e):
