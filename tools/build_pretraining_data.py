@@ -3,17 +3,21 @@
     python -m electra_tf.tools.build_pretraining_data --input_files='corpus/*.txt' \\
         --vocab_file=vocab.txt --output_dir=data --max_seq_length=128 --num_shards=64 --num_processes=2
 
-Input: one sentence a line; a blank line ends a document (or, with
---noblanks_separate_docs, each file is one document). Each shard appears
-atomically when complete, and `manifest.json` records the settings and counts.
+Input: one sentence (or one paragraph) a line; a blank line ends a document (or,
+with --noblanks_separate_docs, each file is one document). A line longer than an
+example is packed as its sentences, nothing dropped (--long_lines=truncate: the
+original's cut, for exact reproduction). Each shard appears atomically when
+complete, and `manifest.json` records the settings and counts (tokens read,
+written and dropped, with the reason), which the tool also prints.
 Re-running the same command after an interruption writes only the missing
 shards; the output does not depend on --num_processes.
 """
 
 from absl import flags
 
+from electra_tf.data.packing import LONG_LINES
 from electra_tf.data.pipeline import list_files
-from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import load_vocabulary
 
@@ -28,6 +32,9 @@ flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
 flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
 flags.DEFINE_integer("seed", 0, "Packing seed.")
+flags.DEFINE_enum("long_lines", "split", LONG_LINES,
+                  "A line longer than an example: split (at sentence ends, else every half example; no text "
+                  "dropped) or truncate (the original ELECTRA's rule: cut, the rest discarded).")
 
 
 class _Progress:
@@ -47,10 +54,19 @@ def main(argv):
     shards = build_pretraining_shards(
         files, FLAGS.vocab_file, FLAGS.output_dir, max_seq_length=FLAGS.max_seq_length,
         num_shards=FLAGS.num_shards, seed=FLAGS.seed, blanks_separate_docs=FLAGS.blanks_separate_docs,
-        lowercase=FLAGS.lowercase, strip_accents=FLAGS.strip_accents, num_processes=FLAGS.num_processes,
-        progress=_Progress())
+        lowercase=FLAGS.lowercase, strip_accents=FLAGS.strip_accents, long_lines=FLAGS.long_lines,
+        num_processes=FLAGS.num_processes, progress=_Progress())
     print(f"\n{sum(s['examples'] for s in shards.values()):,} examples in {len(shards)} shard(s) → "
           f"{FLAGS.output_dir}")
+    print(token_summary(packing_totals(shards)))
+
+
+def token_summary(totals):
+    """One line: tokens read, written (special tokens not counted) and dropped, by reason."""
+    read, written = totals["tokens"], totals["tokens_written"]
+    dropped = ", ".join(f"{n:,} {reason.replace('_', ' ')}" for reason, n in totals["tokens_dropped"].items())
+    return (f"tokens: {read:,} read, {written:,} written ({written / max(read, 1):.1%}), "
+            f"{read - written:,} dropped" + (f" ({dropped})" if dropped else ""))
 
 
 def run():

@@ -1,14 +1,17 @@
 """Text corpus → pre-training TFRecord shards.
 
-Documents are read from text files (one sentence a line; with
-`blanks_separate_docs` a blank line ends a document, otherwise a file is one
-document), tokenized in-graph in large batches, and dealt round-robin to the
-shards: document `j` goes to shard `j % num_shards`. Each shard packs its
-documents with its own `random.Random(seed, shard)`, so its content depends
-only on the corpus, the seed and the number of shards.
+Documents are read from text files (one sentence or one paragraph a line;
+with `blanks_separate_docs` a blank line ends a document, otherwise a file is
+one document), tokenized in-graph in large batches, and dealt round-robin to
+the shards: document `j` goes to shard `j % num_shards`. Each shard packs its
+documents with its own `random.Random(seed, shard)` (`DocumentPacker`: by
+default no text is dropped, a line longer than an example is split at its
+sentence ends; `long_lines="truncate"` is the original's cut), so its content
+depends only on the corpus, the seed and the number of shards.
 
 Shards appear atomically (`write_shard`) and a `manifest.json` records the
-settings, the vocabulary hash and every shard's counts. Running the same build
+settings, the vocabulary hash and every shard's counts (documents, examples,
+tokens read, written and dropped by reason). Running the same build
 again skips complete shards and finishes the others; an output folder holding
 shards of other settings is an error.
 
@@ -27,7 +30,8 @@ import time
 import tensorflow as tf
 
 from electra_tf.atomic import read_json, write_text
-from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.packing import DocumentPacker
+from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
@@ -117,40 +121,64 @@ def read_manifest(folder):
     return manifest
 
 
+def packing_totals(shards):
+    """The manifest's `totals` of `{shard: counts}`: documents, examples, tokens (read), tokens written and
+    tokens dropped by reason (shards of older builds, which did not count them, are left out of those two)."""
+    totals = {key: sum(s[key] for s in shards.values()) for key in ("examples", "tokens", "documents")}
+    totals["tokens_written"] = sum(s.get("tokens_written", 0) for s in shards.values())
+    dropped = {}
+    for counts in shards.values():
+        for reason, n in counts.get("tokens_dropped", {}).items():
+            dropped[reason] = dropped.get(reason, 0) + n
+    totals["tokens_dropped"] = dict(sorted(dropped.items()))
+    return totals
+
+
 def _write_manifest(output_dir, settings, shards, vocab_file):
     path = os.path.join(output_dir, MANIFEST)
-    totals = {key: sum(s[key] for s in shards.values()) for key in ("examples", "tokens", "documents")}
+    totals = packing_totals(shards)
     write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards,
                                  "vocabulary_size": len(load_vocabulary(vocab_file))}, indent=2, sort_keys=True))
 
 
-def tokenized_documents(documents, tokenizer):
-    """Yields (index, document as lists of ids), tokenizing many lines per call."""
+def tokenized_documents(documents, tokenizer, split_longer_than=None):
+    """Yields `(index, document)` for `(index, document as lines of text)`, a document as `DocumentPacker`
+    takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call.
+
+    A line of more than `split_longer_than` characters is tokenized as its sentences (`split_sentences`;
+    the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
+    cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
+    """
     tokenize = tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
-    pending, lines = [], []
+    pending, texts = [], []
 
     def flush():
-        ids = tokenize(tf.constant(lines)).to_list() if lines else []
-        start = 0
-        for index, count in pending:
-            yield index, ids[start:start + count]
-            start += count
+        ids = iter(tokenize(tf.constant(texts)).to_list() if texts else [])
+        for index, sentence_counts in pending:
+            yield index, [[next(ids) for _ in range(count)] for count in sentence_counts]
 
     for index, document in documents:
-        pending.append((index, len(document)))
-        lines.extend(document)
-        if len(lines) >= _TOKENIZE_BATCH_LINES:
+        sentence_counts = []
+        for line in document:
+            sentences = (split_sentences(line) if split_longer_than is not None and len(line) > split_longer_than
+                         else [line])
+            sentence_counts.append(len(sentences))
+            texts.extend(sentences)
+        pending.append((index, sentence_counts))
+        if len(texts) >= _TOKENIZE_BATCH_LINES:
             yield from flush()
-            pending, lines = [], []
+            pending, texts = [], []
     yield from flush()
 
 
 def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                              seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                             num_processes=1, progress=None):
+                             long_lines="split", num_processes=1, progress=None):
     """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
 
     Args:
+        long_lines: "split" (default: no text dropped) or "truncate" (the original's rules), as
+            `DocumentPacker`.
         num_processes: worker processes; process `p` writes shards
             `p, p + num_processes, ...`. The output does not depend on it.
         progress: called as `progress(documents, tokens, seconds)` now and
@@ -166,7 +194,7 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
     strip_accents = lowercase if strip_accents is None else strip_accents
     settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
                 "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
-                "strip_accents": strip_accents, "vocab_sha256": vocabulary_hash(vocab_file),
+                "strip_accents": strip_accents, "long_lines": long_lines, "vocab_sha256": vocabulary_hash(vocab_file),
                 "input_files": [os.path.abspath(f) for f in input_files]}
     done = _check_manifest(output_dir, settings)
     wanted = [i for i in range(num_shards)
@@ -222,31 +250,26 @@ def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
     tokenizer = ElectraTokenizer(vocab_file, lowercase=settings["lowercase"],
                                  strip_accents=settings["strip_accents"])
     num_shards = settings["num_shards"]
-    builders = {i: ExampleBuilder(settings["max_seq_length"], tokenizer.cls_token_id, tokenizer.sep_token_id,
-                                  random.Random(settings["seed"] * 1_000_003 + i)) for i in wanted}
-    counts = {i: {"documents": 0, "tokens": 0} for i in wanted}
+    packers = {i: DocumentPacker(settings["max_seq_length"], tokenizer.cls_token_id, tokenizer.sep_token_id,
+                                 random.Random(settings["seed"] * 1_000_003 + i), long_lines=settings["long_lines"])
+               for i in wanted}
+    counts = {i: {"documents": 0} for i in wanted}
     stats = CorpusStats()
     documents = ((j, doc) for j, doc in enumerate(read_documents(input_files, settings["blanks_separate_docs"],
                                                                  stats))
-                 if j % num_shards in builders)
-    start, tokens, packed = time.time(), 0, 0
+                 if j % num_shards in packers)
+    start, packed = time.time(), 0
     with contextlib.ExitStack() as stack:
         writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards))))
                    for i in wanted}
-        for j, sentences in tokenized_documents(documents, tokenizer):
+        for j, document in tokenized_documents(documents, tokenizer, packers[wanted[0]].split_longer_than):
             shard = j % num_shards
-            examples = [builders[shard].add_sentence(sentence) for sentence in sentences]
-            examples.append(builders[shard].end_document())
-            for example in examples:
-                if example is not None:
-                    writers[shard].write(example)
-            document_tokens = sum(len(s) for s in sentences)
+            for example in packers[shard].pack(document):
+                writers[shard].write(example)
             counts[shard]["documents"] += 1
-            counts[shard]["tokens"] += document_tokens
-            tokens += document_tokens
             packed += 1
             if progress is not None and packed % 500 == 0:
-                progress(packed, tokens, time.time() - start)
+                progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
         if stats.documents == 0:
             raise ValueError(f"the input files hold no text: {input_files[:5]}")
     if stats.undecodable_lines:
@@ -254,5 +277,8 @@ def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
         print(f"warning: {stats.undecodable_lines} line(s) were not valid UTF-8; bad bytes were replaced "
               f"by U+FFFD (first: {path}, line {line})")
     if progress is not None:
-        progress(packed, tokens, time.time() - start)
-    return {shard_name(i, num_shards): {"examples": writers[i].count, **counts[i]} for i in wanted}
+        progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
+    return {shard_name(i, num_shards): {"examples": writers[i].count, **counts[i], "tokens": packers[i].counts.read,
+                                        "tokens_written": packers[i].counts.written,
+                                        "tokens_dropped": packers[i].counts.dropped}
+            for i in wanted}
