@@ -43,6 +43,8 @@ flags.DEFINE_string("config", None, "A run config (JSON path or name in configs/
                     "without config.json, instead of inferring it.")
 flags.DEFINE_string("vocab_file", None, "The vocabulary, when it is not beside --input.")
 flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
+flags.DEFINE_enum("dtype", "float32", ["float32", "float16", "bfloat16"],
+                  "--to=huggingface: the weights' dtype in model.safetensors (ours and Google hold float32).")
 
 
 @exits_cleanly_on_bad_input
@@ -51,7 +53,7 @@ def main(argv):
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     run_config = load_run_config(FLAGS.config) if FLAGS.config else None
     written = convert(FLAGS.input, FLAGS.output, FLAGS.to, input_generator=FLAGS.input_generator,
-                      networks=FLAGS.networks, run_config=run_config, vocab_file=FLAGS.vocab_file)
+                      networks=FLAGS.networks, run_config=run_config, vocab_file=FLAGS.vocab_file, dtype=FLAGS.dtype)
     print(f"converted {FLAGS.input} → {', '.join(written)} ({FLAGS.to})", flush=True)
 
 

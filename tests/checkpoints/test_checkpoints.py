@@ -33,7 +33,7 @@ from electra_tf.checkpoints import google, hf
 from electra_tf.checkpoints.google import save_google
 from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.checkpoints.loading import CheckpointMismatchError
-from electra_tf.checkpoints.safetensors_io import read_safetensors, write_safetensors
+from electra_tf.checkpoints.safetensors_io import read_safetensors, stored_float_dtype, write_safetensors
 from electra_tf.checkpoints.transfer import load_state
 from electra_tf.convert import convert
 from electra_tf.pretraining.init_checkpoint import load_pretrainer_weights
@@ -399,3 +399,26 @@ def test_a_model_folder_whose_files_disagree_is_refused(tmp_path, tiny_config, r
     refused(run_tool("export_model", f"--model={folder}", f"--export_dir={tmp_path / 'exports'}"),
             f"{folder}/electra_tf.json: duplicate label_names ['no']")
     assert not (tmp_path / "exports").exists()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_weights_are_said_to_load_as_float32_and_can_go_back_as_they_were(tmp_path, caplog, dtype):
+    folder = copy_fixture("discriminator", tmp_path)
+    write_safetensors(str(folder / "model.safetensors"), read_safetensors(str(folder)), float_dtype=dtype)
+    with caplog.at_level(logging.WARNING, logger="electra_tf"):
+        convert(str(folder), str(tmp_path / "ours"), to="ours")
+    assert f"{folder}: weights stored as {dtype} are loaded as float32" in caplog.text
+    assert f"--dtype={dtype}" in caplog.text
+    convert(str(tmp_path / "ours"), str(tmp_path / "back"), to="huggingface", dtype=dtype)
+    convert(str(tmp_path / "ours"), str(tmp_path / "float32"), to="huggingface")
+    assert stored_float_dtype(str(tmp_path / "back")) == dtype
+    assert stored_float_dtype(str(tmp_path / "float32")) == "float32"
+    assert json.loads((tmp_path / "back" / "config.json").read_text())["dtype"] == dtype
+    original, back = read_safetensors(str(folder)), read_safetensors(str(tmp_path / "back"))
+    for key in original:  # the same half-precision values, bit for bit
+        np.testing.assert_array_equal(back[key], original[key], err_msg=key)
+    size = (tmp_path / "back" / "model.safetensors").stat().st_size
+    assert size < 0.6 * (tmp_path / "float32" / "model.safetensors").stat().st_size
+    # Written with the mode of every other file (0644 under the usual umask), not 0600.
+    modes = {path.name: path.stat().st_mode & 0o777 for path in (tmp_path / "back").iterdir()}
+    assert len(set(modes.values())) == 1, modes
