@@ -1,4 +1,5 @@
-"""Packing sentences into pre-training examples, by the rules of the original `ExampleBuilder`.
+"""Packing sentences into pre-training examples: the original `ExampleBuilder`'s rules, and a packer of whole
+documents that drops no text (`DocumentPacker`).
 
 Sentences (token-id lists) accumulate until they reach a target length; the
 example is then split into segment A and segment B and written as
@@ -238,7 +239,7 @@ class DocumentPacker:
         examples.append(self.builder.end_document())
         examples = [example for example in examples if example is not None]
         self.counts.written += sum(example.num_text_tokens for example in examples)
-        self.counts.dropped = {reason: n for reason, n in sorted(self.builder.dropped.items())}
+        self.counts.dropped = dict(sorted(self.builder.dropped.items()))
         return examples
 
     def _add(self, piece):
