@@ -11,9 +11,11 @@ setup(
     # tools/ and configs/ sit at the top of the repository for readers, and are
     # installed inside the package so console scripts and named configs work
     # from any directory.
+    # tools/cli is `electra_tf_cli`, the console scripts' entry points: outside the package, so that `--help`
+    # answers before the package's __init__ imports TensorFlow.
     packages=find_packages(include=["electra_tf", "electra_tf.*"])
-    + ["electra_tf.tools", "electra_tf.configs"],
-    package_dir={"electra_tf.tools": "tools", "electra_tf.configs": "configs"},
+    + ["electra_tf.tools", "electra_tf.configs", "electra_tf_cli"],
+    package_dir={"electra_tf.tools": "tools", "electra_tf.configs": "configs", "electra_tf_cli": "tools/cli"},
     package_data={"electra_tf.configs": ["*.json"]},
     python_requires=">=3.11",
     install_requires=[
@@ -25,6 +27,8 @@ setup(
         "tensorflow-datasets>=4.9",
         # What TFDS imports when it downloads and prepares a dataset, but does not declare.
         "importlib_resources>=6",
+        # Parquet corpora (electra_tf/data/corpus_readers.py); tensorflow-datasets installs it too.
+        "pyarrow>=14",
         "absl-py>=2.1",
         "tensorboard>=2.19",
         "numpy>=1.26",
@@ -35,8 +39,12 @@ setup(
         "safetensors>=0.4",
     ],
     extras_require={
-        # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md.
-        "test": ["pytest>=8", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22"],
+        # `--runner=beam` of electra-build-pretraining-data / electra-build-vocab (docs/data_at_scale.md).
+        # 2.77 resolves beside TensorFlow 2.21 (pip picks protobuf 6.33).
+        "beam": ["apache-beam>=2.77,<3"],
+        # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md; apache-beam: the
+        # Beam pipeline's tests (about 45 s more to install).
+        "test": ["pytest>=8", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22", "apache-beam>=2.77,<3"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         # (CPU torch: `pip install torch==2.13.0`.)
         "fixtures": ["transformers>=4.40", "torch"],
@@ -45,13 +53,13 @@ setup(
     },
     entry_points={
         "console_scripts": [
-            "electra-demo=electra_tf.tools.demo:run",
-            "electra-build-vocab=electra_tf.tools.build_vocab:run",
-            "electra-build-pretraining-data=electra_tf.tools.build_pretraining_data:run",
-            "electra-pretrain=electra_tf.tools.run_pretraining:run",
-            "electra-finetune=electra_tf.tools.run_finetuning:run",
-            "electra-convert-checkpoint=electra_tf.tools.convert_checkpoint:run",
-            "electra-export=electra_tf.tools.export_model:run",
+            "electra-demo=electra_tf_cli:demo",
+            "electra-build-vocab=electra_tf_cli:build_vocab",
+            "electra-build-pretraining-data=electra_tf_cli:build_pretraining_data",
+            "electra-pretrain=electra_tf_cli:run_pretraining",
+            "electra-finetune=electra_tf_cli:run_finetuning",
+            "electra-convert-checkpoint=electra_tf_cli:convert_checkpoint",
+            "electra-export=electra_tf_cli:export_model",
         ],
     },
 )

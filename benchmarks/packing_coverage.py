@@ -68,7 +68,7 @@ def main(argv):
         for name, lines in corpora.items():
             words = sorted(len(line.split()) for document in lines for line in document)
             print(f"  {name}: {words[len(words) // 2]} / {words[len(words) * 9 // 10]} / {words[-1]}")
-        print(f"| corpus | --long_lines | tokens read | written | kept | dropped (reason) |\n|---|---|---|---|---|---|")
+        print("| corpus | --long_lines | tokens read | written | kept | dropped (reason) |\n|---|---|---|---|---|---|")
         for name, path in paths.items():
             for long_lines in ("split", "truncate"):
                 out = os.path.join(work, f"{os.path.basename(path)}.{long_lines}")

@@ -1,9 +1,15 @@
-"""Files that appear whole or not at all, and JSON read with one clear error.
+"""Files and folders that appear whole or not at all, and JSON read with one clear error.
 
 A file is written beside its path as `<path>.tmp-<pid>`, then renamed: a
 crash (or kill -9) leaves at most a `.tmp-` file, never a truncated `path`,
 and an existing `path` stays as it was until the new one is complete. Any
-TensorFlow filesystem works (local paths, `gs://`, ...).
+TensorFlow filesystem works (local paths, `gs://`, ...); a local path is
+handled without importing TensorFlow, so the tools read their configs while
+parsing flags without it.
+
+A folder (`atomic_folder`, local paths) is filled as the hidden sibling
+`.<name>.tmp-<pid>` and then takes the place of `path` whole, so a folder
+that exists is complete: its mere presence says so.
 
 Example:
 >>> import os, tempfile
@@ -13,6 +19,11 @@ Example:
 ...     _ = f.write('{"two": 2}')
 >>> read_json(path), sorted(os.listdir(os.path.dirname(path)))
 ({'two': 2}, ['notes.json'])
+>>> folder = os.path.join(os.path.dirname(path), "model")
+>>> with atomic_folder(folder) as tmp:
+...     write_text(os.path.join(tmp, "a.txt"), "new")
+>>> sorted(os.listdir(os.path.dirname(path)))
+['model', 'notes.json']
 >>> write_text(path, "{not json")
 >>> read_json(path)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
@@ -21,10 +32,30 @@ ValueError: ...notes.json: not valid JSON (Expecting property name enclosed in d
 """
 
 import contextlib
+import ctypes
+import errno
 import json
 import os
+import re
+import shutil
 
-import tensorflow as tf
+
+def _is_remote(path):
+    return "://" in str(path)
+
+
+def _gfile():
+    import tensorflow as tf  # only for a remote path: local files need no TensorFlow (see the docstring)
+
+    return tf.io.gfile
+
+
+def _open(path, mode):
+    return _gfile().GFile(path, mode) if _is_remote(path) else open(path, mode, **(
+        {} if "b" in mode else {"encoding": "utf-8"}))
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2  # <fcntl.h>, <linux/fs.h>
 
 
 @contextlib.contextmanager
@@ -32,12 +63,101 @@ def atomic_open(path, mode="w"):
     """A file opened for writing whose content replaces `path` when the block ends without an error."""
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with tf.io.gfile.GFile(tmp, mode) as f:
+        with _open(tmp, mode) as f:
             yield f
-        tf.io.gfile.rename(tmp, path, overwrite=True)
+        if _is_remote(path):
+            _gfile().rename(tmp, path, overwrite=True)
+        else:
+            os.replace(tmp, path)
     finally:
-        if tf.io.gfile.exists(tmp):
-            tf.io.gfile.remove(tmp)
+        if _is_remote(tmp) and _gfile().exists(tmp):
+            _gfile().remove(tmp)
+        elif not _is_remote(tmp) and os.path.lexists(tmp):
+            os.remove(tmp)
+
+
+@contextlib.contextmanager
+def atomic_folder(path):
+    """A new empty folder to fill, whose content replaces the folder `path` whole when the block ends
+    without an error; on an error it is removed and `path` stays as it was.
+
+    An existing `path` is swapped with the new folder in one step (Linux `renameat2(RENAME_EXCHANGE)`;
+    elsewhere it is renamed aside to `.<name>.old-<pid>` just before the new one is renamed in), then
+    deleted. A crash (kill -9) at any point leaves `path` old or new, whole; the leftovers of a dead
+    writer are removed by the next call on `path` (and an old folder set aside is put back if no new
+    one took its place).
+    """
+    path = os.path.abspath(os.fspath(path)).rstrip(os.sep)
+    parent, name = os.path.split(path)
+    os.makedirs(parent, exist_ok=True)
+    remove_leftovers(path)
+    tmp = os.path.join(parent, f".{name}.tmp-{os.getpid()}")
+    old = os.path.join(parent, f".{name}.old-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        yield tmp
+        if not os.path.lexists(path):
+            os.rename(tmp, path)
+        elif _exchange(tmp, path):
+            _remove(tmp)  # what was at `path`
+        else:
+            os.rename(path, old)
+            os.rename(tmp, path)
+            _remove(old)
+    finally:
+        _remove(tmp)
+
+
+def _remove(path):
+    """Removes a folder, file or link if there is one."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def _exchange(a, b):
+    """Swaps two paths atomically (Linux `renameat2`); False where the system or file system cannot."""
+    renameat2 = getattr(_LIBC, "renameat2", None)
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), b)
+
+
+def _is_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def remove_leftovers(path):
+    """Removes what dead writers left beside `path`: `.<name>.tmp-<pid>` folders and `<name>.tmp-<pid>`
+    files; an old folder they set aside (`.<name>.old-<pid>`) is put back when `path` is missing."""
+    path = os.path.abspath(os.fspath(path)).rstrip(os.sep)
+    parent, name = os.path.split(path)
+    if not os.path.isdir(parent):
+        return
+    pattern = re.compile(rf"(\.{re.escape(name)}\.(?:tmp|old)|{re.escape(name)}\.tmp)-(\d+)")
+    for entry in sorted(os.listdir(parent)):
+        match = pattern.fullmatch(entry)
+        if not match or _is_alive(int(match.group(2))):
+            continue
+        leftover = os.path.join(parent, entry)
+        if match.group(1).endswith(".old") and not os.path.lexists(path):
+            os.rename(leftover, path)
+        else:
+            _remove(leftover)
 
 
 def write_text(path, text):
@@ -55,7 +175,7 @@ def read_json(path, expect=None):
     """The JSON value in `path`; a ValueError naming the file when it is empty, not UTF-8 JSON, or not of
     type `expect` (e.g. `dict`)."""
     try:
-        with tf.io.gfile.GFile(path, "rb") as f:
+        with _open(path, "rb") as f:
             text = f.read().decode("utf-8")
         if not text.strip():
             raise ValueError(f"{path}: the file is empty")

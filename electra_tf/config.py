@@ -181,8 +181,8 @@ class PretrainingConfig(_JsonConfig):
     full size with its own embeddings: the BERT-style baseline for comparisons
     at equal compute.
 
-    The paper's variants (Clark et al., 2020, §3.2 and §3.5; README
-    "Pre-training variants"): `objective` `electra_15` (RTD loss over the
+    The paper's variants (Clark et al., 2020, §3.2 and §3.5;
+    docs/pretraining_variants.md): `objective` `electra_15` (RTD loss over the
     masked positions only), `replace_mlm` and `all_tokens_mlm`;
     `weight_sharing` `none` / `embeddings` / `all` / `gdes` (DeBERTa-V3's
     gradient-disentangled embedding sharing; `untied_generator_embeddings`
@@ -282,8 +282,8 @@ class PretrainingConfig(_JsonConfig):
         _check(0.0 < self.generator_layers <= 1.0, name, "generator_layers",
                f"must be in (0, 1], got {self.generator_layers}")
         _check(0.0 < self.mask_prob < 1.0, name, "mask_prob", f"must be in (0, 1), got {self.mask_prob}")
-        _check(self.max_seq_length >= 3, name, "max_seq_length",
-               f"must be >= 3 ([CLS] x [SEP]), got {self.max_seq_length}")
+        _check(self.max_seq_length >= 5, name, "max_seq_length",
+               f"must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed), got {self.max_seq_length}")
         # Derived when unset; `to_dict` writes it back as unset so a changed
         # mask_prob or max_seq_length re-derives it.
         object.__setattr__(self, "_derived_predictions", self.max_predictions_per_seq is None)
@@ -358,6 +358,12 @@ class PretrainingConfig(_JsonConfig):
         if self._derived_predictions:
             values["max_predictions_per_seq"] = None
         return values
+
+
+# The fine-tuning tasks by name (`electra_tf.finetuning.TASKS` maps each to its class, and a test keeps the two
+# equal): here, where `--task`'s help reads them without importing TensorFlow.
+FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mrpc", "qnli", "qqp", "rte", "squad",
+                    "squadv1", "sst2", "stsb", "swag", "text_classification", "wnli")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,6 +15,10 @@ exactly.
   lone discriminator or generator, one of our `.keras` files) becomes the same
   model in the other format (Google: pre-training networks only).
 
+What is written appears whole (a temporary folder renamed into place, see
+`electra_tf.atomic.atomic_folder`): a failed or killed conversion leaves the
+output as it was.
+
 Example:
 >>> import tempfile
 >>> out = tempfile.mkdtemp()
@@ -27,8 +31,10 @@ True
 ['checkpoint', 'config.json', 'model.ckpt.data-00000-of-00001', 'model.ckpt.index', 'vocab.txt']
 """
 
+import contextlib
 import os
 
+from electra_tf.atomic import atomic_folder
 from electra_tf.checkpoints import ours, sources, tokenizer_files, transfer
 from electra_tf.checkpoints.google import save_google
 from electra_tf.checkpoints.hf import save_huggingface
@@ -123,6 +129,24 @@ def _save_vocabulary(folder, vocabulary):
         save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
 
 
+@contextlib.contextmanager
+def _whole(output, to):
+    """Where to write `output` so that it appears whole: a temporary folder that then takes its place
+    (`atomic.atomic_folder`). A Google prefix in a folder that exists already (it may hold other files) is
+    written in place."""
+    if to != "google":
+        with atomic_folder(output) as tmp:
+            yield tmp
+        return
+    prefix = _google_prefix(output)
+    folder = os.path.dirname(os.path.abspath(prefix))
+    if os.path.exists(folder):
+        yield prefix
+        return
+    with atomic_folder(folder) as tmp:
+        yield os.path.join(tmp, os.path.basename(prefix))
+
+
 def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype="float32"):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "ours":
@@ -130,33 +154,34 @@ def _write_pair(discriminator, generator, pretraining, output, to, networks, tok
                               pretraining, vocabulary)
         return [output]
     if to == "google":
-        prefix = _google_prefix(output)
-        save_google(prefix, discriminator, generator, pretraining)
-        _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
-        return [prefix]
+        with _whole(output, to) as prefix:
+            save_google(prefix, discriminator, generator, pretraining)
+            _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
+        return [_google_prefix(output)]
     chosen = {"discriminator": [("discriminator", discriminator)], "generator": [("generator", generator)],
               "both": [("discriminator", discriminator), ("generator", generator)]}[networks]
-    written = []
-    for part, model in chosen:
-        folder = os.path.join(output, part) if networks == "both" else output
-        save_huggingface(model, folder, vocabulary, lowercase, strip_accents, dtype=dtype)
-        written.append(folder)
-    return written
+    with _whole(output, to) as tmp:
+        for part, model in chosen:
+            save_huggingface(model, os.path.join(tmp, part) if networks == "both" else tmp, vocabulary, lowercase,
+                             strip_accents, dtype=dtype)
+    return [os.path.join(output, part) if networks == "both" else output for part, _ in chosen]
 
 
 def _write_single(model, output, to, tokenizer, info, dtype="float32"):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "huggingface":
-        save_huggingface(model, output, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
-                         dtype=dtype)
+        with _whole(output, to) as tmp:
+            save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
+                             dtype=dtype)
     elif to == "google":
         if type(model) not in (ElectraDiscriminator, ElectraModel):
             raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
                              f"a lone {type(model).__name__} has no place in it")
+        with _whole(output, to) as prefix:
+            save_google(prefix, model)
+            _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
         output = _google_prefix(output)
-        save_google(output, model)
-        _save_vocabulary(os.path.dirname(os.path.abspath(output)), vocabulary)
-    elif isinstance(model, ElectraDiscriminator):
+    elif isinstance(model, ElectraDiscriminator):  # (our run folders and model folders are written whole)
         ours.write_run_folder(output, {"discriminator": model}, model.config, PretrainingConfig(), vocabulary)
     elif isinstance(model, ElectraGenerator):  # a generator alone: the full model of an MLM run
         ours.write_run_folder(output, {"generator": model}, model.config, PretrainingConfig(objective="mlm"),

@@ -1,4 +1,5 @@
-"""Shared fixtures: tiny configs, a tiny vocabulary with random batches, fixture files, tools run in-process.
+"""Shared fixtures: tiny configs, a tiny vocabulary with random batches, fixture files, tools run in-process,
+child processes whose stderr a failing test shows.
 
 (The two logical CPU devices are set up by the root conftest.py.)
 """
@@ -8,8 +9,11 @@ import dataclasses
 import importlib
 import io
 import os
+import re
 import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import keras
@@ -22,6 +26,28 @@ from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, P
 from electra_tf.vocabulary import load_vocabulary
 
 FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parents[1]
+# The pages whose command and Python blocks say whether tests/tools/test_demo.py runs them. (docs/serving.md's
+# requests and responses are run by tests/export/test_export.py.)
+DOCUMENTED_PAGES = ("README.md", "docs/finetuning.md", "docs/pretraining.md", "docs/pretraining_variants.md",
+                    "docs/checkpoints.md", "docs/results.md", "docs/development.md")
+_BLOCK = re.compile(r"(?:<!-- (tested: tests/tools/test_demo.py|not run: [^>]+) -->\n)?```(bash|sh|python)\n(.*?)```",
+                    re.S)
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentedBlock:
+    """A ```bash/sh/python block of a page, and the marker before it: `<!-- tested: tests/tools/test_demo.py -->`
+    (the demo test runs it) or `<!-- not run: <why> -->`; `marker` is None when there is none."""
+
+    page: str
+    language: str
+    code: str
+    marker: str | None
+
+    @property
+    def tested(self):
+        return self.marker is not None and self.marker.startswith("tested")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +104,14 @@ class TinyVocabulary:
             extra["unigram_counts"] = self.unigram_counts
         return ElectraPretrainer(config, PretrainingConfig(**values), mask_token_id=self.mask,
                                  special_token_ids=self.special_ids, **extra)
+
+
+@pytest.fixture(scope="session")
+def documented_blocks():
+    """Every command and Python block of `DOCUMENTED_PAGES`, in page order."""
+    return [DocumentedBlock(page, "bash" if language == "sh" else language, code, marker or None)
+            for page in DOCUMENTED_PAGES
+            for marker, language, code in _BLOCK.findall((ROOT / page).read_text(encoding="utf-8"))]
 
 
 @pytest.fixture(scope="session")
@@ -174,3 +208,59 @@ def refused():
         assert code == 2 and f"error: {message}" in err, err[-2000:]
 
     return check
+
+
+class ChildProcesses:
+    """Runs the child processes of tests, and keeps what a failing test's report then shows of each: its
+    command, exit code and stderr (the `pytest_runtest_makereport` hook below), whatever assertion failed.
+
+    `run(command, **kwargs)` is `subprocess.run` with the output captured as text (timeout 600 s);
+    `start(command, **kwargs)` is `subprocess.Popen` with stderr kept in a file (read it with
+    `stderr_of(process)`), so the child never blocks on a full pipe."""
+
+    def __init__(self):
+        self._reports = []
+
+    def run(self, command, **kwargs):
+        result = subprocess.run(command, capture_output=True, text=True, **{"timeout": 600, **kwargs})
+        self._reports.append(lambda: (command, result.returncode, result.stderr))
+        return result
+
+    def start(self, command, **kwargs):
+        stderr = tempfile.TemporaryFile("w+", encoding="utf-8")
+        process = subprocess.Popen(command, stderr=stderr, text=True, **kwargs)
+        process.stderr_file = stderr
+        self._reports.append(lambda: (command, process.poll(), self.stderr_of(process)))
+        return process
+
+    @staticmethod
+    def stderr_of(process):
+        process.stderr_file.seek(0)
+        return process.stderr_file.read()
+
+    def reports(self):
+        """`(title, text)` for each child started since the last `forget`."""
+        return [(f"child process {i} (exit code {code})", f"{' '.join(map(str, command))}\n{stderr[-5000:]}")
+                for i, (command, code, stderr) in enumerate(report() for report in self._reports)]
+
+    def forget(self):
+        self._reports = []
+
+
+CHILDREN = ChildProcesses()
+
+
+@pytest.fixture(scope="session")
+def children():
+    """Starts child processes (`ChildProcesses`): a failing test shows each one's stderr."""
+    return CHILDREN
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if report.failed:
+        for title, text in CHILDREN.reports():
+            report.sections.append((title, text))
+    if report.when == "teardown":
+        CHILDREN.forget()

@@ -14,7 +14,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # The layers of the package, lowest first: a module may import from its own layer and those below it.
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
-    ("config", "vocabulary", "atomic", "rng", "text_normalization", "quiet_start"),
+    ("config", "vocabulary", "atomic", "folder_lock", "rng", "text_normalization", "quiet_start"),
     ("tokenization", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers", "training"),
     ("models",),
     ("pretraining", "data", "metrics"),
@@ -26,6 +26,8 @@ LAYERS = (
 ALLOWED_LOCAL_IMPORTS = {
     **{("electra_tf/quiet_start.py", name): "imported inside the block that hides TensorFlow's start-up notices"
        for name in ("keras", "tensorflow", "tensorflow_text")},
+    ("electra_tf/atomic.py", "tensorflow"):
+        "only for a remote path (gs://...): the tools read their configs while parsing flags, before TensorFlow",
     ("electra_tf/data/tfds_source.py", "tensorflow_datasets"):
         "optional at run time: TFDS is imported only when a TFDS source is read (its import takes seconds)",
 }

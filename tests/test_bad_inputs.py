@@ -202,8 +202,9 @@ def test_export_refuses_a_vocabulary_of_another_size_in_one_line(tmp_path, tiny_
                                if not line.startswith("##")), encoding="utf-8")
     code, out, err = run_tool("export_model", f"--model={tiny_pretrained_dir}", f"--vocab={smaller}",
                               f"--export_dir={tmp_path / 'exports'}")
-    refused((code, out, err), "the vocabulary has ")
-    assert "embeds 1418: is it the vocab.txt the model was trained with?" in err and err.count("\n") == 1
+    refused((code, out, err), f"the vocabulary {smaller} has ")
+    assert f"tokens but the model {tiny_pretrained_dir} embeds 1418: is it the vocab.txt the model was trained " \
+        "with?" in err and err.count("\n") == 1
     assert not (tmp_path / "exports").exists()
 
 
@@ -361,10 +362,42 @@ def test_a_text_classification_file_with_three_text_columns_or_an_unknown_format
         read_text_file(_write(tmp_path / "data.xlsx", "PK\x03\x04"), ["a"], "label")
 
 
-def test_a_csv_row_shorter_than_the_header(tmp_path):
-    path = _write(tmp_path / "data.csv", "text,label\ngood,1\nbad\n")
-    with pytest.raises(ValueError, match=r"data\.csv: row 2 has no 'label'"):
-        read_text_file(path, ["text"], "label")
+def _classification_task(tmp_path, fixture_vocab, max_seq_length=16, **files_and_options):
+    files = {split: _write(tmp_path / f"{split}.csv", content) for split, content in files_and_options.items()
+             if split in ("train", "dev", "test")}
+    options = {k: v for k, v in files_and_options.items() if k not in files}
+    config = FinetuningConfig.for_task("text_classification", "small", batch_size=2, max_seq_length=max_seq_length)
+    return make_task(config, ElectraTokenizer(fixture_vocab), files=files, **options)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"train": "text,label\na,same\nb,same\n"},
+     r"train\.csv: every label is 'same'; a classifier needs two classes or more: declare them with --label_names "
+     r"\(e\.g\. --label_names=same,other\), or pass --regression for scores"),
+    ({"train": "text,label\na,x\n", "label_names": ["x"]}, r"--label_names: every label is 'x'"),
+    ({"train": "text,label\na,x\n", "label_names": ["x", "y", "x"]},
+     r"label_names \['x', 'y', 'x'\] name \['x'\] more than once"),
+], ids=["one-class-file", "one-declared-label", "repeated-label-names"])
+def test_a_classifier_of_one_class_or_repeated_label_names_is_refused(tmp_path, fixture_vocab, options, message):
+    with pytest.raises(ValueError, match=message):
+        _classification_task(tmp_path, fixture_vocab, **options).load("train")
+
+
+def test_a_label_found_only_in_the_dev_file_suggests_label_names(tmp_path, fixture_vocab):
+    task = _classification_task(tmp_path, fixture_vocab, train="text,label\na,x\nb,y\n", dev="text,label\nc,z\n")
+    task.load("train")
+    with pytest.raises(ValueError, match=r"dev\.csv: labels \['z'\] are not in the declared set \['x', 'y'\], those "
+                                         r"of the training file .*train\.csv; declare every label with "
+                                         r"--label_names=x,y,z"):
+        task.load("dev")
+
+
+def test_texts_longer_than_the_model_are_counted_for_results_json(tmp_path, fixture_vocab):
+    long_text = " ".join(["the"] * 40)
+    task = _classification_task(tmp_path, fixture_vocab, train=f"text,label\n{long_text},x\nshort,y\nb,x\n",
+                                test=f"text\n{long_text}\n{long_text}\n")
+    task.load("train"), task.load("test")
+    assert task.stats == {"train_examples": 3, "train_truncated": 1, "test_examples": 2, "test_truncated": 2}
 
 
 def test_fewer_training_examples_than_a_batch(tmp_path, fixture_vocab):
@@ -373,6 +406,174 @@ def test_fewer_training_examples_than_a_batch(tmp_path, fixture_vocab):
     task = make_task(config, ElectraTokenizer(fixture_vocab), files={"train": train})
     with pytest.raises(ValueError, match="2 training examples make no batch of 32"):
         finetune(task, "unused: refused before the model is built", task.load("train"))
+
+
+# === Runs: every split, flag and input checked before the first write ===
+
+@pytest.mark.parametrize("extra, message", [
+    (["--test_file={tmp}/missing.csv"], "{tmp}/missing.csv: no such file"),
+    (["--test_file={tmp}/test.csv"], "{tmp}/test.csv:3: 2 field(s), but the header has 1"),
+    (["--dev_file={tmp}/unlabelled.csv"], "{tmp}/unlabelled.csv: missing column(s) ['label'] (--label_column); the "
+                                          "file has ['text']"),
+    (["--max_seq_length=1000"],
+     "--max_seq_length=1000 but {model} has 128 positions; pass --max_seq_length=128 or less"),
+    (["--output_dir={tmp}/train.csv"], "{tmp}/train.csv/trial_0: Not a directory (a file stands where a folder is "
+                                       "needed)"),
+], ids=["missing-test-file", "bad-test-line", "unlabelled-dev", "longer-than-the-model", "output-dir-is-a-file"])
+def test_a_finetuning_run_checks_every_split_and_its_length_before_it_trains(tmp_path, tiny_pretrained_dir, extra,
+                                                                              message, refused, run_tool):
+    _write(tmp_path / "test.csv", "text\nfine\nHello, world\n")
+    _write(tmp_path / "unlabelled.csv", "text\nfine\n")
+    values = {"tmp": tmp_path, "model": tiny_pretrained_dir}
+    result = run_tool("run_finetuning", *_finetune_flags(tmp_path, tiny_pretrained_dir),
+                      *[flag.format(**values) for flag in extra])
+    refused(result, message.format(**values))
+    assert "fine-tuning" not in result[1] and not (tmp_path / "out" / "trial_0").exists()
+
+
+@pytest.mark.parametrize("tool, flag", [
+    ("run_pretraining", "--save_every=0"), ("run_pretraining", "--eval_every=0"), ("run_pretraining", "--log_every=0"),
+    ("run_pretraining", "--keep_checkpoints=0"), ("run_pretraining", "--eval_steps=-1"),
+    ("run_finetuning", "--eval_every=0"), ("run_finetuning", "--log_every=-5"),
+    ("build_pretraining_data", "--max_seq_length=3"), ("build_pretraining_data", "--num_shards=0"),
+])
+def test_counts_of_zero_or_less_are_flag_errors(tool, flag, run_tool):
+    from absl import flags
+
+    required = {"run_pretraining": ["--vocab_file=v", "--model_dir=m"],
+                "run_finetuning": ["--task=sst2", "--init_checkpoint=c", "--output_dir=o"],
+                "build_pretraining_data": ["--input_files=i", "--vocab_file=v", "--output_dir=o"]}[tool]
+    name = flag.split("=")[0]
+    with pytest.raises(flags.IllegalFlagValueError, match=f"{name} must be >= "):
+        run_tool(tool, *required, flag)
+
+
+def test_a_pretraining_config_too_short_to_pack_names_max_seq_length():
+    with pytest.raises(ValueError, match=r"PretrainingConfig\.max_seq_length: must be >= 5 \(\[CLS\] A \[SEP\] B "
+                                         r"\[SEP\], as examples are packed\), got 3"):
+        PretrainingConfig(max_seq_length=3)
+
+
+def test_shards_of_another_length_are_refused_before_the_model_dir_is_written(tmp_path, vocab_file, refused,
+                                                                             run_tool):
+    corpus = _write(tmp_path / "corpus.txt", "One sentence here.\nAnother one follows.\n\nA second document.\n")
+    build_pretraining_shards([corpus], str(vocab_file), str(tmp_path / "data"), max_seq_length=16)
+    shards = f"{tmp_path}/data/*.tfrecord*"
+    result = run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
+                      f"--train_files={shards}", f"--model_dir={tmp_path}/run", "--max_seq_length=32")
+    refused(result, f"{tmp_path}/data/{shard_name(0, 1)}: records have length 16, but the sequence length is 32 "
+                    "(pass --max_seq_length=16, or build shards of length 32)")
+    assert not (tmp_path / "run" / "config.json").exists()  # so the corrected command is not "another config"
+
+
+def test_an_init_checkpoint_of_another_config_leaves_no_run_config(tmp_path, vocab_file, tiny_pretrained_dir, refused,
+                                                                   run_tool):
+    result = run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
+                      f"--train_text_files={vocab_file}", f"--model_dir={tmp_path}/run", "--max_seq_length=16",
+                      "--batch_size=2", f"--init_checkpoint={tiny_pretrained_dir}")
+    refused(result, f"--init_checkpoint {tiny_pretrained_dir}: {tiny_pretrained_dir} (electra_tf): its discriminator "
+                    "has another model config")
+    assert not (tmp_path / "run" / "config.json").exists()  # so the corrected command is not "another config"
+
+
+# === Errors of the OS, csv, TensorFlow and safetensors: one line naming the path ===
+
+def _tensorflow_error(name, message):
+    return getattr(tf.errors, name)(None, None, message)
+
+
+@pytest.mark.parametrize("error, line", [
+    (PermissionError(13, "Permission denied", "/runs/out"),
+     "/runs/out: Permission denied (check its permissions, or choose another path)"),
+    (NotADirectoryError(20, "Not a directory", "/runs/file/trial_0"),
+     "/runs/file/trial_0: Not a directory (a file stands where a folder is needed)"),
+    (IsADirectoryError(21, "Is a directory", "/runs"),
+     "/runs: Is a directory (a folder stands where a file is needed)"),
+    (_tensorflow_error("PermissionDeniedError", "/data/train.txt; Permission denied"),
+     "/data/train.txt; Permission denied"),
+    (_tensorflow_error("NotFoundError", "/data/train.txt; No such file or directory"),
+     "/data/train.txt; No such file or directory"),
+    (_tensorflow_error("FailedPreconditionError", "/runs; Is a directory"), "/runs; Is a directory"),
+    (__import__("csv").Error("line contains NUL"), "line contains NUL"),
+    (__import__("safetensors").SafetensorError("Error while deserializing header: HeaderTooLarge"),
+     "Error while deserializing header: HeaderTooLarge"),
+], ids=["PermissionError", "NotADirectoryError", "IsADirectoryError", "PermissionDeniedError", "NotFoundError",
+        "FailedPreconditionError", "csv.Error", "SafetensorError"])
+def test_file_errors_end_a_tool_in_one_line_naming_the_path(error, line, capsys):
+    from electra_tf.tools.common import exits_cleanly_on_bad_input
+
+    def main(argv):
+        raise error
+
+    with pytest.raises(SystemExit) as exit_info:
+        exits_cleanly_on_bad_input(main)(["tool"])
+    assert exit_info.value.code == 2 and capsys.readouterr().err == f"error: {line}\n"
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device", "/runs/out/model.keras"),
+                                   __import__("safetensors").SafetensorError("I/O error: No space left on device "
+                                                                             "(os error 28)")],
+                         ids=["OSError", "SafetensorError"])
+def test_a_full_disk_still_exits_74(error, capsys):
+    from electra_tf.tools.common import WRITE_FAILED_EXIT_CODE, exits_cleanly_on_bad_input
+
+    def main(argv):
+        raise error
+
+    with pytest.raises(SystemExit) as exit_info:
+        exits_cleanly_on_bad_input(main)(["tool"])
+    assert exit_info.value.code == WRITE_FAILED_EXIT_CODE and "error: a write failed (" in capsys.readouterr().err
+
+
+def test_build_vocab_into_a_folder_names_the_file_to_give(tmp_path, refused, run_tool):
+    corpus = _write(tmp_path / "corpus.txt", "some words here\n")
+    refused(run_tool("build_vocab", f"--input_files={corpus}", f"--output={tmp_path}", "--overwrite"),
+            f"--output={tmp_path} is a folder; give the vocabulary file's path, e.g. --output={tmp_path}/vocab.txt")
+
+
+def test_a_checkpoint_path_that_is_missing_dangling_or_looping_says_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"nothing: does not exist \(no file, folder or checkpoint prefix"):
+        ElectraModel.from_pretrained(str(tmp_path / "nothing"))
+    os.symlink(tmp_path / "gone", tmp_path / "dangling")
+    with pytest.raises(FileNotFoundError, match=r"dangling: a symbolic link to .*gone, which does not exist"):
+        ElectraModel.from_pretrained(str(tmp_path / "dangling"))
+    os.symlink(tmp_path / "b", tmp_path / "a")
+    os.symlink(tmp_path / "a", tmp_path / "b")
+    with pytest.raises(ValueError, match=r"/a: its symbolic links loop"):
+        ElectraModel.from_pretrained(str(tmp_path / "a"))
+
+
+@pytest.fixture
+def unreadable(monkeypatch):
+    """`unreadable(path)`: opening `path` fails as a file without read permission does (tests run as root,
+    which chmod does not stop)."""
+    import builtins
+
+    real_open, paths = builtins.open, set()
+
+    def fake_open(file, *args, **kwargs):
+        if os.fspath(file) in paths:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    return lambda path: paths.add(str(path))
+
+
+def test_an_unreadable_weights_file_says_permission_denied(tmp_path, tiny_pretrained_dir, unreadable):
+    from electra_tf.checkpoints.safetensors_io import read_safetensors
+
+    keras_file = shutil.copyfile(Path(tiny_pretrained_dir) / "discriminator.keras", tmp_path / "model.keras")
+    unreadable(keras_file)
+    with pytest.raises(PermissionError, match="Permission denied") as error:
+        ElectraModel.from_pretrained(str(keras_file))
+    assert error.value.filename == str(keras_file)
+    weights = HF_FIXTURES / "discriminator" / "model.safetensors"
+    assert weights.is_file()
+    unreadable(weights)
+    with pytest.raises(PermissionError, match="Permission denied") as error:
+        read_safetensors(str(weights))
+    assert error.value.filename == str(weights)
 
 
 # === Runs ===
@@ -432,7 +633,7 @@ def test_a_request_without_an_input_or_with_a_wrong_name(served):
 
 
 def test_a_request_whose_inputs_have_different_batch_sizes(served):
-    with pytest.raises(tf.errors.InvalidArgumentError):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"text and text_pair need the same number of rows"):
         _query(served, ["one", "two"], ["three"])
 
 

@@ -1,40 +1,14 @@
-"""Packs text files into pre-training TFRecord shards (the original ELECTRA format).
+"""What `electra-build-pretraining-data` does: its `main`.
 
-    python -m electra_tf.tools.build_pretraining_data --input_files='corpus/*.txt' \\
-        --vocab_file=vocab.txt --output_dir=data --max_seq_length=128 --num_shards=64 --num_processes=2
-
-Input: one sentence (or one paragraph) a line; a blank line ends a document (or,
-with --noblanks_separate_docs, each file is one document). A line longer than an
-example is packed as its sentences, nothing dropped (--long_lines=truncate: the
-original's cut, for exact reproduction). Each shard appears atomically when
-complete, and `manifest.json` records the settings and counts (tokens read,
-written and dropped, with the reason), which the tool also prints.
-Re-running the same command after an interruption writes only the missing
-shards; the output does not depend on --num_processes.
+Its flags and `--help` text are in `build_pretraining_data_flags.py`, which the console script parses before this
+module (and TensorFlow) is imported.
 """
 
-from absl import flags
-
-from electra_tf.data.packing import LONG_LINES
-from electra_tf.data.pipeline import list_files
+from electra_tf.data.pipeline import corpus_parts
 from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals
+from electra_tf.tools.build_pretraining_data_flags import FLAGS
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import load_vocabulary
-
-FLAGS = flags.FLAGS
-flags.DEFINE_string("input_files", None, "Comma-separated globs of text files (or folders).", required=True)
-flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=True)
-flags.DEFINE_string("output_dir", None, "Where the shards and manifest.json go.", required=True)
-flags.DEFINE_integer("max_seq_length", 128, "Example length, special tokens included.")
-flags.DEFINE_integer("num_shards", 16, "Number of output shards.")
-flags.DEFINE_integer("num_processes", 1, "Worker processes.")
-flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
-flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
-flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
-flags.DEFINE_integer("seed", 0, "Packing seed.")
-flags.DEFINE_enum("long_lines", "split", LONG_LINES,
-                  "A line longer than an example: split (at sentence ends, else every half example; no text "
-                  "dropped) or truncate (the original ELECTRA's rule: cut, the rest discarded).")
 
 
 class _Progress:
@@ -49,13 +23,21 @@ class _Progress:
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    files = list_files(FLAGS.input_files)
+    files = corpus_parts(FLAGS.input_files, FLAGS.tfds_dataset)
     load_vocabulary(FLAGS.vocab_file)  # validates it before any work
-    shards = build_pretraining_shards(
-        files, FLAGS.vocab_file, FLAGS.output_dir, max_seq_length=FLAGS.max_seq_length,
-        num_shards=FLAGS.num_shards, seed=FLAGS.seed, blanks_separate_docs=FLAGS.blanks_separate_docs,
-        lowercase=FLAGS.lowercase, strip_accents=FLAGS.strip_accents, long_lines=FLAGS.long_lines,
-        num_processes=FLAGS.num_processes, progress=_Progress())
+    settings = dict(max_seq_length=FLAGS.max_seq_length, num_shards=FLAGS.num_shards, seed=FLAGS.seed,
+                    blanks_separate_docs=FLAGS.blanks_separate_docs, lowercase=FLAGS.lowercase,
+                    strip_accents=FLAGS.strip_accents, long_lines=FLAGS.long_lines, text_field=FLAGS.text_field,
+                    tfds_data_dir=FLAGS.tfds_data_dir, dedupe=FLAGS.dedupe)
+    if FLAGS.runner == "beam":
+        from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam  # optional: the 'beam' extra
+
+        print(f"Beam pipeline ({FLAGS.beam_options or '--runner=DirectRunner'}) ...", flush=True)
+        shards = build_pretraining_shards_on_beam(files, FLAGS.vocab_file, FLAGS.output_dir,
+                                                  beam_options=FLAGS.beam_options, **settings)
+    else:
+        shards = build_pretraining_shards(files, FLAGS.vocab_file, FLAGS.output_dir,
+                                          num_processes=FLAGS.num_processes, progress=_Progress(), **settings)
     print(f"\n{sum(s['examples'] for s in shards.values()):,} examples in {len(shards)} shard(s) → "
           f"{FLAGS.output_dir}")
     print(token_summary(packing_totals(shards)))
@@ -69,9 +51,5 @@ def token_summary(totals):
             f"{read - written:,} dropped" + (f" ({dropped})" if dropped else ""))
 
 
-def run():
-    run_tool(main)
-
-
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # python -m electra_tf.tools.build_pretraining_data (the console script: electra_tf_cli)
+    run_tool(main, "electra_tf.tools.build_pretraining_data_flags")

@@ -1,19 +1,28 @@
 """What the absl tools share: `--help` that shows the tool's flags, config fields as flags, quiet libraries,
 bad input as a clear exit, no silent overwrites.
 
-Each tool calls `run_tool(main)`; `main` is wrapped in `exits_cleanly_on_bad_input`.
+A tool is two modules: `<tool>_flags.py` defines its flags (and holds the `--help` text, its docstring) with
+nothing that imports TensorFlow, and `<tool>.py` holds its `main`, wrapped in `exits_cleanly_on_bad_input`.
+`run_tool(main, flags_module)` answers `--help` and parses the flags before calling `main` (the console scripts,
+`electra_tf_cli`, import `<tool>.py` only then).
 """
 
+import contextlib
+import csv
 import dataclasses
 import errno
 import functools
 import logging
+import math
 import os
 import sys
 import textwrap
+import time
 import warnings
 
 from absl import app, flags
+
+from electra_tf.folder_lock import release_all
 
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
                "str": flags.DEFINE_string}
@@ -33,6 +42,24 @@ def define_config_flags(*config_classes, defaults=None):
             _FLAG_TYPES[field.type.split(" ")[0]](field.name, None, cls.FIELD_HELP[field.name],
                                                    module_name=module)
     _CONFIG_GROUPS[module] = (config_classes, defaults)
+
+
+def define_corpus_flags():
+    """The corpus and runner flags the data tools share (`--input_files`, `--tfds_dataset`, `--text_field`,
+    `--tfds_data_dir`, `--runner`, `--beam_options`), defined in the calling tool's module."""
+    module = sys._getframe(1).f_globals["__name__"]
+    flags.DEFINE_string("input_files", None, "Comma-separated globs of corpus files (or folders): text (.gz "
+                        "too), .jsonl, .parquet.", module_name=module)
+    flags.DEFINE_string("tfds_dataset", None, "A TFDS dataset as <name>[:<split>], read after --input_files.",
+                        module_name=module)
+    flags.DEFINE_string("text_field", "text", "The JSONL field, Parquet column or TFDS feature holding the text.",
+                        module_name=module)
+    flags.DEFINE_string("tfds_data_dir", None, "Where TFDS datasets are prepared.", module_name=module)
+    flags.DEFINE_enum("runner", "local", ["local", "beam"], "local: this machine's processes; beam: an Apache "
+                      "Beam pipeline (pip install -e '.[beam]').", module_name=module)
+    flags.DEFINE_string("beam_options", None, "With --runner=beam: Beam pipeline flags, e.g. "
+                        "'--direct_num_workers=2 --direct_running_mode=multi_processing' or '--runner=DataflowRunner "
+                        "--project=...' (default: the in-process DirectRunner).", module_name=module)
 
 
 def _is_required(flag):
@@ -70,19 +97,21 @@ def tool_help(module_name, program):
 
 
 def quiet_libraries():
-    """Library INFO noise off (absl's and TensorFlow's loggers, Keras's and TensorFlow's warnings) unless
+    """Library INFO noise off (absl's, TensorFlow's and Beam's loggers, Keras's and TensorFlow's warnings) unless
     `--verbosity` is given: the tools print their own progress and results."""
     if not flags.FLAGS["verbosity"].present:
         flags.FLAGS.verbosity = -1  # absl's app.run turns an unset verbosity into INFO; WARNING is its default
         logging.getLogger("tensorflow").setLevel(logging.ERROR)
+        logging.getLogger("apache_beam").setLevel(logging.ERROR)  # --runner=beam: every worker's step
         warnings.filterwarnings("ignore", module="keras")
         warnings.filterwarnings("ignore", module="tensorflow")
 
 
-def run_tool(main):
-    """Runs a tool's absl `main`; `--help` prints the tool's own flags and the config fields with defaults."""
+def run_tool(main, flags_module):
+    """Runs a tool's absl `main` once the flags of `flags_module` (a module name) are parsed; `--help` prints
+    the tool's own flags and the config fields with defaults, a bad flag ends the run, both before `main`."""
     if any(argument in HELP_FLAGS for argument in sys.argv[1:]):
-        print(tool_help(main.__module__, os.path.basename(sys.argv[0])))
+        print(tool_help(flags_module, os.path.basename(sys.argv[0])))
         sys.exit(0)
     app.run(main)
 
@@ -103,12 +132,45 @@ _WRITE_FAILURE_TEXTS = ("No space left on device", "Disk quota exceeded", "File 
 def _is_write_failure(error):
     if isinstance(error, OSError) and error.errno in _WRITE_FAILURES:
         return True
-    return type(error).__module__.startswith("tensorflow") and any(t in str(error) for t in _WRITE_FAILURE_TEXTS)
+    return any(t in str(error) for t in _WRITE_FAILURE_TEXTS)  # TensorFlow's, h5py's, safetensors' errors
+
+
+# TensorFlow's file errors (tf.io.gfile, tf.data, checkpoints) and safetensors' name a path that is missing,
+# unreadable or of the wrong kind. Known by name: importing tensorflow here would slow down `--help`.
+_TENSORFLOW_INPUT_ERRORS = ("NotFoundError", "PermissionDeniedError", "FailedPreconditionError",
+                            "AlreadyExistsError", "UnimplementedError")
+_OS_ERROR_HINTS = {PermissionError: "check its permissions, or choose another path",
+                   NotADirectoryError: "a file stands where a folder is needed",
+                   IsADirectoryError: "a folder stands where a file is needed",
+                   FileNotFoundError: "it does not exist"}
+
+
+def bad_input_message(error):
+    """The one line that says what is wrong with the input behind `error`, or None for an error that is no
+    bad input (a bug, which keeps its traceback).
+
+    >>> bad_input_message(PermissionError(13, "Permission denied", "/data/out"))
+    '/data/out: Permission denied (check its permissions, or choose another path)'
+    >>> bad_input_message(KeyError("x")) is None
+    True
+    """
+    if isinstance(error, OSError) and error.filename is not None:
+        path = f"{error.filename}" + (f" → {error.filename2}" if error.filename2 is not None else "")
+        hint = next((text for cls, text in _OS_ERROR_HINTS.items() if isinstance(error, cls)), None)
+        return f"{path}: {error.strerror}" + (f" ({hint})" if hint else "")
+    name = type(error).__name__
+    if type(error).__module__.startswith("tensorflow") and name in _TENSORFLOW_INPUT_ERRORS:
+        return (getattr(error, "message", None) or str(error)).strip().splitlines()[0]
+    if isinstance(error, (ValueError, OSError, FloatingPointError, csv.Error)) or name == "SafetensorError":
+        return str(error).strip() or name
+    return None
 
 
 def exits_cleanly_on_bad_input(main):
-    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with `error: …` and exit code 2;
-    a write that fails for lack of space ends it with `error: …` and exit code 74.
+    """Wraps an absl `main`: bad input (or a non-finite loss) ends the run with one `error: …` line and exit
+    code 2 (`bad_input_message`: our ValueErrors, and the file errors of the OS, csv, TensorFlow and
+    safetensors, each naming its path); a write that fails for lack of space ends it with `error: …` and exit
+    code 74.
 
     Every tool writes its outputs atomically, so what was complete before the failure is kept, and
     re-running the same command after freeing space continues from there.
@@ -118,21 +180,41 @@ def exits_cleanly_on_bad_input(main):
         quiet_libraries()
         try:
             return main(argv)
-        except (ValueError, FileNotFoundError, FileExistsError, FloatingPointError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            sys.exit(2)
-        except KeyboardInterrupt:
-            print("\ninterrupted: outputs completed before are kept; re-run the same command to continue",
+        except KeyboardInterrupt as e:  # a tool may say what a re-run does (`KeyboardInterrupt("...")`)
+            print(f"\ninterrupted: {e or 'outputs completed before are kept; re-run the same command to continue'}",
                   file=sys.stderr)
             sys.exit(INTERRUPTED_EXIT_CODE)
-        except Exception as e:  # noqa: BLE001 (re-raised unless it is a failed write)
-            if not _is_write_failure(e):
+        except Exception as e:  # noqa: BLE001 (re-raised unless it is bad input or a failed write)
+            if _is_write_failure(e):
+                message = getattr(e, "message", None) or str(e)
+                print(f"error: a write failed ({message.splitlines()[0]}). Outputs completed before it are kept; "
+                      "free some space and re-run the same command to continue.", file=sys.stderr)
+                sys.exit(WRITE_FAILED_EXIT_CODE)
+            message = bad_input_message(e)
+            if message is None:
                 raise
-            message = getattr(e, "message", None) or str(e)
-            print(f"error: a write failed ({message.splitlines()[0]}). Outputs completed before it are kept; "
-                  "free some space and re-run the same command to continue.", file=sys.stderr)
-            sys.exit(WRITE_FAILED_EXIT_CODE)
+            print(f"error: {message}", file=sys.stderr)
+            sys.exit(2)
+        finally:
+            release_all()  # the folder locks `main` took (`electra_tf.folder_lock`)
     return wrapped
+
+
+def weight_megabytes(*models):
+    """The size of the models' weights in MB, about what saving them writes (shared weights counted once; a
+    dtype's bytes from its name, `float32` → 4, so that this module needs no numpy)."""
+    weights = {id(w): w for model in models for w in model.weights}.values()
+    return sum(math.prod(w.shape) * max(1, int("0" + "".join(filter(str.isdigit, str(w.dtype)))) // 8)
+               for w in weights) / 1e6
+
+
+@contextlib.contextmanager
+def saying_saved(path, *models):
+    """Prints a line before the models are saved to `path` (with their size) and one when they are."""
+    print(f"saving the model to {path} ({weight_megabytes(*models):,.1f} MB of weights)…", flush=True)
+    started = time.perf_counter()
+    yield
+    print(f"saved in {time.perf_counter() - started:.1f} s", flush=True)
 
 
 def ensure_new_output(path, overwrite):

@@ -1,20 +1,7 @@
-"""End-to-end demo on the embedded default corpus: text → vocab → TFRecords → pre-train → fine-tune → serve.
+"""What `electra-demo` does: its `main`.
 
-Runs in about a minute on 2 CPU cores, downloads nothing:
-
-    python -m electra_tf.tools.demo --output_dir=runs/demo
-
-Steps (each skipped when its output already exists, so a re-run resumes):
-1. write the default corpus (standard-library docstrings) as text;
-2. learn a WordPiece vocabulary from it;
-3. pack it into TFRecord shards (the last shard is held out for evaluation);
-4. pre-train a tiny ELECTRA (`configs/electra_tiny.json`) with `model.fit`;
-5. save the pre-trainer, the discriminator and the generator as `.keras`;
-6. fine-tune the discriminator on a labelled task from the same corpus (what
-   a docstring documents: module, class or function) and print its dev
-   accuracy beside the majority class's;
-7. export the fine-tuned classifier for TF Serving (raw text in, tokenized in
-   the graph) and query the export as the server would.
+Its flags and `--help` text are in `demo_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
 """
 
 import collections
@@ -22,7 +9,6 @@ import json
 import os
 
 import keras
-from absl import flags
 
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.config import FinetuningConfig, load_run_config
@@ -34,17 +20,9 @@ from electra_tf.finetuning import finetune, make_task
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.demo_flags import FLAGS
 from electra_tf.training.optimization import pretraining_optimizer
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
-
-FLAGS = flags.FLAGS
-flags.DEFINE_string("output_dir", "runs/demo", "Where the corpus, data and models go.")
-flags.DEFINE_string("config", "electra_tiny", "A run config: a JSON path or a name in configs/.")
-flags.DEFINE_integer("train_steps", 300, "Pre-training steps.")
-flags.DEFINE_integer("vocab_size", 4096, "WordPiece vocabulary size.")
-flags.DEFINE_integer("num_shards", 4, "TFRecord shards (the last one is the evaluation set).")
-flags.DEFINE_integer("seed", 0, "Seed for data packing, initialisation and masking.")
-flags.DEFINE_integer("max_documents", None, "Use only the first N documents of the corpus (quick runs).")
 
 
 def _step(message):
@@ -60,7 +38,8 @@ def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_d
     vocab_file = os.path.join(output_dir, "vocab.txt")
     if not os.path.exists(vocab_file):
         _step(f"learning a {vocab_size}-token WordPiece vocabulary")
-        save_vocabulary(build_vocabulary([corpus], vocab_size), vocab_file)
+        save_vocabulary(build_vocabulary([corpus], vocab_size, report=lambda line: print(line, flush=True)),
+                        vocab_file)
     data_dir = os.path.join(output_dir, "data")
     _step(f"packing {num_shards} TFRecord shards of length {max_seq_length}")
     shards = build_pretraining_shards([corpus], vocab_file, data_dir, max_seq_length=max_seq_length,
@@ -99,8 +78,8 @@ def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train
     _step("saving")
     model_dir = os.path.join(output_dir, "model")
     write_run_folder(model_dir, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator},
-                     model_config, pretraining_config, load_vocabulary(vocab_file))
-    pretrainer.save(os.path.join(model_dir, "pretrainer.keras"))
+                     model_config, pretraining_config, load_vocabulary(vocab_file),
+                     extra_files=lambda folder: pretrainer.save(os.path.join(folder, "pretrainer.keras")))
     print(f"models, config.json and vocab.txt → {model_dir}")
     return metrics
 
@@ -156,9 +135,5 @@ def main(argv):
     export_and_query(FLAGS.output_dir, model, task, "Return the number of items in the queue.")
 
 
-def run():
-    run_tool(main)
-
-
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # python -m electra_tf.tools.demo (the console script: electra_tf_cli)
+    run_tool(main, "electra_tf.tools.demo_flags")

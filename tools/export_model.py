@@ -1,57 +1,18 @@
-r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<export_dir>/<model_name>/<version>/`.
+"""What `electra-export` does: its `main`.
 
-    python -m electra_tf.tools.export_model --model=runs/sst2/trial_0/model --export_dir=exports --model_name=sst2
-
-- --model: a model folder (`tools/run_finetuning.py` writes one per trial, `save_pretrained` writes them):
-  it says what it holds, so nothing else is needed — the tokenizer, label names, length and task options
-  come from the folder. Also a `.keras` model, or a pre-trained checkpoint in any format `from_pretrained`
-  reads (our `final/` folder, a Hugging Face folder with its class, a Google checkpoint: the discriminator,
-  serving per-token replaced probabilities).
-- Flags override what the folder says: --vocab (a `vocab.txt`/`tokenizer.json` or a folder holding one),
-  --lowercase/--strip_accents, --label_names, --max_seq_length, --text_pair, the QA options. A vocabulary
-  of another size than the model's embedding table is refused.
-- Signatures: `serving_default` (raw text, tokenized in the graph), `serve_ids`, `serve_examples`;
-  see docs/serving.md. The version is one more than the highest present unless --version is given; an
-  existing version is kept unless --overwrite.
+Its flags and `--help` text are in `export_model_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
 """
 
 import os
 
-from absl import flags
-
 from electra_tf.convert import load_model
 from electra_tf.export import export_info, export_model, task_of
 from electra_tf.finetuning.trainer import check_vocabulary
+from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
-
-FLAGS = flags.FLAGS
-flags.DEFINE_string("model", None, "A .keras model, or a pre-trained checkpoint (its discriminator).",
-                    required=True)
-flags.DEFINE_string("export_dir", None, "The base folder TF Serving mounts.", required=True)
-flags.DEFINE_string("model_name", "electra", "The model's name in TF Serving (a folder under --export_dir).")
-flags.DEFINE_integer("version", None, "The version number (default: one more than the highest present).")
-flags.DEFINE_string("vocab", None, "vocab.txt, tokenizer.json or a folder holding one (default: in or beside "
-                    "--model).")
-flags.DEFINE_bool("lowercase", None, "Lower-case the text, as the model was trained (default: as the tokenizer "
-                  "files say, else lower-case).")
-flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
-flags.DEFINE_integer("max_seq_length", None, "Raw text is truncated at this many tokens (default: the "
-                     "model folder's, else 128).")
-flags.DEFINE_list("label_names", None, "Class or tag names, in id order (default: the model folder's).")
-flags.DEFINE_bool("text_pair", None, "Classification/regression on sentence pairs: a second text input (default: "
-                  "the model folder's, else single texts).")
-flags.DEFINE_integer("max_query_length", None, "Question answering: question tokens kept (default: the model "
-                     "folder's, else 64).")
-flags.DEFINE_integer("max_answer_length", None, "Question answering: longest answer, in tokens (default: the "
-                     "model folder's, else 30).")
-flags.DEFINE_bool("squad_v2", None, "Question answering: may answer nothing (default: when the model has "
-                  "the answerable classifier).")
-flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no answer above these null odds "
-                   "(default -2.75 with the answerable classifier, else 0.0).")
-flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
-flags.DEFINE_bool("pad_to_max_length", False, "Pad every request to --max_seq_length (fixed shapes, e.g. for XLA); "
-                  "by default a request is padded to its longest text, with the same outputs.")
+from electra_tf.tools.export_model_flags import FLAGS
 
 
 def given(flag, info, default=None):
@@ -63,6 +24,7 @@ def given(flag, info, default=None):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    lock_folder(os.path.join(FLAGS.export_dir, FLAGS.model_name))  # one export per model name at a time
     if FLAGS.model.endswith(".keras") and not os.path.isfile(FLAGS.model):
         raise ValueError(f"{FLAGS.model}: no such file")
     model, info = load_model(FLAGS.model)
@@ -71,7 +33,7 @@ def main(argv):
                                                      strip_accents=FLAGS.strip_accents)
     except ValueError as e:
         raise ValueError(f"{e} (pass --vocab)" if not FLAGS.vocab else str(e)) from None
-    check_vocabulary(tokenizer, model, FLAGS.vocab or FLAGS.model)
+    check_vocabulary(tokenizer, model, FLAGS.model, FLAGS.vocab)
     task = task_of(model)
     options = {}
     if task in ("classification", "regression"):
@@ -92,9 +54,5 @@ def main(argv):
     print(f"signatures: {', '.join(info['signatures'])}; serving_default takes {', '.join(info['text_inputs'])}")
 
 
-def run():
-    run_tool(main)
-
-
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # python -m electra_tf.tools.export_model (the console script: electra_tf_cli)
+    run_tool(main, "electra_tf.tools.export_model_flags")

@@ -1,68 +1,27 @@
-r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes predictions.
+"""What `electra-finetune` does: its `main`.
 
-    python -m electra_tf.tools.run_finetuning --task=mrpc --data_dir=glue_data \
-        --init_checkpoint=runs/small/final --output_dir=runs/mrpc --num_trials=5
-
-- Tasks: GLUE (cola sst2 mrpc stsb qqp mnli qnli rte wnli; `ax` is predicted by
-  an `mnli` run), `text_classification` (CSV/TSV/JSONL: --train_file,
-  --dev_file, --test_file, --text_columns, --label_column), `conll2003`,
-  `chunk`, `squad` (2.0), `squadv1`, `swag`.
-- Data: --data_dir with the task's usual file names (the GLUE download's
-  layout, train.txt/dev.txt/test.txt, train-v2.0.json/dev-v2.0.json,
-  train.csv/val.csv/test.csv), --tfds for GLUE from TensorFlow Datasets, or
-  explicit --{train,dev,test}_file.
-- Settings: the original per-task defaults (`FinetuningConfig.for_task`,
-  sized by --model_size or the checkpoint's width); any `FinetuningConfig`
-  field is a flag.
-- Output: <output_dir>/trial_<i>/{results.json, model.keras, predictions}, and
-  <output_dir>/results.json with every trial's dev scores and their median
-  (the paper reports medians over fine-tuning seeds). A re-run skips finished
-  trials, so an interrupted run resumes.
+Its flags and `--help` text are in `run_finetuning_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
 """
 
+import functools
 import json
 import os
 import statistics
 
-from absl import flags
-
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
-from electra_tf.finetuning import TASKS, finetune, make_task
+from electra_tf.finetuning import finetune, make_task
+from electra_tf.finetuning.trainer import check_sequence_length
+from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
-
-FLAGS = flags.FLAGS
-flags.DEFINE_string("init_checkpoint", None,
-                    "The pre-trained model: our folder (tools/run_pretraining.py's final/), a Hugging Face folder "
-                    "(config.json + model.safetensors) or a Google ELECTRA checkpoint.", required=True)
-flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
-flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
-                  "Picks the original defaults (large: lr 5e-5, decay 0.9); from the checkpoint's width if unset.")
-flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
-flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
-flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
-flags.DEFINE_string("train_file", None, "Training file (overrides --data_dir's).")
-flags.DEFINE_string("dev_file", None, "Development file, scored after training.")
-flags.DEFINE_string("test_file", None, "Unlabelled test file, predicted after training.")
-flags.DEFINE_list("text_columns", ["text"], "text_classification: one or two text columns.")
-flags.DEFINE_string("label_column", "label", "text_classification: the label column.")
-flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")
-flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
-flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
-flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
-flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
-flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
-flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
-define_config_flags(FinetuningConfig)  # --task among them
-FLAGS["task"].help = f"The task: one of {', '.join(sorted(TASKS))}."
-flags.mark_flag_as_required("task")
-flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
+from electra_tf.tools.run_finetuning_flags import FLAGS
 
 
-def model_size(init_checkpoint):
-    width = read_config(init_checkpoint).hidden_size
+def model_size(model_config):
+    width = model_config.hidden_size
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
@@ -106,20 +65,40 @@ def kept_trial(path, config):
     return results
 
 
-def run_trial(config, folder):
+def restarts_when_interrupted(run_trial):
+    """Ctrl-C during a trial says what a re-run does: finished trials are kept, this one starts over (a trial
+    keeps no checkpoint: it is minutes, and its results.json is written last)."""
+    @functools.wraps(run_trial)
+    def wrapped(config, folder, model_config):
+        try:
+            return run_trial(config, folder, model_config)
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(f"finished trials are kept; {folder} is unfinished and starts again from its "
+                                    "beginning when the same command is re-run") from None
+    return wrapped
+
+
+@restarts_when_interrupted
+def run_trial(config, folder, model_config):
     """Trains one seed (scoring dev as it goes), scores every labelled evaluation split and predicts the
-    others, and saves the model as a self-describing folder; returns the results."""
+    others, and saves the model as a self-describing folder; returns the results. Every split is read and
+    checked, and the sequence length against `model_config`, before anything is written."""
     task = task_for(config)
-    train = task.load("train")
-    dev = task.load("dev") if "dev" in task.splits and task.scored("dev") else None
+    splits = {"train": task.load("train")}  # first: a task may take its labels from it
+    splits.update({split: task.load(split) for split in task.splits if split != "train"})
+    check_sequence_length(task.sequence_length, model_config, FLAGS.init_checkpoint)
+    train = splits["train"]
+    dev = splits["dev"] if "dev" in splits and task.scored("dev") else None
+    if FLAGS.keep_best and dev is None:
+        raise ValueError("--keep_best keeps the model of the best dev score, and there is no labelled dev data: "
+                         "give --dev_file (or a --data_dir holding the task's dev file), or drop --keep_best")
     os.makedirs(folder, exist_ok=True)
     model = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
                      log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
-    for split in task.splits:
+    for split, examples in splits.items():
         if split == "train":
             continue
-        examples = task.load(split)
         predictions = task.predict(model, examples)
         if task.scored(split):
             results["scores"][split] = task.score(examples, predictions)
@@ -128,8 +107,9 @@ def run_trial(config, folder):
     results["dev_history"] = task.dev_history
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
-    model.save_pretrained(results["model"], tokenizer=task.tokenizer, label_names=task.label_names,
-                          task=task.name, max_seq_length=task.sequence_length, **task.serving_options())
+    with saying_saved(results["model"], model):
+        model.save_pretrained(results["model"], tokenizer=task.tokenizer, label_names=task.label_names,
+                              task=task.name, max_seq_length=task.sequence_length, **task.serving_options())
     write_json(os.path.join(folder, "results.json"), results)  # last: marks the trial done
     return results
 
@@ -147,7 +127,9 @@ def summarise(trials):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    size = FLAGS.model_size or model_size(FLAGS.init_checkpoint)
+    lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
+    model_config = read_config(FLAGS.init_checkpoint)
+    size = FLAGS.model_size or model_size(model_config)
     overrides = config_overrides(FinetuningConfig)
     base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)
     trials = []
@@ -159,7 +141,7 @@ def main(argv):
             trials.append(kept_trial(done, config))
             print(f"trial {trial}: done before, kept")
         else:
-            trials.append(run_trial(config, folder))
+            trials.append(run_trial(config, folder, model_config))
         print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}; model in "
               f"{trials[-1].get('model', folder)}", flush=True)
     results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,
@@ -168,9 +150,5 @@ def main(argv):
     print(json.dumps(results["dev"], indent=2))
 
 
-def run():
-    run_tool(main)
-
-
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # python -m electra_tf.tools.run_finetuning (the console script: electra_tf_cli)
+    run_tool(main, "electra_tf.tools.run_finetuning_flags")

@@ -1,31 +1,7 @@
-"""Pre-trains ELECTRA (or an MLM baseline) on TFRecord shards or streamed text, under any tf.distribute strategy.
+"""What `electra-pretrain` does: its `main`.
 
-    python -m electra_tf.tools.run_pretraining --config=electra_small --vocab_file=vocab.txt \\
-        --train_files='data/pretrain_data.tfrecord-*' --model_dir=runs/small --strategy=mirrored
-
-Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
-`--batch_size=256` (global), `--train_steps`, `--learning_rate`,
-`--warmup_steps`, `--gradient_accumulation_steps`, `--optimizer=lamb`, ...).
-
-- Checkpoints every --save_every steps (keeping --keep_checkpoints); re-running
-  the same command resumes at the last one with the optimizer state, the same
-  random draws and the same data order. SIGTERM (preemption) saves and exits
-  with code 75; re-run to continue.
-- --init_checkpoint starts a new run from the discriminator and generator
-  weights of another run, of a converted or released model (our folder, a
-  Google TF1 checkpoint; see tools/convert_checkpoint.py for Hugging Face
-  pairs), with a fresh optimizer and schedule (continued pre-training).
-- TensorBoard scalars in <model_dir>/logs every --log_every steps: metrics,
-  learning rate, examples/s, tokens/s, training FLOPs so far; evaluation on
-  --eval_files every --eval_every steps (dropout off).
-- At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
-  config.json and vocab.txt, ready for fine-tuning and export.
-- The paper's variants are config fields, hence flags (README "Pre-training
-  variants"): --weight_sharing, --generator_type=unigram (its token counts are
-  taken from --train_files once and kept in <model_dir>/unigram_counts.json),
-  --training_algorithm=two_stage|adversarial, --objective=electra_15|
-  replace_mlm|all_tokens_mlm, --whole_word_masking (the vocabulary's `##`
-  pieces). The FLOPs scalar counts what the variant computes.
+Its flags and `--help` text are in `run_pretraining_flags.py`, which the console script parses before this module
+(and TensorFlow) is imported.
 """
 
 import json
@@ -34,56 +10,27 @@ import sys
 
 import keras
 import tensorflow as tf
-from absl import flags
 
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config, save_run_config
-from electra_tf.data.pipeline import list_files, pretraining_dataset
+from electra_tf.data.pipeline import check_record_length, list_files, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
+from electra_tf.folder_lock import lock_folder
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, define_config_flags, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
+from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.training import callbacks as cb
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
 from electra_tf.training.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
+from electra_tf.training.stop_signals import StopSignals
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
-
-FLAGS = flags.FLAGS
-flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
-flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=True)
-flags.DEFINE_string("model_dir", None, "Checkpoints, logs and final models.", required=True)
-flags.DEFINE_string("train_files", None, "Comma-separated globs of pre-training TFRecords.")
-flags.DEFINE_string("eval_files", None, "Comma-separated globs of evaluation TFRecords.")
-flags.DEFINE_string("train_text_files", None, "Or: text files packed on the fly (no TFRecord dump).")
-flags.DEFINE_string("tfds_name", None, "Or: a TFDS text dataset packed on the fly, e.g. wikipedia/20230601.en.")
-flags.DEFINE_string("tfds_split", "train", "TFDS split.")
-flags.DEFINE_string("tfds_text_key", "text", "TFDS feature holding the text.")
-flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
-flags.DEFINE_integer("save_every", 1000, "Checkpoint every N steps.")
-flags.DEFINE_integer("keep_checkpoints", 5, "Checkpoints kept.")
-flags.DEFINE_integer("eval_every", 1000, "Evaluate every N steps (needs --eval_files).")
-flags.DEFINE_integer("eval_steps", 100, "Evaluation batches.")
-flags.DEFINE_integer("log_every", 100, "Log and write scalars every N steps.")
-flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker", "tpu"], "Distribution.")
-flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
-flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
-flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
-flags.DEFINE_bool("skip_corrupt_records", False,
-                  "Read past damaged TFRecords (each damaged file is read up to its damage; they are listed "
-                  "and counted first). Without it a damaged file stops the run, naming it.")
-flags.DEFINE_float("warmup_fraction", None,
-                   "Warm up over this share of --train_steps (sets warmup_steps; for short runs of a long config).")
-flags.DEFINE_string("init_checkpoint", None,
-                    "Start from these weights: another run's model_dir, our saved/converted model folder, or a "
-                    "Google ELECTRA checkpoint (discriminator and generator both restored).")
-
-define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
 
 # Fields a resumed run may change (to train longer, say); any other difference is another run.
 _RESUMABLE_CHANGES = {"train_steps"}
@@ -136,8 +83,8 @@ def check_vocabulary(vocab_file, files):
 
 
 def check_model_dir(path, model, pretraining):
-    """Refuses a model_dir that holds a run of another config; records this run's config otherwise.
-    Returns the `PretrainingConfig` the folder held before (None for a new run)."""
+    """Refuses a model_dir that holds a run of another config. Returns the `PretrainingConfig` the folder
+    held before (None for a new run); `main` records this run's config once every check has passed."""
     config_file = os.path.join(path, "config.json")
     old_pretraining = None
     if os.path.exists(config_file):
@@ -147,8 +94,6 @@ def check_model_dir(path, model, pretraining):
         if differing:
             raise ValueError(f"{path} holds a run of another config (differing: {differing}); "
                              "use a new --model_dir, or the same settings to resume")
-    os.makedirs(path, exist_ok=True)
-    save_run_config(config_file, model, pretraining)
     return old_pretraining
 
 
@@ -184,10 +129,40 @@ def make_dataset(strategy, pretraining, start_micro_steps, train_files):
 
 
 def save_final(folder, pretrainer, model, pretraining, casing):
-    """The run's models as a self-describing folder: configs, networks, vocabulary and casing."""
-    write_run_folder(folder, pretrainer.export_networks(), model, pretraining)
-    write_tokenizer_files(folder, load_vocabulary(FLAGS.vocab_file), model_max_length=model.max_position_embeddings,
-                          **casing)
+    """The run's models as a self-describing folder, written whole: configs, networks, vocabulary and casing."""
+    networks = pretrainer.export_networks()
+    with saying_saved(folder, *networks.values()):
+        write_run_folder(folder, networks, model, pretraining, extra_files=lambda tmp: (
+            write_tokenizer_files(tmp, load_vocabulary(FLAGS.vocab_file),
+                                  model_max_length=model.max_position_embeddings, **casing)))
+
+
+def train(pretrainer, strategy, pretraining, done, train_files, callbacks, validation, stop):
+    """Fits from micro-step `done` to the end of the run, in epochs that end at multiples of --eval_every,
+    or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
+    k = pretraining.gradient_accumulation_steps
+    total, epoch = pretraining.train_steps * k, min(FLAGS.eval_every, pretraining.train_steps) * k
+    while done < total and not stop.requested:
+        # Epochs end at multiples of --eval_every; a resumed run first reaches the next boundary.
+        first = epoch - done % epoch
+        steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
+                         else (epoch, (total - done) // epoch))
+        try:
+            pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
+                           epochs=epochs, callbacks=callbacks, verbose=0, **validation)
+        except tf.errors.DataLossError:
+            damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, FLAGS.eval_files]))))
+            raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "
+                             "checkpoint is kept. Rebuild the shards, or re-run with --skip_corrupt_records") from None
+        except tf.errors.InvalidArgumentError as error:
+            if not any(text in error.message for text in _MALFORMED_RECORD_TEXTS):
+                raise
+            detail = error.message.split("ParallelMapV2: ")[-1].splitlines()[0][:300]
+            raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
+                             f"{pretraining.max_seq_length} expected): {detail}; the last checkpoint is kept. "
+                             "Rebuild the shards") from None
+        done = int(micro_steps(pretrainer.optimizer).numpy())
+    return done
 
 
 @exits_cleanly_on_bad_input
@@ -208,6 +183,8 @@ def main(argv):
     casing = {"lowercase": shard_settings.get("lowercase", True), "strip_accents": shard_settings.get("strip_accents")}
     tokenizer = ElectraTokenizer(FLAGS.vocab_file, **casing)
     model, pretraining = resolve_configs(tokenizer.vocabulary_size())
+    for patterns in filter(None, [train_files, FLAGS.eval_files]):  # before anything is written
+        check_record_length(list_files(patterns), pretraining.max_seq_length, patterns)
     if FLAGS.mixed_precision:
         keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
     keras.utils.set_random_seed(pretraining.seed)
@@ -217,6 +194,7 @@ def main(argv):
           f"{pretraining.train_steps} steps", flush=True)
     chief = is_chief(strategy)
     own_dir = worker_dir(FLAGS.model_dir, strategy)
+    lock_folder(own_dir)  # one run per folder: another one is refused, naming its pid
     previous = check_model_dir(FLAGS.model_dir, model, pretraining) if chief else None
     os.makedirs(own_dir, exist_ok=True)
 
@@ -239,6 +217,8 @@ def main(argv):
         print(f"resumed from {manager.latest_checkpoint}", flush=True)
     elif FLAGS.init_checkpoint:
         print(f"initialised from {load_initial_weights(pretrainer, FLAGS.init_checkpoint)}", flush=True)
+    if chief:  # every check passed: a refused run leaves no config.json to refuse the corrected command
+        save_run_config(os.path.join(FLAGS.model_dir, "config.json"), model, pretraining)
 
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())
@@ -252,50 +232,33 @@ def main(argv):
     if previous is not None and previous.train_steps != pretraining.train_steps and done:
         print(describe_extension(previous, pretraining, done // k), flush=True)
     tokens_per_step = pretraining.batch_size * k * pretraining.max_seq_length
-    saver = cb.CheckpointEvery(manager, FLAGS.save_every)
+    stop = StopSignals()
+    saver = cb.CheckpointEvery(manager, FLAGS.save_every, stop)
     callbacks = [cb.NanGuard(), saver, cb.TrainingScalars(
         os.path.join(FLAGS.model_dir, "logs"), FLAGS.log_every, pretraining.batch_size * k, tokens_per_step,
-        lambda step: training_flops(model, pretraining, step), write=chief)]
+        lambda step: training_flops(model, pretraining, step), write=chief, total_steps=pretraining.train_steps)]
     validation = {}
     if FLAGS.eval_files:
         validation = {"validation_data": pretraining_dataset(FLAGS.eval_files, pretraining.batch_size,
                                                              pretraining.max_seq_length, training=False).repeat(),
                       "validation_steps": FLAGS.eval_steps}
-    epoch = min(FLAGS.eval_every, pretraining.train_steps) * k
-    while done < total and not saver.preempted:
-        # Epochs end at multiples of --eval_every; a resumed run first reaches the next boundary.
-        first = epoch - done % epoch
-        steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
-                         else (epoch, (total - done) // epoch))
-        try:
-            pretrainer.fit(make_dataset(strategy, pretraining, done, train_files), steps_per_epoch=steps,
-                           epochs=epochs, callbacks=callbacks, verbose=0, **validation)
-        except tf.errors.DataLossError:
-            damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, FLAGS.eval_files]))))
-            raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "
-                             "checkpoint is kept. Rebuild the shards, or re-run with --skip_corrupt_records") from None
-        except tf.errors.InvalidArgumentError as error:
-            if not any(text in error.message for text in _MALFORMED_RECORD_TEXTS):
-                raise
-            detail = error.message.split("ParallelMapV2: ")[-1].splitlines()[0][:300]
-            raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
-                             f"{pretraining.max_seq_length} expected): {detail}; the last checkpoint is kept. "
-                             "Rebuild the shards") from None
-        done = int(micro_steps(pretrainer.optimizer).numpy())
+    # From here on Ctrl-C and SIGTERM ask to save and stop at the next step boundary (exit 75); before,
+    # nothing is done yet and Ctrl-C ends the run at once (exit 130).
+    with stop:
+        done = train(pretrainer, strategy, pretraining, done, train_files, callbacks, validation, stop)
+        finished = done >= total and not stop.requested
+        if finished:
+            save_final(final, pretrainer, model, pretraining, casing)  # (a signal now: saved, then exit 75)
     step = done // k
-    if saver.preempted:
-        how = "preempted" if saver.stopped_by == "SIGTERM" else "interrupted (Ctrl-C)"
-        print(f"{how}: saved step {step}; re-run the same command to resume", flush=True)
+    if stop.requested:
+        how = "preempted" if stop.requested_by == "SIGTERM" else "interrupted (Ctrl-C)"
+        kept = f" and the final models in {final}" if finished else ""
+        print(f"{how}: saved step {step}{kept}; re-run the same command to resume", flush=True)
         sys.exit(PREEMPTED_EXIT_CODE)
-    save_final(final, pretrainer, model, pretraining, casing)
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     print(f"done: step {step} of {pretraining.train_steps}; final models in {final}; "
           f"last metrics {json.dumps(metrics)}", flush=True)
 
 
-def run():
-    run_tool(main)
-
-
-if __name__ == "__main__":
-    run()
+if __name__ == "__main__":  # python -m electra_tf.tools.run_pretraining (the console script: electra_tf_cli)
+    run_tool(main, "electra_tf.tools.run_pretraining_flags")

@@ -28,7 +28,7 @@ import zipfile
 
 import keras
 
-from electra_tf.atomic import read_json, write_json
+from electra_tf.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
 from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
 
@@ -37,12 +37,27 @@ NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator
 # One model of ours (a task model, an encoder) in a folder, as `save_pretrained` writes it.
 SINGLE_MODEL_FILE = "model.keras"
 MODEL_INFO = "electra_tf.json"
+# Where a run leaves its model inside the folder a user may name instead: pre-training's `<model_dir>/final`,
+# a fine-tuning trial's `trial_<i>/model`.
+RUN_MODEL_FOLDERS = ("final", "model")
+
+
+def candidate_folders(path):
+    """`path` and the model folders a run writes inside it, in the order they are tried.
+
+    >>> candidate_folders("runs/sst2/trial_0")
+    ['runs/sst2/trial_0', 'runs/sst2/trial_0/final', 'runs/sst2/trial_0/model']
+    """
+    return [path, *(os.path.join(path, name) for name in RUN_MODEL_FOLDERS)]
 
 
 def load_keras(path):
     """One of our models from a `.keras` file, as saved; a ValueError naming the file when it is not one."""
-    if os.path.isfile(path) and not zipfile.is_zipfile(path):
-        raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
+    if os.path.isfile(path):
+        with open(path, "rb"):  # an unreadable file is an OSError naming it, not a damaged archive
+            pass
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
     try:
         return keras.saving.load_model(path, safe_mode=True)
     except (ValueError, OSError, TypeError) as e:
@@ -81,14 +96,18 @@ def check_model_info(info, model, path):
         raise ValueError(f"{info_file}: duplicate label_names {duplicates}; each label needs its own name")
 
 
-def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None):
-    """Writes a run folder: each of `networks` (`{"discriminator": model, "generator": model}`, either
-    may be left out) as `.keras` and `.weights.h5`, `config.json`, and `vocab.txt` given a vocabulary."""
-    os.makedirs(folder, exist_ok=True)
-    for name, network in networks.items():
-        if network is not None:
-            network.save(os.path.join(folder, NETWORK_FILES[name]))
-            network.save_weights(os.path.join(folder, f"{name}.weights.h5"))
-    save_run_config(os.path.join(folder, RUN_CONFIG), model_config, pretraining)
-    if vocabulary is not None:
-        save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
+def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):
+    """Writes a run folder, whole (`atomic.atomic_folder`: it replaces an older `folder` only once
+    complete): each of `networks` (`{"discriminator": model, "generator": model}`, either may be left
+    out) as `.keras` and `.weights.h5`, `config.json`, `vocab.txt` given a vocabulary, and whatever
+    `extra_files(tmp_folder)` writes (e.g. the tokenizer files)."""
+    with atomic_folder(folder) as tmp:
+        for name, network in networks.items():
+            if network is not None:
+                network.save(os.path.join(tmp, NETWORK_FILES[name]))
+                network.save_weights(os.path.join(tmp, f"{name}.weights.h5"))
+        save_run_config(os.path.join(tmp, RUN_CONFIG), model_config, pretraining)
+        if vocabulary is not None:
+            save_vocabulary(vocabulary, os.path.join(tmp, VOCAB_FILE))
+        if extra_files is not None:
+            extra_files(tmp)

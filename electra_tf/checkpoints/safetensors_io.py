@@ -76,6 +76,8 @@ def stored_float_dtype(path):
 
 
 def _read_one(path):
+    with open(path, "rb"):  # safetensors reports an unreadable file as missing: an OSError naming it is clearer
+        pass
     try:
         arrays = load_file(path)
     except (SafetensorError, OSError, ValueError) as e:

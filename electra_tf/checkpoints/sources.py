@@ -18,16 +18,22 @@ so loading into a model is the same for every format (`checkpoints.transfer`,
 used by `from_pretrained` on every model class).
 
 Example:
->>> read_source("no/such/folder")
+>>> import tempfile
+>>> read_source(tempfile.mkdtemp())  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: no/such/folder: no pre-trained ELECTRA here. Expected our own saved model (config.json and
+ValueError: ...: no pre-trained ELECTRA here. Expected our own saved model (config.json and
 discriminator.keras, as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a
 Hugging Face folder (config.json and model.safetensors) or a Google checkpoint (a prefix such as
 model.ckpt-1000000, or its folder)
+>>> read_source("no/such/folder")
+Traceback (most recent call last):
+...
+FileNotFoundError: no/such/folder: does not exist (no file, folder or checkpoint prefix of that name)
 """
 
 import dataclasses
+import errno
 import os
 
 import numpy as np
@@ -82,6 +88,23 @@ def _no_model_error(path):
         "as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a Hugging Face folder "
         "(config.json and model.safetensors) or a Google checkpoint (a prefix such as model.ckpt-1000000, or its "
         "folder)")
+
+
+def _path_error(path):
+    """What is wrong with a path that holds no checkpoint because it cannot be reached: it does not exist, is
+    a symbolic link to nothing, its links loop, or it may not be read; None when it can be."""
+    try:
+        os.stat(path)
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return ValueError(f"{path}: its symbolic links loop (each points, in the end, at itself); point the "
+                              "link at the model folder")
+        if error.errno == errno.ENOENT and os.path.islink(path):
+            return FileNotFoundError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist")
+        if error.errno == errno.ENOENT:
+            return FileNotFoundError(f"{path}: does not exist (no file, folder or checkpoint prefix of that name)")
+        return error
 
 
 def network_of(model):
@@ -150,9 +173,10 @@ def detect_format(path):
     if os.path.isfile(path) and path.endswith(".keras"):
         return OURS, path
     if os.path.isdir(path):
-        if os.path.isfile(os.path.join(path, ours.SINGLE_MODEL_FILE)):
-            return OURS, os.path.join(path, ours.SINGLE_MODEL_FILE)
-        for folder in (path, os.path.join(path, "final")):
+        for folder in ours.candidate_folders(path):
+            if os.path.isfile(os.path.join(folder, ours.SINGLE_MODEL_FILE)):
+                return OURS, os.path.join(folder, ours.SINGLE_MODEL_FILE)
+        for folder in ours.candidate_folders(path):
             config_file = os.path.join(folder, ours.RUN_CONFIG)
             if not os.path.exists(config_file):
                 continue
@@ -165,7 +189,7 @@ def detect_format(path):
     prefix = google.checkpoint_prefix(path)
     if prefix is not None and google.is_google_checkpoint(prefix):
         return GOOGLE, prefix
-    raise _no_model_error(path)
+    raise _path_error(path) or _no_model_error(path)
 
 
 def read_source(path, run_config=None):

@@ -20,7 +20,7 @@ import logging
 import os
 
 from electra_tf.atomic import read_json, write_json
-from electra_tf.checkpoints import google, keras_hub_preset
+from electra_tf.checkpoints import google, keras_hub_preset, ours
 from electra_tf.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
 
 logger = logging.getLogger("electra_tf")
@@ -108,7 +108,7 @@ def tokenizer_arguments(path):
         if not path.endswith(".keras"):
             return path, None, None
     if os.path.isdir(path):
-        folders = [path, os.path.join(path, "final")]
+        folders = ours.candidate_folders(path)
     else:
         prefix = google.checkpoint_prefix(path)
         folders = [os.path.dirname(os.path.abspath(prefix or path))]

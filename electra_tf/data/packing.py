@@ -164,15 +164,17 @@ class ExampleBuilder:
 
 @dataclasses.dataclass
 class PackingCounts:
-    """Tokens read from the lines, written into examples (special tokens not counted) and dropped, by
-    reason; `as_dict()` is what a shard manifest records."""
+    """Documents packed; tokens read from their lines, written into examples (special tokens not counted) and
+    dropped, by reason; `as_dict()` is what a shard manifest records (`tokens`: the tokens read)."""
 
+    documents: int = 0
     read: int = 0
     written: int = 0
     dropped: dict = dataclasses.field(default_factory=dict)
 
     def as_dict(self):
-        return {"tokens_read": self.read, "tokens_written": self.written, "tokens_dropped": dict(self.dropped)}
+        return {"documents": self.documents, "tokens": self.read, "tokens_written": self.written,
+                "tokens_dropped": dict(self.dropped)}
 
     @property
     def kept_fraction(self):
@@ -201,12 +203,12 @@ class DocumentPacker:
     >>> [e.input_ids for e in packer.pack([[[7, 8, 9], [10, 11, 12, 13]]])]
     [[101, 7, 8, 102, 9, 10, 11, 102], [101, 12, 13, 102, 0, 0, 0, 0]]
     >>> packer.counts.as_dict()
-    {'tokens_read': 7, 'tokens_written': 7, 'tokens_dropped': {}}
+    {'documents': 1, 'tokens': 7, 'tokens_written': 7, 'tokens_dropped': {}}
     >>> packer = DocumentPacker(8, 101, 102, random.Random(0), long_lines="truncate")
     >>> [e.input_ids for e in packer.pack([[[7, 8, 9], [10, 11, 12, 13]]])]
     [[101, 7, 8, 9, 10, 11, 12, 102]]
     >>> packer.counts.as_dict()
-    {'tokens_read': 7, 'tokens_written': 6, 'tokens_dropped': {'line_longer_than_an_example': 1}}
+    {'documents': 1, 'tokens': 7, 'tokens_written': 6, 'tokens_dropped': {'line_longer_than_an_example': 1}}
     """
 
     def __init__(self, max_length, cls_id, sep_id, rng=None, long_lines="split"):
@@ -221,7 +223,7 @@ class DocumentPacker:
     def split_longer_than(self):
         """Lines of more characters than this may need splitting (`tokenized_documents` then gives their
         sentences); None with long_lines="truncate"."""
-        return self.builder.capacity if self.long_lines == "split" else None
+        return split_threshold(self.builder.max_length, self.long_lines)
 
     def pack(self, document):
         """The examples of one document (none spans two documents)."""
@@ -238,6 +240,7 @@ class DocumentPacker:
                 examples += self._add(piece)
         examples.append(self.builder.end_document())
         examples = [example for example in examples if example is not None]
+        self.counts.documents += 1
         self.counts.written += sum(example.num_text_tokens for example in examples)
         self.counts.dropped = dict(sorted(self.builder.dropped.items()))
         return examples
@@ -251,3 +254,13 @@ class DocumentPacker:
             if len(piece) <= room:
                 return examples
             piece = piece[room:]
+
+
+def split_threshold(max_length, long_lines):
+    """`DocumentPacker(max_length, ..., long_lines=long_lines).split_longer_than`, for a producer that
+    tokenizes documents without a packer at hand (the Beam pipeline's tokenizing step).
+
+    >>> split_threshold(128, "split"), split_threshold(128, "truncate")
+    (125, None)
+    """
+    return max_length - 3 if long_lines == "split" else None

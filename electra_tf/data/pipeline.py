@@ -41,6 +41,24 @@ def list_files(file_patterns):
     return sorted(files)
 
 
+def corpus_parts(input_files, tfds_dataset):
+    """The corpus parts the data tools' `--input_files` and `--tfds_dataset` name (files, then
+    `tfds:<name>[:<split>]`; see `electra_tf.data.corpus_readers`)."""
+    if not input_files and not tfds_dataset:
+        raise ValueError("give --input_files or --tfds_dataset (or both)")
+    return (list_files(input_files) if input_files else []) + ([f"tfds:{tfds_dataset}"] if tfds_dataset else [])
+
+
+def check_record_length(files, seq_length, source):
+    """The feature names of the TFRecord `files`, after checking their records are `seq_length` long (a
+    ValueError naming `source` otherwise): a run checks this before it writes anything."""
+    names, found_length = detect_format(files)
+    if found_length != seq_length:
+        raise ValueError(f"{source}: records have length {found_length}, but the sequence length is {seq_length} "
+                         f"(pass --max_seq_length={found_length}, or build shards of length {seq_length})")
+    return names
+
+
 def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True, seed=None,
                         deterministic=None, input_context=None, shuffle_buffer_size=10_000, skip_corrupt=False):
     """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`.
@@ -60,10 +78,7 @@ def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True,
             run (see `tfrecord.find_corrupt_records` to name and count them).
     """
     files = list_files(file_patterns)
-    names, found_length = detect_format(files)
-    if found_length != seq_length:
-        raise ValueError(f"{file_patterns}: records have length {found_length}, but the "
-                         f"sequence length is {seq_length}")
+    names = check_record_length(files, seq_length, file_patterns)
     if deterministic is None:
         deterministic = not training
 

@@ -1,17 +1,20 @@
 """Text corpus → pre-training TFRecord shards.
 
-Documents are read from text files (one sentence or one paragraph a line;
-with `blanks_separate_docs` a blank line ends a document, otherwise a file is
-one document), tokenized in-graph in large batches, and dealt round-robin to
-the shards: document `j` goes to shard `j % num_shards`. Each shard packs its
-documents with its own `random.Random(seed, shard)` (`DocumentPacker`: by
-default no text is dropped, a line longer than an example is split at its
-sentence ends; `long_lines="truncate"` is the original's cut), so its content
-depends only on the corpus, the seed and the number of shards.
+Documents are read from the corpus parts (`corpus_readers`: text files, one
+sentence or one paragraph a line, a blank line ending a document with
+`blanks_separate_docs`; JSONL, Parquet, TFDS), optionally de-duplicated,
+tokenized in-graph in large batches, and dealt round-robin to the shards:
+document `j` goes to shard `j % num_shards`. Each shard packs its documents in
+order with its own `shard_packer` (a `DocumentPacker` seeded by the seed and the
+shard: by default no text is dropped, a line longer than an example is split at
+its sentence ends; `long_lines="truncate"` is the original's cut), so its
+content depends only on the corpus, the seed and the number of shards (the Beam
+pipeline, `beam_pipeline`, packs through the same `shard_packer` and writes the
+same bytes).
 
 Shards appear atomically (`write_shard`) and a `manifest.json` records the
 settings, the vocabulary hash and every shard's counts (documents, examples,
-tokens read, written and dropped by reason). Running the same build
+tokens read, written and dropped by reason) and their totals. Running the same build
 again skips complete shards and finishes the others; an output folder holding
 shards of other settings is an error.
 
@@ -30,7 +33,8 @@ import time
 import tensorflow as tf
 
 from electra_tf.atomic import read_json, write_text
-from electra_tf.data.packing import DocumentPacker
+from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_hash, read_part
+from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.tokenization import ElectraTokenizer
@@ -40,43 +44,29 @@ MANIFEST = "manifest.json"
 _TOKENIZE_BATCH_LINES = 2048
 
 
-class CorpusStats:
-    """Counts kept while reading a corpus (documents, lines, undecodable lines)."""
+def read_documents(parts, blanks_separate_docs=True, stats=None, *, text_field="text", tfds_data_dir=None,
+                   dedupe=False):
+    """Yields the documents (lists of non-empty lines) of every part in order (`corpus_readers.read_part`).
 
-    def __init__(self):
-        self.documents = 0
-        self.lines = 0
-        self.undecodable_lines = 0
-        self.first_undecodable = None
-
-
-def read_documents(input_files, blanks_separate_docs=True, stats=None):
-    """Yields documents (lists of non-empty lines) from text files.
-
-    Bytes that are not UTF-8 are replaced by U+FFFD; `stats` counts the lines
-    concerned and remembers the first (file, line number).
+    With `dedupe`, a document whose `document_hash` was seen before is dropped and counted in
+    `stats.duplicate_documents`: the first copy stays.
     """
-    stats = stats or CorpusStats()
-    for path in input_files:
-        document = []
-        with open(path, "rb") as f:
-            for number, raw in enumerate(f, 1):
-                try:
-                    line = raw.decode("utf-8").strip()
-                except UnicodeDecodeError:
-                    line = raw.decode("utf-8", errors="replace").strip()
-                    stats.undecodable_lines += 1
-                    stats.first_undecodable = stats.first_undecodable or (path, number)
-                if line:
-                    document.append(line)
-                    stats.lines += 1
-                elif blanks_separate_docs and document:
-                    stats.documents += 1
-                    yield document
-                    document = []
-        if document:
-            stats.documents += 1
+    stats = stats if stats is not None else CorpusStats()
+    seen = set()
+    for part in parts:
+        for document in read_part(part, blanks_separate_docs, text_field, tfds_data_dir, stats):
+            if dedupe:
+                fingerprint = document_hash(document)
+                if fingerprint in seen:
+                    stats.duplicate_documents += 1
+                    continue
+                seen.add(fingerprint)
             yield document
+
+
+def shard_of(document_index, num_shards):
+    """The shard document `document_index` (counted after de-duplication) goes to."""
+    return document_index % num_shards
 
 
 def shard_name(index, num_shards):
@@ -122,34 +112,50 @@ def read_manifest(folder):
 
 
 def packing_totals(shards):
-    """The manifest's `totals` of `{shard: counts}`: documents, examples, tokens (read), tokens written and
-    tokens dropped by reason (shards of older builds, which did not count them, are left out of those two)."""
-    totals = {key: sum(s[key] for s in shards.values()) for key in ("examples", "tokens", "documents")}
-    totals["tokens_written"] = sum(s.get("tokens_written", 0) for s in shards.values())
-    dropped = {}
+    """The totals of `{shard: counts}`: each count summed over the shards, a count by reason (`tokens_dropped`)
+    summed reason by reason.
+
+    >>> packing_totals({"a": {"tokens": 9, "tokens_dropped": {"x": 2}}, "b": {"tokens": 1, "tokens_dropped": {}}})
+    {'tokens': 10, 'tokens_dropped': {'x': 2}}
+    """
+    totals = {}
     for counts in shards.values():
-        for reason, n in counts.get("tokens_dropped", {}).items():
-            dropped[reason] = dropped.get(reason, 0) + n
-    totals["tokens_dropped"] = dict(sorted(dropped.items()))
-    return totals
+        for key, value in counts.items():
+            if isinstance(value, dict):
+                by_reason = totals.setdefault(key, {})
+                for reason, n in value.items():
+                    by_reason[reason] = by_reason.get(reason, 0) + n
+            else:
+                totals[key] = totals.get(key, 0) + value
+    return {key: dict(sorted(value.items())) if isinstance(value, dict) else value
+            for key, value in sorted(totals.items())}
 
 
-def _write_manifest(output_dir, settings, shards, vocab_file):
+def write_manifest(output_dir, settings, shards, vocab_file, duplicate_documents=None):
+    """Writes `manifest.json`: the settings, the vocabulary's size, every shard's counts and their totals
+    (`packing_totals`; and, with `dedupe`, the duplicate documents dropped)."""
     path = os.path.join(output_dir, MANIFEST)
     totals = packing_totals(shards)
+    if settings.get("dedupe"):
+        totals["duplicate_documents"] = duplicate_documents or 0
     write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards,
                                  "vocabulary_size": len(load_vocabulary(vocab_file))}, indent=2, sort_keys=True))
 
 
-def tokenized_documents(documents, tokenizer, split_longer_than=None):
+def batch_tokenizer(tokenizer):
+    """`tokenizer` as a traced function from a `[lines]` string tensor to ragged ids (traced once)."""
+    return tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
+
+
+def tokenized_documents(documents, tokenize, split_longer_than=None):
     """Yields `(index, document)` for `(index, document as lines of text)`, a document as `DocumentPacker`
-    takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call.
+    takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call of
+    `tokenize` (a `batch_tokenizer`).
 
     A line of more than `split_longer_than` characters is tokenized as its sentences (`split_sentences`;
     the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
     cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
     """
-    tokenize = tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
     pending, texts = [], []
 
     def flush():
@@ -171,42 +177,82 @@ def tokenized_documents(documents, tokenizer, split_longer_than=None):
     yield from flush()
 
 
-def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
-                             seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                             long_lines="split", num_processes=1, progress=None):
-    """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
+def shard_packer(settings, shard, cls_id, sep_id):
+    """The `DocumentPacker` of shard `shard` (its own seed), which packs its documents in document order and
+    counts them (`packer.counts.as_dict()`: the shard's counts in the manifest, `examples` aside).
 
-    Args:
-        long_lines: "split" (default: no text dropped) or "truncate" (the original's rules), as
-            `DocumentPacker`.
-        num_processes: worker processes; process `p` writes shards
-            `p, p + num_processes, ...`. The output does not depend on it.
-        progress: called as `progress(documents, tokens, seconds)` now and
-            then, with the documents and tokens packed so far.
+    The local builder and the Beam pipeline both pack through it, so a shard's examples depend only on
+    its documents, the settings and its index.
     """
-    if not input_files:
-        raise ValueError("no input files")
-    if num_shards < 1 or num_processes < 1:
-        raise ValueError(f"need num_shards >= 1 and num_processes >= 1, got {num_shards}, {num_processes}")
+    return DocumentPacker(settings["max_seq_length"], cls_id, sep_id,
+                          random.Random(settings["seed"] * 1_000_003 + shard), long_lines=settings["long_lines"])
+
+
+def build_settings(parts, vocab_file, *, max_seq_length=128, num_shards=1, seed=0, blanks_separate_docs=True,
+                   lowercase=True, strip_accents=None, long_lines="split", text_field="text", dedupe=False):
+    """The settings a build records in its manifest (and must match to resume); checks them and the parts."""
+    if num_shards < 1:
+        raise ValueError(f"need num_shards >= 1, got {num_shards}")
+    if long_lines not in LONG_LINES:
+        raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
+    return {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
+            "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
+            "strip_accents": lowercase if strip_accents is None else strip_accents, "long_lines": long_lines,
+            "vocab_sha256": vocabulary_hash(vocab_file), "input_files": check_parts(parts, text_field),
+            "text_field": text_field, "dedupe": dedupe}
+
+
+def plan_build(output_dir, settings):
+    """Creates `output_dir` if needed; returns (counts of the complete shards, indices of the shards to write,
+    the previous manifest's duplicate count). Refuses a folder of another build; removes stale temporaries."""
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise ValueError(f"{output_dir}: a file, not a folder for the shards")
     os.makedirs(output_dir, exist_ok=True)
-    strip_accents = lowercase if strip_accents is None else strip_accents
-    settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
-                "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
-                "strip_accents": strip_accents, "long_lines": long_lines, "vocab_sha256": vocabulary_hash(vocab_file),
-                "input_files": [os.path.abspath(f) for f in input_files]}
+    num_shards = settings["num_shards"]
     done = _check_manifest(output_dir, settings)
     wanted = [i for i in range(num_shards)
               if not (shard_name(i, num_shards) in done
                       and os.path.exists(os.path.join(output_dir, shard_name(i, num_shards))))]
     _remove_stale_temporaries(output_dir, [shard_name(i, num_shards) for i in wanted])
+    previous = read_manifest(output_dir) or {}
+    return done, wanted, previous.get("totals", {}).get("duplicate_documents")
+
+
+def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
+                             seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
+                             long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
+                             num_processes=1, progress=None):
+    """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
+
+    Args:
+        input_files: the corpus parts: text, `.jsonl` or `.parquet` files, or `tfds:<name>[:<split>]`
+            (see `corpus_readers`).
+        long_lines: "split" (default: no text dropped) or "truncate" (the original's rules), as
+            `DocumentPacker`.
+        text_field: the JSONL field, Parquet column or TFDS feature holding a document's text.
+        tfds_data_dir: where TFDS datasets are prepared.
+        dedupe: drop exact duplicate documents (`corpus_readers.document_hash`), counted in the manifest.
+        num_processes: worker processes; process `p` writes shards
+            `p, p + num_processes, ...`. The output does not depend on it.
+        progress: called as `progress(documents, tokens, seconds)` now and
+            then, with the documents and tokens packed so far.
+    """
+    if num_processes < 1:
+        raise ValueError(f"need num_processes >= 1, got {num_processes}")
+    settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
+                              seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
+                              strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
+                              dedupe=dedupe)
+    done, wanted, duplicates = plan_build(output_dir, settings)
     groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
+    reading = (tfds_data_dir, progress)
     if len(groups) == 1:
-        done.update(_build(input_files, vocab_file, output_dir, settings, groups[0], progress))
+        written, duplicates = _build(vocab_file, output_dir, settings, groups[0], *reading)
+        done.update(written)
     elif groups:
-        done.update(_build_in_processes(input_files, vocab_file, output_dir, settings, groups, progress))
-    _write_manifest(output_dir, settings, done, vocab_file)
+        written, duplicates = _build_in_processes(vocab_file, output_dir, settings, groups, *reading)
+        done.update(written)
+    write_manifest(output_dir, settings, done, vocab_file, duplicates)
     return done
 
 
@@ -217,12 +263,12 @@ def _remove_stale_temporaries(output_dir, names):
             os.remove(os.path.join(output_dir, name))
 
 
-def _build_in_processes(input_files, vocab_file, output_dir, settings, groups, progress):
+def _build_in_processes(vocab_file, output_dir, settings, groups, tfds_data_dir, progress):
     # "spawn": TensorFlow is not fork-safe.
     context = multiprocessing.get_context("spawn")
     with context.Manager() as manager, context.Pool(len(groups)) as pool:
         queue = manager.Queue()
-        results = [pool.apply_async(_build_reporting, (input_files, vocab_file, output_dir, settings, group,
+        results = [pool.apply_async(_build_reporting, (vocab_file, output_dir, settings, group, tfds_data_dir,
                                                        queue, worker))
                    for worker, group in enumerate(groups)]
         latest = {}
@@ -235,50 +281,45 @@ def _build_in_processes(input_files, vocab_file, output_dir, settings, groups, p
             if progress is not None and latest:
                 progress(sum(d for d, _ in latest.values()), sum(t for _, t in latest.values()),
                          time.time() - start)
-        written = {}
+        written, duplicates = {}, 0
         for result in results:
-            written.update(result.get())  # re-raises a worker's error
-    return written
+            shards, duplicates = result.get()  # re-raises a worker's error; every worker reads every document
+            written.update(shards)
+    return written, duplicates
 
 
-def _build_reporting(input_files, vocab_file, output_dir, settings, shards, queue, worker):
-    return _build(input_files, vocab_file, output_dir, settings, shards,
+def _build_reporting(vocab_file, output_dir, settings, shards, tfds_data_dir, queue, worker):
+    return _build(vocab_file, output_dir, settings, shards, tfds_data_dir,
                   lambda documents, tokens, _: queue.put((worker, documents, tokens)))
 
 
-def _build(input_files, vocab_file, output_dir, settings, wanted, progress):
+def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
     tokenizer = ElectraTokenizer(vocab_file, lowercase=settings["lowercase"],
                                  strip_accents=settings["strip_accents"])
     num_shards = settings["num_shards"]
-    packers = {i: DocumentPacker(settings["max_seq_length"], tokenizer.cls_token_id, tokenizer.sep_token_id,
-                                 random.Random(settings["seed"] * 1_000_003 + i), long_lines=settings["long_lines"])
-               for i in wanted}
-    counts = {i: {"documents": 0} for i in wanted}
+    packers = {i: shard_packer(settings, i, tokenizer.cls_token_id, tokenizer.sep_token_id) for i in wanted}
     stats = CorpusStats()
-    documents = ((j, doc) for j, doc in enumerate(read_documents(input_files, settings["blanks_separate_docs"],
-                                                                 stats))
-                 if j % num_shards in packers)
+    documents = ((j, doc) for j, doc in enumerate(read_documents(
+        settings["input_files"], settings["blanks_separate_docs"], stats, text_field=settings["text_field"],
+        tfds_data_dir=tfds_data_dir, dedupe=settings["dedupe"])) if shard_of(j, num_shards) in packers)
+    split_longer_than = packers[wanted[0]].split_longer_than
     start, packed = time.time(), 0
     with contextlib.ExitStack() as stack:
         writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards))))
                    for i in wanted}
-        for j, document in tokenized_documents(documents, tokenizer, packers[wanted[0]].split_longer_than):
-            shard = j % num_shards
+        for j, document in tokenized_documents(documents, batch_tokenizer(tokenizer), split_longer_than):
+            shard = shard_of(j, num_shards)
             for example in packers[shard].pack(document):
                 writers[shard].write(example)
-            counts[shard]["documents"] += 1
             packed += 1
             if progress is not None and packed % 500 == 0:
                 progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
         if stats.documents == 0:
-            raise ValueError(f"the input files hold no text: {input_files[:5]}")
-    if stats.undecodable_lines:
-        path, line = stats.first_undecodable
-        print(f"warning: {stats.undecodable_lines} line(s) were not valid UTF-8; bad bytes were replaced "
-              f"by U+FFFD (first: {path}, line {line})")
+            raise ValueError(f"the input files hold no text: {settings['input_files'][:5]}")
+    if stats.warning():
+        print(stats.warning())
     if progress is not None:
         progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
-    return {shard_name(i, num_shards): {"examples": writers[i].count, **counts[i], "tokens": packers[i].counts.read,
-                                        "tokens_written": packers[i].counts.written,
-                                        "tokens_dropped": packers[i].counts.dropped}
-            for i in wanted}
+    written = {shard_name(i, num_shards): {"examples": writers[i].count, **packers[i].counts.as_dict()}
+               for i in wanted}
+    return written, stats.duplicate_documents

@@ -17,9 +17,9 @@ import random
 
 import tensorflow as tf
 
+from electra_tf.data.corpus_readers import TFDS_PREFIX, read_part
 from electra_tf.data.packing import DocumentPacker
-from electra_tf.data.pretraining_data import read_documents, tokenized_documents
-from electra_tf.data.tfds_source import load_split
+from electra_tf.data.pretraining_data import batch_tokenizer, read_documents, tokenized_documents
 from electra_tf.tokenization import ElectraTokenizer
 
 
@@ -30,29 +30,19 @@ def text_documents(input_files, blanks_separate_docs=True):
 
 def tfds_documents(name, split="train", text_key="text", data_dir=None):
     """A re-iterable source of documents from a TFDS dataset: one record, one document, a line a sentence."""
-    def documents():
-        dataset = load_split(name, split, data_dir, shuffle_files=False)
-        for record in dataset.as_numpy_iterator():
-            if text_key not in record:
-                raise ValueError(f"TFDS {name}/{split} records have no {text_key!r} feature; "
-                                 f"they have {sorted(record)}")
-            text = record[text_key].decode("utf-8", errors="replace")
-            lines = [line.strip() for line in text.splitlines() if line.strip()]
-            if lines:
-                yield lines
-
-    return documents
+    return lambda: read_part(f"{TFDS_PREFIX}{name}:{split}", text_field=text_key, tfds_data_dir=data_dir)
 
 
 def packed_examples(documents, tokenizer, seq_length, seed=0, pipeline_id=0, num_pipelines=1, long_lines="split"):
     """Yields packed examples as dicts of int32 lists, forever, one pass over `documents()` per epoch."""
     epoch = 0
+    tokenize = batch_tokenizer(tokenizer)
     while True:
         packer = DocumentPacker(seq_length, tokenizer.cls_token_id, tokenizer.sep_token_id,
                                 random.Random(seed * 1_000_003 + epoch * 7_919 + pipeline_id), long_lines)
         mine = ((j, doc) for j, doc in enumerate(documents()) if j % num_pipelines == pipeline_id)
         produced = 0
-        for _, document in tokenized_documents(mine, tokenizer, packer.split_longer_than):
+        for _, document in tokenized_documents(mine, tokenize, packer.split_longer_than):
             for example in packer.pack(document):
                 produced += 1
                 yield {"input_ids": example.input_ids, "attention_mask": example.input_mask,

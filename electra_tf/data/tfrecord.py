@@ -39,7 +39,7 @@ class ShardWriter:
     """A TFRecord writer that only shows the file under its final name once closed cleanly.
 
     Records go to `<path>.tmp-<pid>`, renamed to `path` on a clean exit from
-    the `with` block; on an error the temporary file is removed. A crash
+    the `with` block; on an error (closing included) the temporary file is removed. A crash
     leaves at most a temporary file, never a truncated shard that looks
     complete.
     """
@@ -59,11 +59,13 @@ class ShardWriter:
         self.count += 1
 
     def __exit__(self, exc_type, exc, traceback):
-        self._writer.close()
-        if exc_type is None:
-            os.replace(self._tmp, self.path)
-        elif os.path.exists(self._tmp):
-            os.remove(self._tmp)
+        try:
+            self._writer.close()  # (a full disk often shows first here, as the last buffer is flushed)
+            if exc_type is None:
+                os.replace(self._tmp, self.path)
+        finally:  # whatever failed: the temporary file goes, and so does the space it held
+            if os.path.exists(self._tmp):
+                os.remove(self._tmp)
         return False
 
 

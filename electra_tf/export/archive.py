@@ -2,7 +2,10 @@
 
 TF Serving watches `<export_dir>/<model_name>/` and serves the highest
 numbered version folder. A version is written into a hidden temporary folder
-beside it and renamed into place, so the server never loads half a model.
+beside it and renamed into place, so the server never loads half a model; an
+overwritten version is swapped with its replacement in one step. Versions are
+allocated under the lock of `<export_dir>/<model_name>` (`electra_tf.folder_lock`):
+two exports at once never write the same version.
 `assets.extra/export_info.json` records what was exported (TF Serving ignores
 it).
 
@@ -14,15 +17,15 @@ Example (exporting takes a few seconds, so not run here):
 'exports/sst2/1'
 """
 
-import json
 import os
-import shutil
 
 import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from electra_tf.atomic import atomic_folder, write_json
 from electra_tf.export.signatures import serving_task
+from electra_tf.folder_lock import lock_folder
 
 SIGNATURES = ("serving_default", "serve_ids", "serve_examples")
 INFO_FILE = os.path.join("assets.extra", "export_info.json")
@@ -33,6 +36,19 @@ def versions(model_dir):
     if not os.path.isdir(model_dir):
         return []
     return sorted(int(name) for name in os.listdir(model_dir) if name.isdigit())
+
+
+def _version_path(model_dir, version, overwrite):
+    """The folder of `version` (by default one more than the highest present); refuses an existing one
+    unless `overwrite`."""
+    if version is None:
+        version = (versions(model_dir) or [0])[-1] + 1
+    if int(version) < 1:
+        raise ValueError(f"a TF Serving version is a positive integer, got {version}")
+    path = os.path.join(model_dir, str(int(version)))
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists; pick another version or overwrite it")
+    return path
 
 
 def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
@@ -67,14 +83,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
     model_dir = os.path.join(export_dir, model_name)
-    if version is None:
-        version = (versions(model_dir) or [0])[-1] + 1
-    if int(version) < 1:
-        raise ValueError(f"a TF Serving version is a positive integer, got {version}")
-    path = os.path.join(model_dir, str(int(version)))
-    if os.path.exists(path) and not overwrite:
-        raise FileExistsError(f"{path} exists; pick another version or overwrite it")
-
+    _version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
     archive = keras.export.ExportArchive()
     archive.track(model)
 
@@ -93,19 +102,12 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     archive.add_endpoint("serve_examples", serve_examples,
                          input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
 
-    os.makedirs(model_dir, exist_ok=True)
-    tmp = os.path.join(model_dir, f".tmp-{version}-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        archive.write_out(tmp, verbose=False)
-        os.makedirs(os.path.join(tmp, "assets.extra"), exist_ok=True)
-        with open(os.path.join(tmp, INFO_FILE), "w", encoding="utf-8") as f:
-            json.dump(_info(task, options), f, indent=1, ensure_ascii=False)
-        if os.path.exists(path):
-            shutil.rmtree(path)
-        os.replace(tmp, path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with lock_folder(model_dir):  # one writer of this model's versions at a time
+        path = _version_path(model_dir, version, overwrite)
+        with atomic_folder(path) as tmp:  # a new version appears whole; one replaced is swapped in one step
+            archive.write_out(tmp, verbose=False)
+            os.makedirs(os.path.join(tmp, "assets.extra"), exist_ok=True)
+            write_json(os.path.join(tmp, INFO_FILE), _info(task, options))
     return path
 
 

@@ -46,6 +46,9 @@ from electra_tf.models.base import INPUT_NAMES
 TASKS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
 
 
+PAIR_ROWS_MESSAGE = "text and text_pair need the same number of rows (one pair per row)"
+
+
 class ServingTask:
     """The shared part: signatures' input specs, the model call, label names."""
 
@@ -100,7 +103,10 @@ class ServingTask:
 
     def encode(self, texts, pairs=None):
         """Texts truncated at `max_seq_length` and padded to the longest of the request (length-aware; to
-        `max_seq_length` with `pad_to_max_length`)."""
+        `max_seq_length` with `pad_to_max_length`). Pairs of another number of rows than the texts are
+        refused with a message TF Serving passes on (an `InvalidArgumentError` in Python)."""
+        if pairs is not None:
+            tf.debugging.assert_equal(tf.shape(texts)[0], tf.shape(pairs)[0], message=PAIR_ROWS_MESSAGE)
         return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs, self.pad_to_max_length)
 
     def to_max_length(self, values, fill):

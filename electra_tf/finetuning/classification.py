@@ -50,6 +50,18 @@ class TextClassificationTask(FinetuningTask):
         super().__init__(config, tokenizer, files, data_dir)
         self.text_columns, self.label_column, self.regression = tuple(text_columns), label_column, regression
         self._label_names = tuple(label_names) if label_names else None
+        self._declared = self._label_names is not None
+        if self._declared and not regression:
+            classification.check_label_names(self._label_names)
+            self._check_classes(self._label_names, "--label_names")
+
+    @staticmethod
+    def _check_classes(names, source):
+        """A classifier of one class would be a 1-logit model, which reads as regression: refused."""
+        if len(names) < 2:
+            raise ValueError(f"{source}: every label is {names[0]!r}; a classifier needs two classes or more: "
+                             f"declare them with --label_names (e.g. --label_names={names[0]},other), or pass "
+                             "--regression for scores")
 
     @property
     def label_names(self):
@@ -64,10 +76,29 @@ class TextClassificationTask(FinetuningTask):
         return ("pearson", "spearman") if self.regression else ("accuracy",)
 
     def load(self, split):
-        examples, names = classification.read_text_file(
-            self.path(split), self.text_columns, self.label_column if split != "test" else None,
-            label_names=self.label_names, regression=self.regression)
-        if self._label_names is None and not self.regression:
+        """The examples of `split`, with how many there are and how many are truncated (longer than
+        `max_seq_length`) in `stats`: `<split>_examples`, `<split>_truncated`."""
+        examples = self.read(split)
+        self.stats[f"{split}_examples"] = len(examples)
+        self.stats[f"{split}_truncated"] = classification.count_truncated(examples, self.tokenizer,
+                                                                          self.sequence_length)
+        return examples
+
+    def read(self, split):
+        """The examples of `split`'s file."""
+        labelled = split != "test"
+        try:
+            examples, names = classification.read_text_file(
+                self.path(split), self.text_columns, self.label_column if labelled else None,
+                label_names=self.label_names, regression=self.regression)
+        except classification.UnknownLabelsError as error:
+            if self._declared:
+                raise
+            raise ValueError(f"{error}, those of the training file {self.path('train')}; declare every label "
+                             f"with --label_names={','.join(sorted({*self.label_names, *error.unknown}))}") \
+                from None
+        if self._label_names is None and not self.regression and labelled:
+            self._check_classes(names, self.path(split))
             self._label_names = names  # from the training file, which is read first
         return examples
 
@@ -152,9 +183,9 @@ class GlueTask(TextClassificationTask):
             os.path.join(self.data_dir, classification.GLUE_FOLDERS["ax"])))
         return (*self.glue.splits, *(("ax",) if ax else ()))
 
-    def load(self, split):
+    def read(self, split):
         if split in self.files:
-            return super().load(split)
+            return super().read(split)
         task, split = (classification.GLUE_TASKS["ax"], "test") if split == "ax" else (self.glue, split)
         if self.use_tfds:
             return classification.read_glue_tfds(task, split, self.tfds_data_dir)

@@ -2,8 +2,9 @@
 
 Two Keras callbacks, which `finetune` adds:
 
-- `Progress` prints every `every` steps a line with the step, the loss, examples/s and the time left, and
-  writes the loss and learning rate to TensorBoard;
+- `Progress` says when the training step is being compiled, prints a line with the step, the loss,
+  examples/s and the time left at steps 1 and 10 (so the first lines come within seconds) and then every
+  `every` steps, and writes the loss and learning rate to TensorBoard;
 - `DevEvaluation` scores the dev split every `every` steps (by default each epoch) and at the end with the
   task's own metrics (`task.predict`, `task.score`), prints and writes them, and with `keep_best` gives the
   model the weights of its best evaluation when training ends.
@@ -19,24 +20,26 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-
-def _duration(seconds):
-    minutes, seconds = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+from electra_tf.training.callbacks import duration
 
 
 def progress_line(step, total, loss, examples_per_second, seconds_left):
     return (f"step {step}/{total} ({100 * step // total}%) · loss {loss:.4f} · {examples_per_second:.1f} examples/s"
-            f" · {_duration(seconds_left)} left")
+            f" · {duration(seconds_left)} left")
 
 
 def _writer(log_dir):
     return tf.summary.create_file_writer(log_dir) if log_dir else tf.summary.create_noop_writer()
 
 
+# Steps that always get a line, whatever `every` is: the first (its time includes compiling the step) and an
+# early one whose rate is already the steady one.
+EARLY_STEPS = (1, 10)
+
+
 class Progress(keras.callbacks.Callback):
-    """A progress line every `every` steps (and at the last); loss and learning rate to TensorBoard."""
+    """A line while the step compiles, progress lines at `EARLY_STEPS`, every `every` steps and at the last;
+    loss and learning rate to TensorBoard."""
 
     def __init__(self, total_steps, examples_per_step, every=50, log_dir=None, report=print):
         super().__init__()
@@ -46,19 +49,24 @@ class Progress(keras.callbacks.Callback):
 
     def on_train_begin(self, logs=None):
         self._start = time.perf_counter()
+        self.report("compiling the training step (the first step traces the model's graph)…")
 
     def on_train_batch_end(self, batch, logs=None):
         step = batch + 1
         if step == 1:
             self._last = (time.perf_counter(), 1)  # the first step also traces the graph: rates start after it
-        if step % self.every and step != self.total_steps:
+        if step % self.every and step != self.total_steps and step not in EARLY_STEPS:
             return
         now = time.perf_counter()
         loss = float((logs or {}).get("loss", np.nan))
         since, done = self._last
-        rate = (step - done) / max(now - since, 1e-9) if step > done else 1 / max(now - self._start, 1e-9)
-        self.report(progress_line(step, self.total_steps, loss, rate * self.examples_per_step,
-                                  (self.total_steps - step) / rate))
+        if step > done:
+            rate = (step - done) / max(now - since, 1e-9)
+            self.report(progress_line(step, self.total_steps, loss, rate * self.examples_per_step,
+                                      (self.total_steps - step) / rate))
+        else:
+            self.report(f"step 1/{self.total_steps} · loss {loss:.4f} · compiled and ran the first step in "
+                        f"{now - self._start:.1f} s")
         learning_rate = self.model.optimizer.learning_rate
         with self.writer.as_default(step=step):
             tf.summary.scalar("loss", loss)

@@ -23,11 +23,21 @@ from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
 
 
-def check_vocabulary(tokenizer, model, init_checkpoint):
-    """A vocabulary of another size than the model's embedding table is refused (in one line)."""
+def check_vocabulary(tokenizer, model, init_checkpoint, vocabulary_source=None):
+    """A vocabulary of another size than the model's embedding table is refused (in one line), naming the
+    vocabulary (`vocabulary_source`, when it is not the checkpoint's own) and the model."""
     if tokenizer.vocabulary_size() != model.config.vocab_size:
-        raise ValueError(f"the vocabulary has {tokenizer.vocabulary_size()} tokens but {init_checkpoint} embeds "
-                         f"{model.config.vocab_size}: is it the vocab.txt the model was trained with?")
+        vocabulary = f"the vocabulary {vocabulary_source}" if vocabulary_source else "the vocabulary"
+        raise ValueError(f"{vocabulary} has {tokenizer.vocabulary_size()} tokens but the model {init_checkpoint} "
+                         f"embeds {model.config.vocab_size}: is it the vocab.txt the model was trained with?")
+
+
+def check_sequence_length(sequence_length, model_config, init_checkpoint):
+    """A `max_seq_length` beyond the model's position embeddings is refused (in one line), before training."""
+    if sequence_length > model_config.max_position_embeddings:
+        raise ValueError(f"--max_seq_length={sequence_length} but {init_checkpoint} has "
+                         f"{model_config.max_position_embeddings} positions; pass --max_seq_length="
+                         f"{model_config.max_position_embeddings} or less")
 
 
 def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=None, eval_every=None,
@@ -46,6 +56,7 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
         raise ValueError(f"{len(train_examples)} training examples make no batch of {config.batch_size}")
     model = task.build_model(init_checkpoint)
     check_vocabulary(task.tokenizer, model, init_checkpoint)
+    check_sequence_length(task.sequence_length, model.config, init_checkpoint)
     steps = max(1, int(batches_per_epoch * config.epochs))
     report = report or (lambda line: None)
     callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]

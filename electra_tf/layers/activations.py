@@ -23,8 +23,8 @@ def gelu_erf(x):
     """Exact GELU through `erf`, as the original BERT and ELECTRA code.
 
     Keras's "gelu" is the same function computed through `erfc`, which
-    TensorFlow's CPU kernels do not vectorise, so this one is faster (README
-    "Results" has the figures). The two agree to 1e-6 at fp32.
+    TensorFlow's CPU kernels do not vectorise, so this one is faster (docs/results.md
+    has the figures). The two agree to 1e-6 at fp32.
     """
     return 0.5 * x * (1.0 + keras.ops.erf(x * _SQRT_HALF))
 

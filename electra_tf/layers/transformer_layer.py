@@ -9,7 +9,7 @@ head_size]`, which reshape one-to-one onto the Hugging Face and Google
 checkpoints).
 
 It also computes the block with the same layers and weights in the shape
-TensorFlow's CPU graph rewrites match (see README "Results" for what fires and
+TensorFlow's CPU graph rewrites match (see docs/results.md for what fires and
 what it gains): every projection is one 2-D `MatMul` on `[batch·sequence,
 hidden]` followed by its `BiasAdd` (Grappler's remapper fuses the pair into
 `_FusedMatMul`; Keras's `Dense` on a 3-D input puts a `Reshape` between them,

@@ -38,6 +38,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from electra_tf.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, sources, transfer
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
@@ -211,25 +212,28 @@ class ElectraNetwork(keras.Model):
         Hugging Face class has this model's weights (`hf_architecture`), the folder is also a Hugging
         Face folder `transformers` loads: `config.json` (with `id2label`) and `model.safetensors`.
 
-        `from_pretrained(folder)` and `electra-export --model=<folder>` read it whole.
+        The folder is written whole (`atomic.atomic_folder`): it replaces an existing `folder` (and what
+        else that held) only once complete. `from_pretrained(folder)` and `electra-export --model=<folder>`
+        read it whole.
         """
         tokenizer = tokenizer or (self.preprocessor.tokenizer if self.preprocessor is not None else None)
         info = {key: value for key, value in info.items() if key not in _DESCRIBED}  # (re-saving a folder's info)
         num_labels = getattr(self, "num_labels", None)
         if label_names is not None and num_labels is not None and len(label_names) != num_labels:
             raise ValueError(f"{len(label_names)} label names for a model with {num_labels} labels")
-        os.makedirs(folder, exist_ok=True)
-        self.save(os.path.join(folder, ours.SINGLE_MODEL_FILE))
-        vocabulary = None if tokenizer is None else tokenizer.get_vocabulary()
-        if tokenizer is not None:
-            write_tokenizer_files(folder, vocabulary, bool(tokenizer.lowercase), bool(tokenizer.strip_accents),
-                                  self.config.max_position_embeddings)
-        if self.hf_architecture is not None:
-            hf.save_huggingface(self, folder, label_names=label_names, pad_token_id=(
-                vocabulary.index("[PAD]") if vocabulary else 0))
-        if self.preprocessor is not None:
-            info.setdefault("max_seq_length", self.preprocessor.sequence_length)
-        ours.write_model_info(folder, {
-            "class": type(self).__name__, "serving_task": self.serving_task, "hf_architecture": self.hf_architecture,
-            "label_names": None if label_names is None else [str(name) for name in label_names],
-            "vocabulary_size": None if vocabulary is None else len(vocabulary), **info})
+        with atomic_folder(folder) as tmp:  # whole or not at all; an older folder stays until then
+            self.save(os.path.join(tmp, ours.SINGLE_MODEL_FILE))
+            vocabulary = None if tokenizer is None else tokenizer.get_vocabulary()
+            if tokenizer is not None:
+                write_tokenizer_files(tmp, vocabulary, bool(tokenizer.lowercase), bool(tokenizer.strip_accents),
+                                      self.config.max_position_embeddings)
+            if self.hf_architecture is not None:
+                hf.save_huggingface(self, tmp, label_names=label_names, pad_token_id=(
+                    vocabulary.index("[PAD]") if vocabulary else 0))
+            if self.preprocessor is not None:
+                info.setdefault("max_seq_length", self.preprocessor.sequence_length)
+            ours.write_model_info(tmp, {
+                "class": type(self).__name__, "serving_task": self.serving_task,
+                "hf_architecture": self.hf_architecture,
+                "label_names": None if label_names is None else [str(name) for name in label_names],
+                "vocabulary_size": None if vocabulary is None else len(vocabulary), **info})

@@ -10,7 +10,7 @@ sample equal to the original counting as original → loss
 The paper's variants (weight sharing, unigram generator, two-stage and
 adversarial training, ELECTRA 15 %, Replace MLM, All-Tokens MLM) and
 DeBERTa-V3's gradient-disentangled embedding sharing are options of the same
-pre-trainer (`PretrainingConfig`; README "Pre-training variants"), built from
+pre-trainer (`PretrainingConfig`; docs/pretraining_variants.md), built from
 the same pieces; `objectives` holds their losses. A two-stage run has two
 phases, each its own traced step: the train function picks the phase from the
 optimizer's step on the host and, at the switch-over, copies the generator

@@ -5,7 +5,6 @@ accumulation over k micro-batches, callbacks act only at update boundaries.
 """
 
 import math
-import signal
 import time
 
 import keras
@@ -42,38 +41,22 @@ class NanGuard(keras.callbacks.Callback):
 
 
 class CheckpointEvery(keras.callbacks.Callback):
-    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and when stopped.
+    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and when asked to stop.
 
-    On SIGTERM (a preemption notice) or SIGINT (Ctrl-C) it saves at the next
-    step boundary and stops training; re-running the same command resumes from
-    there. A second Ctrl-C while it waits for that boundary stops at once (what
-    was saved before stays).
+    `stop` (a `training.stop_signals.StopSignals`, entered around training) records SIGTERM (a
+    preemption notice) or SIGINT (Ctrl-C); at the next step boundary, or at the end of an epoch's
+    evaluation, this callback saves and stops training; re-running the same command resumes from there.
     """
 
-    SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-    def __init__(self, manager, every):
+    def __init__(self, manager, every, stop=None):
         super().__init__()
         self.manager = manager
         self.every = every
-        self.stopped_by = None  # the signal's name, once one arrived
-        self._previous_handlers = {}
+        self.stop = stop
 
     @property
     def preempted(self):
-        return self.stopped_by is not None
-
-    def on_train_begin(self, logs=None):
-        self._previous_handlers = {number: signal.signal(number, self._on_signal) for number in self.SIGNALS}
-
-    def _on_signal(self, signum, frame):
-        del frame
-        if self.preempted and signum == signal.SIGINT:
-            raise KeyboardInterrupt  # the second Ctrl-C: stop now
-        self.stopped_by = signal.Signals(signum).name
-        if signum == signal.SIGINT:
-            print("\nCtrl-C: saving at the end of this step, then stopping (Ctrl-C again stops at once)",
-                  flush=True)
+        return self.stop is not None and self.stop.requested
 
     def _save(self):
         step = optimizer_step(self.model)
@@ -84,48 +67,92 @@ class CheckpointEvery(keras.callbacks.Callback):
         if self.manager.latest_checkpoint is None or not self.manager.latest_checkpoint.endswith(f"-{step}"):
             self.manager.save(checkpoint_number=step)
 
+    def _save_and_stop_if_asked(self):
+        if self.preempted:
+            self._save()
+            self.model.stop_training = True
+
     def on_train_batch_end(self, batch, logs=None):
         if not at_update_boundary(self.model):
             return  # between the micro-batches of one update
-        if self.preempted or optimizer_step(self.model) % self.every == 0:
+        if optimizer_step(self.model) % self.every == 0:
             self._save()
-        if self.preempted:
-            self.model.stop_training = True
+        self._save_and_stop_if_asked()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._save_and_stop_if_asked()  # a signal during the epoch's evaluation
 
     def on_train_end(self, logs=None):
         self._save()
-        for number, handler in self._previous_handlers.items():
-            signal.signal(number, handler)
-        self._previous_handlers = {}
+
+
+def duration(seconds):
+    """`m:ss`, or `h:mm:ss` from an hour on.
+
+    >>> duration(95), duration(3725)
+    ('1:35', '1:02:05')
+    """
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
 
 
 class TrainingScalars(keras.callbacks.Callback):
-    """Every `every` steps: TensorBoard scalars and one log line.
+    """Every `every` steps: TensorBoard scalars and one line, `step N/M (p%): <metrics> · <time> left`.
 
     Writes every training metric, the learning rate, examples/s, tokens/s and
     the training FLOPs so far (see `electra_tf.training.flops`); at each
-    epoch end, the `val_*` metrics (written and printed).
+    epoch end, the `val_*` metrics (written and printed). The metrics cover
+    the steps since the last line (Keras's metrics are reset after each), not
+    a running mean since the (re)start. A line says when the training step is
+    being compiled, and the first step of a run (or of a resumed run) gets a
+    line of its own.
     """
 
-    def __init__(self, log_dir, every, examples_per_step, tokens_per_step, train_flops, write=True):
+    def __init__(self, log_dir, every, examples_per_step, tokens_per_step, train_flops, write=True,
+                 total_steps=None):
         super().__init__()
         self.every = every
         self.examples_per_step = examples_per_step
         self.tokens_per_step = tokens_per_step
         self.train_flops = train_flops  # a function of the step: FLOPs so far (a variant's phases cost apart)
+        self.total_steps = total_steps
         self.writer = tf.summary.create_file_writer(log_dir) if write else tf.summary.create_noop_writer()
         self._last = None
+        self._first_step = None  # the first step this process trains, until it is done
+        self._reset_pending = False
 
     def on_train_begin(self, logs=None):
         self._last = (time.perf_counter(), optimizer_step(self.model))
+        if self._first_step is None:  # the first `fit` of the run: the step is compiled now
+            self._first_step = self._last[1] + 1
+            print("compiling the training step (the first step traces the graph)…", flush=True)
+
+    def _position(self, step):
+        return f"step {step}/{self.total_steps} ({100 * step // self.total_steps}%)" if self.total_steps \
+            else f"step {step}"
 
     def _learning_rate(self):
         optimizer = self.model.optimizer
         return float(optimizer.learning_rate.numpy() if hasattr(optimizer.learning_rate, "numpy")
                      else optimizer.learning_rate)
 
+    def on_train_batch_begin(self, batch, logs=None):
+        # Reset when the next step starts, not when the line is printed: at the end of a `fit` the metrics still
+        # hold the last window's values (the run's last line reads them).
+        if self._reset_pending:
+            self._reset_pending = False
+            self.model.reset_metrics()
+
     def on_train_batch_end(self, batch, logs=None):
         step = optimizer_step(self.model)
+        if step == self._first_step and at_update_boundary(self.model):
+            self._first_step = 0  # done
+            print(f"{self._position(step)}: compiled and ran the first step in "
+                  f"{time.perf_counter() - self._last[0]:.1f} s; a line every {self.every} steps", flush=True)
+            self._last = (time.perf_counter(), step)
+            self._reset_pending = True
+            return
         if step == self._last[1] or step % self.every or not at_update_boundary(self.model):
             return
         now = time.perf_counter()
@@ -133,6 +160,7 @@ class TrainingScalars(keras.callbacks.Callback):
         steps = step - self._last[1]
         self._last = (now, step)
         scalars = {k: float(v) for k, v in (logs or {}).items()}
+        self._reset_pending = True  # the next line's metrics cover the steps after this one
         scalars.update({
             "learning_rate": self._learning_rate(),
             "examples_per_second": steps * self.examples_per_step / seconds,
@@ -144,7 +172,8 @@ class TrainingScalars(keras.callbacks.Callback):
                 tf.summary.scalar(name, value)
         self.writer.flush()
         shown = " - ".join(f"{k}: {v:.4g}" for k, v in scalars.items())
-        print(f"step {step}: {shown}", flush=True)
+        left = f" · {duration((self.total_steps - step) * seconds / steps)} left" if self.total_steps else ""
+        print(f"{self._position(step)}: {shown}{left}", flush=True)
 
     def on_epoch_end(self, epoch, logs=None):
         step = optimizer_step(self.model)

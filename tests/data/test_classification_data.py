@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
+from electra_tf.data.tasks import classification
 from electra_tf.data.tasks.classification import (
     GLUE_TASKS,
     TextExamples,
@@ -68,7 +69,7 @@ def test_glue_tsv_bad_input(tmp_path):
     with pytest.raises(ValueError, match="unknown GLUE task"):
         glue_task("glue_of_the_gods")
     _write(tmp_path / "WNLI" / "train.tsv", ["index\tsentence1\tsentence2\tlabel", "0\t \tb\t1"])
-    with pytest.raises(ValueError, match="example 1 has an empty text"):
+    with pytest.raises(ValueError, match=r"WNLI/train\.tsv:2: 'sentence1' is empty"):
         read_text_file(str(tmp_path / "WNLI" / "train.tsv"), ["sentence1", "sentence2"], "label")
 
 
@@ -119,7 +120,7 @@ def test_text_file_bad_input(tmp_path):
     with pytest.raises(ValueError, match="bad.jsonl:2: not JSON"):
         read_text_file(str(tmp_path / "bad.jsonl"), ["text"], "label")
     (tmp_path / "scores.csv").write_text("text,score\na,1.5\nb,high\n")
-    with pytest.raises(ValueError, match="regression label 'high' is not a number"):
+    with pytest.raises(ValueError, match=r"scores\.csv:3: regression label 'high' is not a number"):
         read_text_file(str(tmp_path / "scores.csv"), ["text"], "score", regression=True)
 
 
@@ -151,3 +152,76 @@ def test_swag_loader_and_dataset(tmp_path, tokenizer):
         read_swag(str(bad))
     with pytest.raises(ValueError, match=r"missing column\(s\) \['ending3'\]"):
         read_swag(str(_write(tmp_path / "short.csv", ["sent1,sent2,ending0,ending1,ending2", "a,b,c,d,e"])))
+
+
+_LONG = "word " * 40_000  # a 200 kB field: past csv's default limit of 128 KiB
+
+
+_UNREADABLE = [
+    ("extra.csv", "text,label\nHello, world,function\n", {},
+     r"extra\.csv:2: 3 field\(s\), but the header has 2 \(\['text', 'label'\]\): does a field hold a comma "
+     r"\(quote it: \"Hello, world\"\), or is one missing\?"),
+    ("short.csv", "text,label\ngood,1\nbad\n", {}, r"short\.csv:3: 1 field\(s\), but the header has 2"),
+    ("tabs.tsv", "text\tlabel\na\tb\tc\n", {}, r"tabs\.tsv:2: 3 field\(s\), .*does a field hold a tab"),
+    ("quote.csv", 'text,label\n"open quote,1\nnext,0\n', {},
+     r"quote\.csv:2: not readable as CSV \(unexpected end of data\): is a quote left open\?"),
+    ("twice.csv", "text,label,text\na,1,b\n", {},
+     r"twice\.csv:1: the header names column\(s\) \['text'\] more than once"),
+    ("null.jsonl", '{"text": "a", "label": "x"}\n{"text": "b", "label": null}\n', {},
+     r"null\.jsonl:2: no 'label' \(missing or null\)"),
+    ("empty_label.csv", "text,label\na,x\nb,\n", {},
+     r"empty_label\.csv:3: 'label' is '', a missing value, not a class"),
+    ("nan_label.csv", "text,label\na,x\nb,NaN\n", {}, r"nan_label\.csv:3: 'label' is 'NaN', a missing value"),
+    ("nan_label.jsonl", '{"text": "a", "label": 1}\n{"text": "b", "label": NaN}\n', {},
+     r"nan_label\.jsonl:2: 'label' is nan, not a class"),
+    ("nan_score.csv", "text,score\na,1.5\nb,nan\n", {"label_column": "score", "regression": True},
+     r"nan_score\.csv:3: regression label 'nan' is not a finite number; fix or remove the row"),
+    ("inf_score.jsonl", '{"text": "a", "score": Infinity}\n', {"label_column": "score", "regression": True},
+     r"inf_score\.jsonl:1: regression label inf is not a finite number"),
+    ("list.jsonl", '{"text": ["a", "b"], "label": 1}\n', {},
+     r"list\.jsonl:1: 'text' is a JSON list, not a text; write it as a string"),
+    ("number.jsonl", '{"text": "fine", "label": 1}\n{"text": 42, "label": 0}\n', {},
+     r"number\.jsonl:2: 'text' is a JSON int, not a text"),
+    ("invisible.csv", "text,label\na,1\n\u200b\u200d \ufeff,0\n", {},
+     r"invisible\.csv:3: 'text' is empty \(or holds only invisible characters\)"),
+    ("columns.csv", "review,stars\na,1\n", {},
+     r"columns\.csv: missing column\(s\) \['text'\] \(--text_columns\); the file has \['review', 'stars'\]"),
+    ("no_label.csv", "text,stars\na,1\n", {},
+     r"no_label\.csv: missing column\(s\) \['label'\] \(--label_column\); the file has \['text', 'stars'\]"),
+    ("names.csv", "text,label\na,x\n", {"label_names": ["x", "y", "x"]},
+     r"label_names \['x', 'y', 'x'\] name \['x'\] more than once"),
+]
+
+
+@pytest.mark.parametrize("name, content, options, message", _UNREADABLE, ids=[case[0] for case in _UNREADABLE])
+def test_a_task_file_that_cannot_be_read_right_is_refused_naming_its_line(tmp_path, name, content, options,
+                                                                          message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    options = {"label_column": "label", **options}
+    with pytest.raises(ValueError, match=message):
+        read_text_file(str(path), ["text"], **options)
+
+
+@pytest.mark.parametrize("content", [
+    '{"text": "a", "label": 1}\n{"text": "b", "label": "1"}\n{"text": "c", "label": 1.0}\n'
+    '{"text": "d", "label": 0}\n',
+    '{"text": "a", "label": "1"}\n{"text": "b", "label": "1 "}\n{"text": "c", "label": " 1"}\n'
+    '{"text": "d", "label": "0"}\n',
+], ids=["json-types", "spaces"])
+def test_labels_written_differently_are_one_class_and_a_warning_says_so(tmp_path, content, caplog):
+    path = tmp_path / "labels.jsonl"
+    path.write_text(content, encoding="utf-8")
+    examples, names = read_text_file(str(path), ["text"], "label")
+    assert names == ("0", "1") and examples.labels.tolist() == [1, 1, 1, 0]
+    assert "labels written differently are read as one class: '1' (from " in caplog.text
+
+
+def test_a_csv_field_over_128_kb_is_read_and_an_absurd_one_refused(tmp_path, monkeypatch):
+    path = tmp_path / "long.csv"
+    path.write_text(f"text,label\nshort,0\n{_LONG},1\n", encoding="utf-8")
+    examples, _ = read_text_file(str(path), ["text"], "label")
+    assert len(examples.texts[0][1]) == len(_LONG) and examples.labels.tolist() == [0, 1]
+    monkeypatch.setattr(classification, "CSV_FIELD_LIMIT", 1 << 17)
+    with pytest.raises(ValueError, match=r"long\.csv:3: not readable as CSV \(a field longer than 0\.125 MiB"):
+        read_text_file(str(path), ["text"], "label")

@@ -200,7 +200,8 @@ def test_split_packing_keeps_every_token_of_its_document(max_length):
             single += example.input_ids.count(SEP) == 1
         total += len(examples)
     read = sum(len(s) for d in documents for line in d for s in line)
-    assert packer.counts.as_dict() == {"tokens_read": read, "tokens_written": read, "tokens_dropped": {}}
+    assert packer.counts.as_dict() == {"documents": len(documents), "tokens": read, "tokens_written": read,
+                                       "tokens_dropped": {}}
     assert single < 0.3 * total  # long lines become two-segment examples, not one-segment runs
 
 

@@ -27,6 +27,7 @@ from electra_tf import (
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
+    atomic,
 )
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
@@ -504,6 +505,24 @@ def test_versions_count_up_and_are_never_overwritten_silently(exported):
     info = export_info(path)
     assert info["task"] == "regression" and info["text_inputs"] == ["text", "text_pair"]
     assert export_info(exported["exports"]["electra"][1])["task"] == "discriminator"
+
+
+def test_an_overwritten_version_is_swapped_in_whole_and_the_old_one_served_until_then(exported, monkeypatch):
+    model, path = exported["exports"]["stsb"]
+    old_folder = os.stat(path).st_ino
+    original_exchange = atomic._exchange
+
+    def exchange(new, old):  # the moment of the swap: the old version still whole where the server reads it
+        assert os.stat(old).st_ino == old_folder and os.path.exists(os.path.join(old, "saved_model.pb"))
+        assert export_info(old)["task"] == "regression"
+        return original_exchange(new, old)
+
+    monkeypatch.setattr(atomic, "_exchange", exchange)
+    again = export_model(model, exported["tokenizer"], exported["export_dir"], model_name="stsb",
+                         version=int(os.path.basename(path)), max_seq_length=MAX_LEN, overwrite=True,
+                         text_pair=True)  # (the settings it was exported with: later tests read it)
+    assert again == path and os.stat(path).st_ino != old_folder and export_info(path)["task"] == "regression"
+    assert sorted(os.listdir(os.path.dirname(path))) == [os.path.basename(path)]  # nothing set aside is left
 
 
 def test_bad_export_requests_are_refused(exported):

@@ -94,4 +94,4 @@ def test_bad_input_exits_with_a_clear_error(rte_dir, tiny_pretrained_dir, tmp_pa
     assert result.returncode == 2 and "unknown task 'glu'; the tasks are:" in result.stderr
     result = run("--task=rte", f"--data_dir={rte_dir}", "--init_checkpoint=/no/such/model",
                  f"--output_dir={tmp_path / 'out'}")
-    assert result.returncode == 2 and "no pre-trained ELECTRA here" in result.stderr
+    assert result.returncode == 2 and "error: /no/such/model: does not exist" in result.stderr

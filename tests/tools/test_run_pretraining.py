@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from electra_tf.checkpoints import ours
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import build_vocabulary
+from electra_tf.training import distribute
 from electra_tf.vocabulary import save_vocabulary
 
 # As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
@@ -43,9 +46,10 @@ def command(data, model_dir, *extra):
             "--keep_checkpoints=3", *extra]
 
 
-def run(data, model_dir, *extra, env=None):
-    return subprocess.run(command(data, model_dir, *extra), capture_output=True, text=True, timeout=600,
-                          env=env or ENV)
+@pytest.fixture(scope="module")
+def run(children):
+    """`run(data, model_dir, *flags)`: the tool's finished child process (a failing test shows its stderr)."""
+    return lambda data, model_dir, *extra, env=None: children.run(command(data, model_dir, *extra), env=env or ENV)
 
 
 def final_weights(model_dir):
@@ -54,7 +58,7 @@ def final_weights(model_dir):
 
 
 @pytest.fixture(scope="module")
-def reference_run(data, tmp_path_factory):
+def reference_run(data, tmp_path_factory, run):
     model_dir = tmp_path_factory.mktemp("reference") / "run"
     result = run(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}", "--eval_steps=2")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -69,13 +73,13 @@ def reference(reference_run):
 
 def test_the_console_shows_progress_evaluations_and_schedule_warnings_and_no_library_noise(reference_run):
     _, result = reference_run
-    assert "step 8: loss" in result.stdout and "evaluation at step 8: loss" in result.stdout
+    assert "step 8/24 (33%): loss" in result.stdout and "evaluation at step 8: loss" in result.stdout
     assert "warning: warmup_steps=30 is not below train_steps=24: the run ends still warming up" in result.stdout
     for noise in ("oneDNN", "cuInit", "I0000", "ran out of data", "WARNING:"):
         assert noise not in result.stdout + result.stderr, noise
 
 
-def test_a_finished_run_says_so_and_a_longer_one_states_its_schedule(data, reference, tmp_path):
+def test_a_finished_run_says_so_and_a_longer_one_states_its_schedule(data, reference, tmp_path, run):
     again = run(data, reference, "--train_steps=24")
     assert again.returncode == 0, again.stderr[-3000:]
     assert f"already complete at step 24 of 24; final models in {reference / 'final'}" in again.stdout
@@ -88,7 +92,7 @@ def test_a_finished_run_says_so_and_a_longer_one_states_its_schedule(data, refer
             in longer.stdout and "done: step 28 of 28" in longer.stdout)
 
 
-def test_shards_of_another_vocabulary_are_refused_before_any_step(data, tmp_path):
+def test_shards_of_another_vocabulary_are_refused_before_any_step(data, tmp_path, run):
     words = open(data["vocab"], encoding="utf-8").read().splitlines()
     words[10], words[11] = words[11], words[10]  # same size, other ids
     other = tmp_path / "vocab.txt"
@@ -101,7 +105,7 @@ def test_shards_of_another_vocabulary_are_refused_before_any_step(data, tmp_path
     assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "run" / "checkpoints").exists()
 
 
-def test_a_glob_over_the_shard_folder_skips_the_builders_manifest(data, tmp_path):
+def test_a_glob_over_the_shard_folder_skips_the_builders_manifest(data, tmp_path, run):
     shards = os.path.dirname(data["train"])
     result = run({**data, "train": f"{shards}/*"}, tmp_path / "run", "--train_steps=2", "--warmup_steps=0")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -127,11 +131,10 @@ def test_outputs_checkpoints_and_tensorboard_scalars(reference):
     assert sorted(tags["val_loss"]) == [8, 16, 24]
 
 
-def test_a_killed_run_resumes_to_the_uninterrupted_result(data, reference, tmp_path):
+def test_a_killed_run_resumes_to_the_uninterrupted_result(data, reference, tmp_path, run, children):
     model_dir = tmp_path / "killed"
-    process = subprocess.Popen(command(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}",
-                                       "--eval_steps=2"),
-                               env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = children.start(command(data, model_dir, "--train_steps=24", f"--eval_files={data['eval']}",
+                                     "--eval_steps=2"), env=ENV, stdout=subprocess.DEVNULL)
     deadline = time.time() + 300
     while time.time() < deadline and not (model_dir / "checkpoints" / "ckpt-12.index").exists():
         time.sleep(0.05)
@@ -154,7 +157,7 @@ def test_a_killed_run_resumes_to_the_uninterrupted_result(data, reference, tmp_p
         np.testing.assert_allclose(b, a, atol=1e-5)
 
 
-def test_damaged_tfrecords_are_named_or_skipped(data, tmp_path):
+def test_damaged_tfrecords_are_named_or_skipped(data, tmp_path, run):
     shards = sorted(glob.glob(data["train"]))
     damaged = tmp_path / "damaged"
     damaged.mkdir()
@@ -176,24 +179,24 @@ def test_damaged_tfrecords_are_named_or_skipped(data, tmp_path):
 
 
 @pytest.mark.parametrize("number, said", [(signal.SIGTERM, "preempted"), (signal.SIGINT, "interrupted (Ctrl-C)")])
-def test_sigterm_and_ctrl_c_save_and_exit_for_a_later_resume(data, tmp_path, number, said):
+def test_sigterm_and_ctrl_c_save_and_exit_for_a_later_resume(data, tmp_path, number, said, children):
     model_dir = tmp_path / "preempted"
-    process = subprocess.Popen(command(data, model_dir, "--train_steps=400", "--save_every=1000"), env=ENV,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = children.start(command(data, model_dir, "--train_steps=400", "--save_every=1000"), env=ENV,
+                             stdout=subprocess.PIPE)
     for line in process.stdout:
-        if line.startswith("step 8:"):
+        if line.startswith("step 8/"):
             process.send_signal(number)
             break
     output = process.stdout.read()
     assert process.wait(timeout=300) == 75
-    assert "Traceback" not in process.stderr.read()
+    assert "Traceback" not in children.stderr_of(process)
     assert f"{said}: saved step" in output
     step = int(output.split(f"{said}: saved step ")[1].split(";")[0])
     assert 8 <= step < 400
     assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{step}")
 
 
-def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference, tmp_path):
+def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference, tmp_path, run):
     result = run(data, tmp_path / "continued", "--train_steps=2", f"--init_checkpoint={reference}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "initialised from" in result.stdout and "done: step 2 of 2" in result.stdout
@@ -206,7 +209,7 @@ def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference,
     assert "'hidden_size': (64, 32)" in mismatch.stderr
 
 
-def test_bad_input_gives_a_clear_error_and_keeps_the_run(data, reference, tmp_path):
+def test_bad_input_gives_a_clear_error_and_keeps_the_run(data, reference, tmp_path, run):
     missing = run(data, tmp_path / "m", "--train_steps=2", f"--train_files={tmp_path}/nothing-*")
     assert missing.returncode == 2 and "no input files match" in missing.stderr
     (tmp_path / "empty.tfrecord").write_bytes(b"")
@@ -227,7 +230,7 @@ def test_bad_input_gives_a_clear_error_and_keeps_the_run(data, reference, tmp_pa
 
 
 @pytest.mark.parametrize("precision", ["bfloat16", "float16"])
-def test_mixed_precision_trains_on_cpu(data, tmp_path, precision):
+def test_mixed_precision_trains_on_cpu(data, tmp_path, precision, run):
     result = run(data, tmp_path / precision, "--train_steps=8", f"--mixed_precision={precision}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"precision mixed_{precision}" in result.stdout
@@ -246,18 +249,18 @@ def _free_ports(n):
     return ports
 
 
-def test_two_workers_on_loopback_finish_with_equal_weights(data, tmp_path):
+def test_two_workers_on_loopback_finish_with_equal_weights(data, tmp_path, children):
     ports = _free_ports(2)
     cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
     model_dir = tmp_path / "multi_worker"
     workers = []
     for index in range(2):
         env = {**ENV, "TF_CONFIG": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}})}
-        workers.append(subprocess.Popen(command(data, model_dir, "--train_steps=6", "--strategy=multi_worker"),
-                                        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outputs = [worker.communicate(timeout=600) for worker in workers]
-    for worker, (out, err) in zip(workers, outputs):
-        assert worker.returncode == 0, err[-3000:]
+        workers.append(children.start(command(data, model_dir, "--train_steps=6", "--strategy=multi_worker"),
+                                      env=env, stdout=subprocess.PIPE))
+    outputs = [worker.communicate(timeout=600)[0] for worker in workers]
+    for worker, out in zip(workers, outputs):
+        assert worker.returncode == 0
         assert "done: step 6 of 6" in out
     chief = final_weights(model_dir)
     other = final_weights(model_dir / ".worker_1")
@@ -268,10 +271,9 @@ def test_two_workers_on_loopback_finish_with_equal_weights(data, tmp_path):
     assert initial_moved
 
 
-def test_streaming_text_files_without_a_dump(data, tmp_path):
+def test_streaming_text_files_without_a_dump(data, tmp_path, run, children):
     flags = [f for f in command(data, tmp_path / "stream", "--train_steps=4") if not f.startswith("--train_files")]
-    result = subprocess.run(flags + [f"--train_text_files={data['corpus']}"], capture_output=True, text=True,
-                            timeout=600, env=ENV)
+    result = children.run(flags + [f"--train_text_files={data['corpus']}"], env=ENV)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "done: step 4 of 4" in result.stdout
     both = run(data, tmp_path / "both", "--train_steps=4", f"--train_text_files={data['corpus']}")
@@ -286,7 +288,7 @@ def _scalars(model_dir, tag):
     return values
 
 
-def test_two_stage_resumes_exactly_from_its_switch_over(data, tmp_path):
+def test_two_stage_resumes_exactly_from_its_switch_over(data, tmp_path, run):
     flags = ("--train_steps=8", "--training_algorithm=two_stage", "--two_stage_generator_steps=4",
              "--generator_hidden_size=1.0", "--whole_word_masking")
     whole = tmp_path / "whole"
@@ -308,7 +310,7 @@ def test_two_stage_resumes_exactly_from_its_switch_over(data, tmp_path):
     assert flops[8] - flops[4] > flops[4] > 0
 
 
-def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(data, tmp_path):
+def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(data, tmp_path, run):
     model_dir = tmp_path / "unigram"
     result = run(data, model_dir, "--train_steps=4", "--generator_type=unigram")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -318,3 +320,44 @@ def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(
     assert not (model_dir / "final" / "generator.keras").exists()
     refused = run(data, tmp_path / "bad", "--train_steps=4", "--generator_type=unigram", "--weight_sharing=all")
     assert refused.returncode == 2 and "PretrainingConfig.weight_sharing" in refused.stderr
+
+
+def _signal_inside(monkeypatch, owner, name, number=signal.SIGINT):
+    """Makes `owner.name` raise `number` in this process once, when first called, then do its work."""
+    original = getattr(owner, name)
+
+    def wrapped(*args, **kwargs):
+        monkeypatch.setattr(owner, name, original)
+        signal.raise_signal(number)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, wrapped)
+
+
+# Where a Ctrl-C lands, as the function it interrupts, and the step then saved. Each moment is one run of
+# 2 steps in this process; the signal is raised in this very process, inside that function: no timing race.
+_MOMENTS = {
+    "start-up": (distribute, "get_strategy", None, ()),
+    "first step": (ElectraPretrainer, "train_step", 1, ()),  # (while it is traced)
+    "a save": (tf.train.CheckpointManager, "save", 1, ("--save_every=1",)),
+    "evaluation": (ElectraPretrainer, "test_step", 1, ("--eval_every=1", "--eval_steps=1")),
+    "the final save": (ours, "write_run_folder", 2, ()),
+}
+
+
+@pytest.mark.parametrize("moment", list(_MOMENTS))
+def test_ctrl_c_at_any_moment_keeps_finished_work(data, tmp_path, monkeypatch, run_tool, moment):
+    owner, name, saved, extra = _MOMENTS[moment]
+    _signal_inside(monkeypatch, owner, name)
+    model_dir = tmp_path / "run"
+    exit_code, out, err = run_tool("run_pretraining", *command(data, model_dir, "--train_steps=2", *extra)[3:],
+                                   *([f"--eval_files={data['eval']}"] if moment == "evaluation" else []))
+    assert "Traceback" not in err
+    if saved is None:  # before any work: nothing to keep
+        assert exit_code == 130 and "interrupted: outputs completed before are kept" in err, err[-3000:]
+        assert not model_dir.exists()
+        return
+    assert exit_code == 75 and f"interrupted (Ctrl-C): saved step {saved}" in out, err[-3000:]
+    assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{saved}")
+    assert (model_dir / "final" / "config.json").exists() == (moment == "the final save")
+    assert ("and the final models in" in out) == (moment == "the final save")

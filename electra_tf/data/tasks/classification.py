@@ -15,10 +15,13 @@ import csv
 import dataclasses
 import io
 import json
+import math
 import os
+import unicodedata
 
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
 from electra_tf import featurize
 from electra_tf.data import batching
@@ -145,6 +148,8 @@ def _read_text(path):
             data = f.read()
     except tf.errors.NotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
+    except tf.errors.PermissionDeniedError:
+        raise PermissionError(f"{path}: permission denied (cannot read it)") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -154,79 +159,197 @@ def _read_text(path):
     return text
 
 
+class Rows(list):
+    """The rows of a file as dicts (a list), with the line each row starts at (`line_numbers`) and the
+    file's column names in order (`columns`)."""
+
+    def __init__(self, rows, line_numbers, columns):
+        super().__init__(rows)
+        self.line_numbers = tuple(line_numbers)
+        self.columns = tuple(columns)
+
+
+# csv's default field limit (128 KiB) refuses a long review or article; a field past this one is no text but
+# a quote left open that swallowed the rest of the file.
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
+
+
+def _jsonl_rows(path, text):
+    rows, line_numbers = [], []
+    for line_number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{line_number}: not JSON ({error.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{line_number}: expected a JSON object per line")
+            rows.append(row)
+            line_numbers.append(line_number)
+    return Rows(rows, line_numbers, rows[0] if rows else ())
+
+
+def _csv_rows(path, text, file_format, header):
+    """Every record checked: as many fields as the header (a comma or tab inside an unquoted field shifts
+    the columns), quotes closed, the header's names unique."""
+    options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if file_format == "tsv" else {}
+    separator = "a tab" if file_format == "tsv" else 'a comma (quote it: "Hello, world")'
+    csv.field_size_limit(CSV_FIELD_LIMIT)  # (process-wide: csv has no per-reader limit)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, **options)
+    records, line_numbers, line = [], [], 1
+    try:
+        for record in reader:
+            if record:
+                records.append(record)
+                line_numbers.append(line)
+            line = reader.line_num + 1
+    except csv.Error as error:
+        cause = (f"a field longer than {CSV_FIELD_LIMIT / 2 ** 20:g} MiB" if "field limit" in str(error)
+                 else f"{error}")
+        raise ValueError(f"{path}:{line}: not readable as {file_format.upper()} ({cause}): is a quote left "
+                         "open? Close it, or double a quote inside a quoted field (\"\")") from None
+    if header is None:
+        if not records:
+            return Rows([], [], ())
+        header, records, line_numbers = records[0], records[1:], line_numbers[1:]
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{path}:1: the header names column(s) {repeated} more than once; give each column "
+                         "its own name")
+    for record, line in zip(records, line_numbers):
+        if len(record) != len(header):
+            raise ValueError(f"{path}:{line}: {len(record)} field(s), but the header has {len(header)} "
+                             f"({list(header)}): does a field hold {separator}, or is one missing?")
+    return Rows([dict(zip(header, record)) for record in records], line_numbers, header)
+
+
 def read_rows(path, file_format=None, header=None):
-    """Rows of a CSV, TSV or JSONL file as dicts (format from the extension unless given).
+    """Rows of a CSV, TSV or JSONL file as dicts (format from the extension unless given): `Rows`.
 
     TSV is read as GLUE writes it: tab-separated, quotes are plain characters.
-    `header` names the columns of a file that has no header line.
+    `header` names the columns of a file that has no header line. A row of
+    another number of fields than the header, an unclosed quote and a header
+    naming a column twice are a ValueError naming the file and line.
     """
     file_format = file_format or os.path.splitext(path)[1].lstrip(".").lower()
-    text = _read_text(path)
-    if file_format == "jsonl":
-        rows = []
-        for line_number, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{path}:{line_number}: not JSON ({error.msg})") from None
-                if not isinstance(row, dict):
-                    raise ValueError(f"{path}:{line_number}: expected a JSON object per line")
-                rows.append(row)
-        return rows
-    if file_format not in ("csv", "tsv"):
+    if file_format not in ("csv", "tsv", "jsonl"):
         raise ValueError(f"{path}: unknown format {file_format!r}; use csv, tsv or jsonl")
-    options = {"delimiter": "\t", "quoting": csv.QUOTE_NONE} if file_format == "tsv" else {}
-    lines = list(csv.reader(io.StringIO(text, newline=""), **options))
-    if header is None:
-        header, lines = lines[0], lines[1:]
-    return [dict(zip(header, line)) for line in lines if line]
+    text = _read_text(path)
+    return _jsonl_rows(path, text) if file_format == "jsonl" else _csv_rows(path, text, file_format, header)
 
 
-def _columns(rows, names, path):
-    missing = [name for name in names if rows and name not in rows[0]]
+def require_columns(rows, names, path, flag=None):
+    """Refuses `rows` without every column of `names`, naming the `flag` that chose them and the file's
+    columns."""
+    missing = [name for name in names if name not in rows.columns]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}; the file has {sorted(rows[0])}")
-    columns = []
-    for name in names:
-        column = []
-        for number, row in enumerate(rows, 1):
-            value = row.get(name)
-            if value is None:
-                raise ValueError(f"{path}: row {number} has no {name!r}")
-            column.append(str(value))
-        columns.append(tuple(column))
-    return tuple(columns)
+        via = f" (--{flag})" if flag else ""
+        raise ValueError(f"{path}: missing column(s) {missing}{via}; the file has {list(rows.columns)}")
+
+
+def _cells(rows, name, path):
+    """`(line, value)` of column `name` in every row; a row without it is refused."""
+    for row, line in zip(rows, rows.line_numbers):
+        if row.get(name) is None:
+            raise ValueError(f"{path}:{line}: no {name!r} (missing or null); give every row one, or remove it")
+        yield line, row[name]
+
+
+def is_blank(text):
+    """Whether `text` holds nothing the tokenizer keeps: only whitespace, control, format (zero-width) or
+    private-use characters, or U+FFFD (`electra_tf.text_normalization`'s cleaning rules).
+
+    >>> is_blank(" \\u200b\\u200d\\ufeff"), is_blank("a\\u200b")
+    (True, False)
+    """
+    return all(unicodedata.category(c)[0] in "CZ" or c == "\ufffd" for c in text)
+
+
+def _text_column(rows, name, path):
+    column = []
+    for line, value in _cells(rows, name, path):
+        if not isinstance(value, str):
+            raise ValueError(f"{path}:{line}: {name!r} is a JSON {type(value).__name__}, not a text; write it "
+                             "as a string")
+        if is_blank(value):
+            raise ValueError(f"{path}:{line}: {name!r} is empty (or holds only invisible characters)")
+        column.append(value)
+    return tuple(column)
+
+
+def _label_text(value, line, path, name):
+    """A class label as text: strings stripped, JSON numbers as written without a needless `.0`."""
+    if isinstance(value, bool):
+        value = json.dumps(value)
+    elif isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise ValueError(f"{path}:{line}: {name!r} is {value}, not a class; give the row its label")
+        value = str(int(value)) if float(value).is_integer() else repr(value)
+    elif not isinstance(value, str):
+        raise ValueError(f"{path}:{line}: {name!r} is a JSON {type(value).__name__}, not a label")
+    label = value.strip()
+    if not label or label.lower() in ("nan", "null", "none"):
+        raise ValueError(f"{path}:{line}: {name!r} is {value!r}, a missing value, not a class; give the row its "
+                         "label, or remove it")
+    return label
+
+
+def _class_labels(rows, name, path):
+    """The label column as class names. Labels written differently (`1`, `"1"` and `1.0` in JSONL;
+    `class` and `class ` with a space) are one class, which a warning says."""
+    labels, spellings = [], {}
+    for line, value in _cells(rows, name, path):
+        label = _label_text(value, line, path, name)
+        spellings.setdefault(label, set()).add(json.dumps(value))
+        labels.append(label)
+    merged = {label: sorted(forms) for label, forms in spellings.items() if len(forms) > 1}
+    if merged:
+        logging.warning("%s: labels written differently are read as one class: %s", path,
+                        "; ".join(f"{label!r} (from {', '.join(forms)})" for label, forms in merged.items()))
+    return tuple(labels)
+
+
+def _scores(rows, name, path):
+    scores = []
+    for line, value in _cells(rows, name, path):
+        try:
+            score = float(value) if not isinstance(value, bool) else None
+        except (TypeError, ValueError):
+            score = None
+        if score is None:
+            raise ValueError(f"{path}:{line}: regression label {value!r} is not a number")
+        if not math.isfinite(score):
+            raise ValueError(f"{path}:{line}: regression label {value!r} is not a finite number; fix or remove "
+                             "the row")
+        scores.append(score)
+    return np.asarray(scores, np.float32)
+
+
+class UnknownLabelsError(ValueError):
+    """Labels outside the declared set; `unknown` lists them."""
+
+    def __init__(self, message, unknown):
+        super().__init__(message)
+        self.unknown = unknown
 
 
 def label_ids(values, label_names, source):
-    """Label strings → ids in `label_names` (`None`: float scores); unknown labels are an error listing them."""
-    if label_names is None:
-        try:
-            return np.asarray([float(v) for v in values], np.float32)
-        except ValueError:
-            bad = next(v for v in values if not _is_float(v))
-            raise ValueError(f"{source}: regression label {bad!r} is not a number") from None
+    """Label strings → ids in `label_names`; unknown labels are an `UnknownLabelsError` listing them."""
     index = {name: i for i, name in enumerate(label_names)}
     unknown = sorted({str(v) for v in values} - set(index))
     if unknown:
-        raise ValueError(f"{source}: labels {unknown[:10]} are not in the declared set {list(label_names)}")
+        raise UnknownLabelsError(f"{source}: labels {unknown[:10]} are not in the declared set "
+                                 f"{list(label_names)}", unknown)
     return np.asarray([index[str(v)] for v in values], np.int32)
 
 
-def _is_float(value):
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _check_texts(texts, source):
-    for column in texts:
-        for number, text in enumerate(column, 1):
-            if not text.strip():
-                raise ValueError(f"{source}: example {number} has an empty text")
+def check_label_names(label_names):
+    """Refuses a declared label set with a name twice (or blank): ids would be ambiguous."""
+    repeated = sorted({name for name in label_names if list(label_names).count(name) > 1})
+    if repeated:
+        raise ValueError(f"label_names {list(label_names)} name {repeated} more than once; name each class once")
+    if any(not str(name).strip() for name in label_names):
+        raise ValueError(f"label_names {list(label_names)} hold a blank name")
 
 
 def read_text_file(path, text_columns, label_column=None, label_names=None, id_column=None, file_format=None,
@@ -240,6 +363,12 @@ def read_text_file(path, text_columns, label_column=None, label_names=None, id_c
             when `None`. Labels outside it are an error.
         regression: labels are float scores.
 
+    Texts must be strings that are not blank (`is_blank`); class labels are
+    stripped of surrounding spaces and JSON numbers read as written (`1` and
+    `1.0` are the class "1"), with a warning when that merges spellings;
+    empty or NaN labels, and scores that are not finite, are refused. Every
+    refusal is a ValueError naming the file and line.
+
     Example:
     >>> import tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "reviews.jsonl")
@@ -250,17 +379,22 @@ def read_text_file(path, text_columns, label_column=None, label_names=None, id_c
     """
     if len(text_columns) not in (1, 2):
         raise ValueError(f"text_columns: one column (single texts) or two (pairs), got {list(text_columns)}")
+    if label_names is not None:
+        check_label_names(label_names)
     rows = read_rows(path, file_format)
     if not rows:
         raise ValueError(f"{path}: no examples")
-    texts = _columns(rows, list(text_columns), path)
-    _check_texts(texts, path)
-    ids = _columns(rows, [id_column], path)[0] if id_column else tuple(str(i) for i in range(len(rows)))
+    require_columns(rows, list(text_columns), path, "text_columns")
+    if label_column is not None:
+        require_columns(rows, [label_column], path, "label_column")
+    texts = tuple(_text_column(rows, name, path) for name in text_columns)
+    ids = tuple(str(value) for _, value in _cells(rows, id_column, path)) if id_column else \
+        tuple(str(i) for i in range(len(rows)))
     if label_column is None:
         return TextExamples(texts, np.full(len(rows), UNLABELLED, np.int32), ids), label_names
-    (values,) = _columns(rows, [label_column], path)
     if regression:
-        return TextExamples(texts, label_ids(values, None, path), ids), None
+        return TextExamples(texts, _scores(rows, label_column, path), ids), None
+    values = _class_labels(rows, label_column, path)
     label_names = tuple(label_names) if label_names is not None else tuple(sorted(set(values)))
     return TextExamples(texts, label_ids(values, label_names, path), ids), label_names
 
@@ -280,12 +414,17 @@ def read_glue_tsv(data_dir, task, split):
     rows = read_rows(path, "tsv", header=header)
     if not rows:
         raise ValueError(f"{path}: no examples")
-    texts = _columns(rows, task.tsv_text, path)  # test files name their text columns as train/dev do
+    require_columns(rows, task.tsv_text, path)  # test files name their text columns as train/dev do
+    texts = tuple(_text_column(rows, name, path) for name in task.tsv_text)
     if is_test:
-        ids = _columns(rows, ["index" if "index" in rows[0] else "id"], path)[0]
+        id_column = "index" if "index" in rows.columns else "id"
+        require_columns(rows, [id_column], path)
+        ids = tuple(value for _, value in _cells(rows, id_column, path))
         return TextExamples(texts, np.full(len(rows), UNLABELLED, np.int32), ids)
-    (values,) = _columns(rows, [task.tsv_label], path)
-    return TextExamples(texts, label_ids(values, task.label_names, path), tuple(str(i) for i in range(len(rows))))
+    require_columns(rows, [task.tsv_label], path)
+    labels = _scores(rows, task.tsv_label, path) if task.label_names is None else \
+        label_ids(_class_labels(rows, task.tsv_label, path), task.label_names, path)
+    return TextExamples(texts, labels, tuple(str(i) for i in range(len(rows))))
 
 
 def read_glue_tfds(task, split, data_dir=None):

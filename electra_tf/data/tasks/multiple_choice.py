@@ -19,7 +19,7 @@ import tensorflow as tf
 
 from electra_tf import featurize
 from electra_tf.data import batching
-from electra_tf.data.tasks.classification import UNLABELLED, read_rows
+from electra_tf.data.tasks.classification import UNLABELLED, is_blank, read_rows, require_columns
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,20 +57,18 @@ def read_swag(path, num_choices=4):
     if not rows:
         raise ValueError(f"{path}: no examples")
     endings = [f"ending{i}" for i in range(num_choices)]
-    missing = [c for c in ["sent1", "sent2", *endings] if c not in rows[0]]
-    if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}; the file has {sorted(rows[0])}")
+    require_columns(rows, ["sent1", "sent2", *endings], path)
     contexts, choices, labels = [], [], []
-    for number, row in enumerate(rows, 1):
-        if not str(row["sent1"]).strip():
-            raise ValueError(f"{path}: row {number} has an empty sent1")
+    for row, line in zip(rows, rows.line_numbers):
+        if is_blank(str(row["sent1"])):
+            raise ValueError(f"{path}:{line}: 'sent1' is empty")
         contexts.append(str(row["sent1"]))
         choices.append(tuple(f"{row['sent2']} {row[e]}".strip() for e in endings))
         label = row.get("label", "")
         try:
             labels.append(int(label) if str(label).strip() != "" else UNLABELLED)
         except ValueError:
-            raise ValueError(f"{path}: row {number} has label {label!r}, not a choice index") from None
+            raise ValueError(f"{path}:{line}: label {label!r} is not a choice index") from None
     return ChoiceExamples(tuple(contexts), tuple(choices), np.asarray(labels, np.int32))
 
 

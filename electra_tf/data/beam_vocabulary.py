@@ -1,0 +1,66 @@
+"""A WordPiece vocabulary learned on Apache Beam: words counted in the pipeline, learned from the counts.
+
+    read parts (one worker a part) → split into words (`tokenization.vocabulary_words`, in batches)
+    → count per batch, then sum per word → tensorflow-text's learner (`learn_vocabulary`) on one
+    worker → vocab.txt, written atomically
+
+The words and the learner are the local tool's (`tokenization.build_vocabulary`), and the learner gets
+the counts sorted by word, so the `vocab.txt` is the local tool's for the same corpus. The learner
+holds every distinct word's count in one worker's memory (a few million words for a web-scale corpus).
+
+Example:
+>>> learn_vocabulary_on_beam(["corpus/a.txt"], "vocab.txt", vocab_size=30522)  # doctest: +SKIP
+"""
+
+import collections
+
+import apache_beam as beam
+import tensorflow as tf
+
+from electra_tf.data.beam_pipeline import ReadPart, run_pipeline
+from electra_tf.data.corpus_readers import check_parts
+from electra_tf.tokenization import learn_vocabulary, vocabulary_words
+from electra_tf.vocabulary import load_vocabulary, save_vocabulary
+
+
+class CountWords(beam.DoFn):
+    """A batch of documents → (word, count) pairs of the batch."""
+
+    def __init__(self, lowercase, strip_accents):
+        self.lowercase = lowercase
+        self.strip_accents = strip_accents
+
+    def process(self, documents):
+        texts = tf.constant(["\n".join(document) for _, document in documents])
+        words = vocabulary_words(texts, self.lowercase, self.strip_accents).flat_values.numpy()
+        yield from collections.Counter(word.decode("utf-8") for word in words).items()
+
+
+def _learn_and_save(word_counts, vocab_size, output):
+    save_vocabulary(learn_vocabulary(dict(word_counts), vocab_size), output)
+
+
+def learn_vocabulary_on_beam(input_files, output, vocab_size=30522, *, lowercase=True, strip_accents=None,
+                             text_field="text", tfds_data_dir=None, beam_options=None):
+    """Learns the vocabulary of the corpus parts (see `corpus_readers`) and writes it to `output`; returns it.
+
+    `beam_options` as in `beam_pipeline.build_pretraining_shards_on_beam`. A failed step (an empty corpus
+    too) raises `PipelineFailed` naming its error; `output` is then left as it was.
+    """
+    parts = check_parts(input_files, text_field)
+    strip_accents = lowercase if strip_accents is None else strip_accents
+    reading = {"blanks_separate_docs": True, "text_field": text_field}
+
+    def build(pipeline):
+        (pipeline
+         | "Parts" >> beam.Create(list(enumerate(parts)))
+         | "SpreadParts" >> beam.Reshuffle()
+         | "Read" >> beam.ParDo(ReadPart(reading, tfds_data_dir))
+         | "Batch" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
+         | "Words" >> beam.ParDo(CountWords(lowercase, strip_accents))
+         | "Sum" >> beam.CombinePerKey(sum)
+         | "AllCounts" >> beam.combiners.ToList()
+         | "Learn" >> beam.Map(_learn_and_save, vocab_size, output))
+
+    run_pipeline(build, beam_options, "vocabulary")
+    return load_vocabulary(output)

@@ -1,0 +1,213 @@
+"""Documents from the corpora users have: text files (gzip too), JSONL, Parquet, TFDS datasets.
+
+A corpus is a list of *parts*, each read whole by one reader, in order:
+
+- a text file (`.gz`: gzip): one sentence a line; a blank line ends a document
+  (with `blanks_separate_docs`; otherwise the file is one document);
+- a JSONL file (`.jsonl`, `.jsonl.gz`): one document a line, its text in
+  `text_field`; a line of that text is a sentence;
+- a Parquet file (`.parquet`, as `datasets` exports): one document a row, its
+  text in the `text_field` column;
+- `tfds:<name>[:<split>]` (split `train` by default): one document a record,
+  its text in the `text_field` feature.
+
+The local shard builder and the Beam pipeline both read through `read_part`, so they see the same
+documents in the same order. `check_parts` finds what cannot be read (a missing or unreadable file, a
+Parquet file without the text column) before anything is written.
+
+Example:
+>>> import os, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> with open(os.path.join(folder, "a.jsonl"), "w") as f:
+...     _ = f.write('{"text": "One line.\\\\nTwo lines."}\\n{"text": "Another document."}\\n')
+>>> parts = check_parts([os.path.join(folder, "a.jsonl")])
+>>> list(read_part(parts[0]))
+[['One line.', 'Two lines.'], ['Another document.']]
+>>> document_hash(["One  line."]) == document_hash(["one line."])
+True
+"""
+
+import gzip
+import hashlib
+import json
+import os
+import unicodedata
+
+import pyarrow.parquet as pq
+import tensorflow as tf
+
+from electra_tf.data.tfds_source import load_split
+from electra_tf.tokenization import read_text_files
+
+TFDS_PREFIX = "tfds:"
+
+
+class CorpusStats:
+    """Counts kept while reading a corpus (documents, lines, undecodable lines, duplicates dropped)."""
+
+    def __init__(self):
+        self.documents = 0
+        self.lines = 0
+        self.undecodable_lines = 0
+        self.first_undecodable = None
+        self.duplicate_documents = 0
+
+    def warning(self):
+        """The one-line warning about bytes that were not UTF-8, or None."""
+        if not self.undecodable_lines:
+            return None
+        path, line = self.first_undecodable
+        return (f"warning: {self.undecodable_lines} line(s) were not valid UTF-8; bad bytes were replaced "
+                f"by U+FFFD (first: {path}, line {line})")
+
+
+def part_kind(part):
+    """'tfds', 'jsonl', 'parquet' or 'text', from a part's name."""
+    if part.startswith(TFDS_PREFIX):
+        return "tfds"
+    name = part.lower().removesuffix(".gz")
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".parquet"):
+        return "parquet"
+    return "text"
+
+
+def check_parts(parts, text_field="text"):
+    """The parts (absolute paths, `tfds:` names as given); a ValueError naming the first that cannot be read.
+
+    Files must exist and be readable; a Parquet file must have a `text_field` column of strings.
+    """
+    checked = []
+    for part in parts:
+        if part_kind(part) == "tfds":
+            checked.append(part)
+            continue
+        path = os.path.abspath(part)
+        try:
+            with open(path, "rb") as f:
+                f.read(1)
+        except IsADirectoryError:
+            raise ValueError(f"{part}: a folder, not a corpus file") from None
+        except OSError as e:
+            raise ValueError(f"{part}: cannot be read ({e.strerror}); check the path and its permissions") from None
+        if part_kind(part) == "parquet":
+            _check_parquet_column(path, text_field)
+        checked.append(path)
+    if not checked:
+        raise ValueError("no input files")
+    return checked
+
+
+def _check_parquet_column(path, text_field):
+    try:
+        schema = pq.read_schema(path)
+    except Exception as e:  # noqa: BLE001 (pyarrow raises several kinds for a file that is not Parquet)
+        raise ValueError(f"{path}: not a Parquet file ({type(e).__name__}: {str(e).splitlines()[0]})") from None
+    if text_field not in schema.names:
+        raise ValueError(f"{path}: no column {text_field!r} (it has {schema.names}); pass --text_field=<column>")
+
+
+def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=None, stats=None):
+    """Yields the documents (lists of non-empty, stripped lines) of one part, in order.
+
+    Bytes that are not UTF-8 are replaced by U+FFFD; `stats` counts the lines concerned and remembers the
+    first (file, line number).
+    """
+    stats = stats if stats is not None else CorpusStats()
+    kind = part_kind(part)
+    if kind == "text":
+        documents = _text_documents(part, blanks_separate_docs, stats)
+    else:
+        texts = {"jsonl": _jsonl_texts, "parquet": _parquet_texts, "tfds": _tfds_texts}[kind](
+            part, text_field, tfds_data_dir)
+        documents = (document for document in map(_lines, texts) if document)
+    for document in documents:
+        stats.documents += 1
+        stats.lines += len(document)
+        yield document
+
+
+def _open(path):
+    return gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb")
+
+
+def _decode(raw, stats, path, number):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        stats.undecodable_lines += 1
+        stats.first_undecodable = stats.first_undecodable or (path, number)
+        return raw.decode("utf-8", errors="replace")
+
+
+def _text_documents(path, blanks_separate_docs, stats):
+    document = []
+    with _open(path) as f:
+        for number, raw in enumerate(f, 1):
+            line = _decode(raw, stats, path, number).strip()
+            if line:
+                document.append(line)
+            elif blanks_separate_docs and document:
+                yield document
+                document = []
+    if document:
+        yield document
+
+
+def _lines(text):
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _jsonl_texts(path, text_field, _):
+    with _open(path) as f:
+        for number, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise ValueError(f"{path}, line {number}: not a JSON object ({e})") from None
+            if not isinstance(record, dict) or not isinstance(record.get(text_field), str):
+                raise ValueError(f"{path}, line {number}: no string field {text_field!r}; "
+                                 "pass --text_field=<field>")
+            yield record[text_field]
+
+
+def _parquet_texts(path, text_field, _):
+    _check_parquet_column(path, text_field)
+    for batch in pq.ParquetFile(path).iter_batches(columns=[text_field], batch_size=1024):
+        for text in batch.column(0).to_pylist():
+            if text is not None:
+                yield text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+
+
+def _tfds_texts(part, text_field, data_dir):
+    name, _, split = part[len(TFDS_PREFIX):].partition(":")
+    dataset = load_split(name, split or "train", data_dir, shuffle_files=False)
+    for record in dataset.as_numpy_iterator():
+        if text_field not in record:
+            raise ValueError(f"TFDS {name}/{split or 'train'} records have no {text_field!r} feature; "
+                             f"they have {sorted(record)}; pass --text_field=<feature>")
+        yield record[text_field].decode("utf-8", errors="replace")
+
+
+def corpus_texts(parts, text_field="text", tfds_data_dir=None):
+    """The corpus as a `tf.data.Dataset` of texts, to learn a vocabulary from: a plain text file whole (as
+    `tokenization.build_vocabulary` reads files), a document of the other kinds as its lines."""
+    plain = [part for part in parts if part_kind(part) == "text" and not part.lower().endswith(".gz")]
+    others = [part for part in parts if part not in plain]
+    texts = read_text_files(plain)
+    if others:
+        texts = texts.concatenate(tf.data.Dataset.from_generator(
+            lambda: ("\n".join(document) for part in others
+                     for document in read_part(part, text_field=text_field, tfds_data_dir=tfds_data_dir)),
+            output_signature=tf.TensorSpec([], tf.string)))
+    return texts
+
+
+def document_hash(document):
+    """A document's fingerprint for exact de-duplication: SHA-256 of its text after NFKC, case folding and
+    collapsing whitespace (so copies that differ only in case or spacing count as one)."""
+    text = " ".join(unicodedata.normalize("NFKC", " ".join(document)).casefold().split())
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,23 @@
+"""Learns a WordPiece vocabulary (`vocab.txt`) from a corpus (text, JSONL, Parquet files, a TFDS dataset).
+
+    python -m electra_tf.tools.build_vocab --input_files='corpus/*.txt' --vocab_size=30522 \\
+        --output=vocab.txt [--runner=beam --beam_options='--direct_num_workers=2']
+
+Uses tensorflow-text's WordPiece learner, splitting words as keras-hub's
+trainer does; the special tokens [PAD] [UNK] [CLS] [SEP] [MASK] come first.
+With --runner=beam the words are counted in an Apache Beam pipeline (the
+same vocab.txt; docs/data_at_scale.md). An existing BERT/ELECTRA `vocab.txt` needs no rebuilding: every
+tool accepts it as is.
+"""
+
+from absl import flags
+
+from electra_tf.tools.common import define_corpus_flags
+
+FLAGS = flags.FLAGS
+define_corpus_flags()
+flags.DEFINE_integer("vocab_size", 30522, "Maximum vocabulary size, special tokens included.")
+flags.DEFINE_bool("lowercase", True, "Lower-case the text (an uncased vocabulary).")
+flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
+flags.DEFINE_string("output", "vocab.txt", "Where to write the vocabulary.")
+flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")

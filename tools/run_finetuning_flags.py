@@ -1,0 +1,57 @@
+r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes predictions.
+
+    python -m electra_tf.tools.run_finetuning --task=mrpc --data_dir=glue_data \
+        --init_checkpoint=runs/small/final --output_dir=runs/mrpc --num_trials=5
+
+- Tasks: GLUE (cola sst2 mrpc stsb qqp mnli qnli rte wnli; `ax` is predicted by
+  an `mnli` run), `text_classification` (CSV/TSV/JSONL: --train_file,
+  --dev_file, --test_file, --text_columns, --label_column), `conll2003`,
+  `chunk`, `squad` (2.0), `squadv1`, `swag`.
+- Data: --data_dir with the task's usual file names (the GLUE download's
+  layout, train.txt/dev.txt/test.txt, train-v2.0.json/dev-v2.0.json,
+  train.csv/val.csv/test.csv), --tfds for GLUE from TensorFlow Datasets, or
+  explicit --{train,dev,test}_file.
+- Settings: the original per-task defaults (`FinetuningConfig.for_task`,
+  sized by --model_size or the checkpoint's width); any `FinetuningConfig`
+  field is a flag.
+- Output, under --output_dir: trial_<i>/model/ (the model folder: model,
+  tokenizer files, label names, length; `electra-export --model=` takes it),
+  trial_<i>/results.json (scores, dev scores during training) and the
+  predictions, and results.json with every trial's dev scores and their median
+  (the paper reports medians over fine-tuning seeds). A re-run skips finished
+  trials, so an interrupted run resumes (an unfinished trial starts over).
+"""
+
+from absl import flags
+
+from electra_tf.config import FINETUNING_TASKS, FinetuningConfig
+from electra_tf.tools.common import define_config_flags
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("init_checkpoint", None,
+                    "The pre-trained model: our folder (tools/run_pretraining.py's final/), a Hugging Face folder "
+                    "(config.json + model.safetensors) or a Google ELECTRA checkpoint.", required=True)
+flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
+flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
+                  "Picks the original defaults (large: lr 5e-5, decay 0.9); from the checkpoint's width if unset.")
+flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
+flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
+flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
+flags.DEFINE_string("train_file", None, "Training file (overrides --data_dir's).")
+flags.DEFINE_string("dev_file", None, "Development file, scored after training.")
+flags.DEFINE_string("test_file", None, "Unlabelled test file, predicted after training.")
+flags.DEFINE_list("text_columns", ["text"], "text_classification: one or two text columns.")
+flags.DEFINE_string("label_column", "label", "text_classification: the label column.")
+flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")
+flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
+flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
+flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
+flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
+flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
+flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
+define_config_flags(FinetuningConfig)  # --task among them
+FLAGS["task"].help = f"The task: one of {', '.join(sorted(FINETUNING_TASKS))}."
+flags.mark_flag_as_required("task")
+flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
+flags.register_validator("eval_every", lambda n: n is None or n >= 1, "--eval_every must be >= 1 (steps)")
+flags.register_validator("log_every", lambda n: n >= 1, "--log_every must be >= 1 (steps)")
