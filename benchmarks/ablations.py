@@ -66,7 +66,8 @@ DEFAULT_STEPS = {"efficiency": 600, "generator_size": 300, "algorithms": 300}
 
 def variant_steps(variant, vocab_size, total_flops):
     """Steps (and the two-stage switch) that spend `total_flops` with `variant`; its fields to pre-train with."""
-    from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE, training_flops_per_step
+    from electra_tf.pretraining.flops import training_flops_per_step
+    from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE
 
     if variant.get("training_algorithm") == "two_stage":
         probe = configs(vocab_size, 3, **variant, two_stage_generator_steps=1)
@@ -78,7 +79,7 @@ def variant_steps(variant, vocab_size, total_flops):
 
 def plan(study, vocab_size):
     """[(label, steps, fields)] for the study: equal steps for generator sizes, equal FLOPs otherwise."""
-    from electra_tf.training.flops import training_flops
+    from electra_tf.pretraining.flops import training_flops
 
     variants, steps = STUDIES[study], FLAGS.steps or DEFAULT_STEPS[study]
     if study not in EQUAL_FLOPS:
@@ -167,8 +168,8 @@ def print_table(study, results):
 def main(argv):
     del argv
     from electra_tf.atomic import write_json
+    from electra_tf.pretraining.flops import training_flops
     from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.training.flops import training_flops
 
     study, out = FLAGS.study, os.path.join(FLAGS.output_dir, FLAGS.study)
     vocab, shards = prepare_data(os.path.join(FLAGS.output_dir, "data"))

@@ -54,8 +54,8 @@ def plot(results, path):
 def main(argv):
     del argv
     from electra_tf.atomic import write_json
+    from electra_tf.pretraining.flops import training_flops_per_step
     from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.training.flops import training_flops_per_step
 
     out = FLAGS.output_dir
     vocab, shards = prepare_data(os.path.join(out, "data"))

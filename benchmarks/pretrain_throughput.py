@@ -176,7 +176,8 @@ class _OursParts:
             masked = model.mask_batch(inputs, counter)
             with tf.GradientTape() as tape:
                 outputs = model.generate(inputs, masked, training=True)
-                loss = pc.gen_weight * model.mlm_loss(outputs, model.denominators(masked, outputs["real_tokens"]))
+                losses = model.source.losses(outputs, model.denominators(masked, outputs["real_tokens"]))
+                loss = pc.gen_weight * losses["mlm_loss"]
             return outputs, tape.gradient(loss, generator_variables)
 
         def sampling(inputs, outputs, counter):
@@ -187,7 +188,7 @@ class _OursParts:
                 outputs = {**generated, **corrupted,
                            **model.discriminate(inputs, corrupted["corrupted_ids"], training=True)}
                 denominators = model.denominators(outputs["masked"], outputs["real_tokens"])
-                loss = pc.disc_weight * model.rtd_loss(outputs, denominators)
+                loss = pc.disc_weight * model.objective.rtd_loss(outputs, denominators)
             return tape.gradient(loss, discriminator_variables)
 
         def optimizer(generator_gradients, discriminator_gradients):
@@ -455,7 +456,7 @@ def measure_memory(spec):
 
 
 def training_flops(objective):
-    from electra_tf.training.flops import training_flops_per_step
+    from electra_tf.pretraining.flops import training_flops_per_step
     model_config, pretraining_config = configs(objective)
     return training_flops_per_step(model_config, pretraining_config)
 

@@ -24,10 +24,17 @@ included; default-corpus words) at each batch size, raw text in, probabilities o
 a. the export's `serving_default`, each request padded to its longest text;
 b. the same model exported with `pad_to_max_length=True` (every request padded to
    `max_seq_length`, as exports were before);
-c. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
+c. the same model exported with `compile=True` (the model call under XLA, over bucketed shapes);
+d. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
    its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip.
+
+And first (`--tokenizer`), the tokenizer alone on short corpus lines (cut to --max_chars characters):
+ours before (`tokenize_by_rules`: BERT's rules as TF string ops, today the fallback) and now (`tokenize`:
+tf-text's fused WordPiece), each eagerly and in a `tf.function`, against Hugging Face's Rust tokenizer
+(`tokenizers.BertWordPieceTokenizer`, the core of transformers' `BertTokenizerFast`) on the same
+`vocab.txt`; the ids are checked equal before timing.
 """
 
 import os
@@ -52,6 +59,9 @@ flags.DEFINE_enum("peer", "hf", ["hf", "stub", "none"], "hf: transformers + torc
                   "NumPy stand-in over the same pipe (tests); none: no peer (ours only, both paddings).")
 flags.DEFINE_string("json", None, "Also write the comparison with the peer to this JSON file.")
 flags.DEFINE_float("peer_seconds", 3.0, "Timed seconds per path and cell of the comparison with the peer.")
+flags.DEFINE_bool("tokenizer", True, "Time the tokenizer alone against Hugging Face's Rust tokenizer.")
+flags.DEFINE_integer("max_chars", 60, "The tokenizer table's texts are cut to this many characters.")
+flags.DEFINE_bool("compiled", True, "Add the XLA-compiled export (compile=True) to the comparison with the peer.")
 
 
 PEER = "transformers (tokenizer + model)"
@@ -100,6 +110,56 @@ def texts_of_length(lines, tokenizer, length, count, seed=0):
     return texts
 
 
+def compare_tokenizers(tokenizer, vocab, lines):
+    """Ours before and now, eager and in-graph, against `tokenizers.BertWordPieceTokenizer` at --batch_sizes."""
+    import tensorflow as tf
+    import tokenizers
+
+    rust = tokenizers.BertWordPieceTokenizer(vocab, lowercase=True)
+    spec = [tf.TensorSpec([None], tf.string)]
+    graph_rules = tf.function(tokenizer.tokenize_by_rules, input_signature=spec)
+    graph_fused = tf.function(tokenizer.tokenize, input_signature=spec)
+    lines = [line[:FLAGS.max_chars].rsplit(" ", 1)[0] if len(line) > FLAGS.max_chars else line for line in lines]
+    print(f"\ntokenizer alone: corpus lines cut to {FLAGS.max_chars} characters")
+    header = f"{'batch':>5}  {'path':<44} {'p50 ms':>8} {'texts/s':>9} {'vs before':>9}"
+    print(header + "\n" + "-" * len(header))
+    rows, rng = [], np.random.default_rng(0)
+    for batch_size in map(int, FLAGS.batch_sizes):
+        texts = [lines[i] for i in rng.permutation(len(lines))[:batch_size]]
+        batch = tf.constant(texts)
+        expected = tokenizer.tokenize_by_rules(batch).to_list()
+        assert tokenizer(batch).to_list() == expected == [
+            encoding.ids for encoding in rust.encode_batch(texts, add_special_tokens=False)]
+        runs = {"ours before: string-op rules, eager": lambda: tokenizer.tokenize_by_rules(batch),
+                "ours before: string-op rules, tf.function": lambda: graph_rules(batch),
+                "ours now: fused WordPiece, eager": lambda: tokenizer(batch),
+                "ours now: fused WordPiece, tf.function": lambda: graph_fused(batch),
+                "HF tokenizers (Rust), encode_batch": lambda: rust.encode_batch(texts, add_special_tokens=False)}
+        times = latencies(runs, FLAGS.seconds / 4)
+        medians = {name: np.median(values) for name, values in times.items()}
+        for name, values in times.items():
+            before = medians[name.replace("now: fused WordPiece", "before: string-op rules")]
+            ratio = f"{before / medians[name]:.1f}x" if "now" in name else ""
+            rows.append({"batch_size": batch_size, "path": name, "p50_ms": 1e3 * medians[name],
+                         "texts_per_s": batch_size / np.mean(values)})
+            print(f"{batch_size:>5}  {name:<44} {rows[-1]['p50_ms']:8.3f} {rows[-1]['texts_per_s']:9.0f} "
+                  f"{ratio:>9}", flush=True)
+    return rows
+
+
+def cpu_description():
+    """The CPU's model name and its vector / matrix instruction flags (from /proc/cpuinfo, where it exists)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            info = f.read()
+    except OSError:
+        return "unknown CPU"
+    model = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), "?")
+    flags_line = next((line for line in info.splitlines() if line.startswith("flags")), "")
+    wanted = sorted(flag for flag in flags_line.split() if flag.startswith(("avx512", "amx", "avx_vnni")))
+    return f"{model}; {' '.join(wanted) or 'no AVX-512 / AMX'}"
+
+
 def compare_with_peer(model, tokenizer, vocab, texts, work):
     """Ours (padded to the longest, and to max_seq_length) against the peer at --batch_sizes × --lengths."""
     import tensorflow as tf
@@ -111,6 +171,9 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                                                          max_seq_length=length),
                f"export, padded to {length}": export_model(model, tokenizer, work, model_name="fixed",
                                                           max_seq_length=length, pad_to_max_length=True)}
+    if FLAGS.compiled:
+        exports["export, compiled (XLA)"] = export_model(model, tokenizer, work, model_name="compiled",
+                                                         max_seq_length=length, compile=True)
     signatures = {name: load_export(path).signatures["serving_default"] for name, path in exports.items()}
     peer = None
     if FLAGS.peer != "none":
@@ -138,7 +201,7 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                     ours = name.startswith("export")
                     vs_peer = f"{medians[PEER] / medians[name]:.2f}x" if ours and PEER in medians else ""
                     vs_fixed = (f"{medians[f'export, padded to {length}'] / medians[name]:.2f}x"
-                                if name == "export, padded to longest" else "")
+                                if name in ("export, padded to longest", "export, compiled (XLA)") else "")
                     print(f"{batch_size:>5} {tokens:>6}  {name:<33} {row['p50_ms']:8.2f} {row['p95_ms']:8.2f} "
                           f"{row['texts_per_s']:8.1f} {vs_peer:>8} {vs_fixed:>8}", flush=True)
                     rows.append(row)
@@ -225,11 +288,14 @@ def main(argv):
               f"max_seq_length {FLAGS.max_seq_length}; corpus lines: {np.mean(lengths):.0f} tokens on average "
               f"({np.mean(lengths > FLAGS.max_seq_length - 2):.0%} cut); TF threads: default; CPUs: "
               f"{os.cpu_count()}; load average {os.getloadavg()[0]:.1f}", flush=True)
+        print(f"CPU: {cpu_description()}")
+        tokenizer_rows = compare_tokenizers(tokenizer, vocab, lines) if FLAGS.tokenizer else []
         if FLAGS.breakdown:
             breakdown(model, tokenizer, texts, work)
         rows = compare_with_peer(model, tokenizer, vocab, lines, work)
         if FLAGS.json:
-            write_json(FLAGS.json, {"rows": rows, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]})
+            write_json(FLAGS.json, {"rows": rows, "tokenizer_rows": tokenizer_rows, "cpu": cpu_description(),
+                                    "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]})
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -33,6 +33,7 @@ from electra_tf.models.multiple_choice import ElectraForMultipleChoice
 from electra_tf.models.question_answering import ElectraForQuestionAnswering
 from electra_tf.models.sequence_classification import ElectraForSequenceClassification
 from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.pipelines import pipeline
 from electra_tf.preprocessor import ElectraPreprocessor
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer
@@ -60,6 +61,7 @@ __all__ = [
     "generator_config",
     "load_run_config",
     "make_task",
+    "pipeline",
     "pretraining_optimizer",
     "save_keras_hub_preset",
     "save_run_config",

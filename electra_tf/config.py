@@ -32,7 +32,8 @@ from electra_tf.atomic import read_json, write_text
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
 _OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
 _WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
-_GENERATOR_TYPES = ("masked_lm", "unigram")
+_GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
+_TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
 _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
 
@@ -206,7 +207,12 @@ class PretrainingConfig(_JsonConfig):
         "generator_layers": "Generator depth as a fraction of num_layers.",
         "untied_generator_embeddings": "Give the generator its own embeddings (weight_sharing=none).",
         "weight_sharing": "Generator-discriminator sharing: none, embeddings, all, or gdes.",
-        "generator_type": "masked_lm (a small transformer) or unigram (samples the corpus's token counts).",
+        "generator_type": "masked_lm (a small transformer), unigram (samples the corpus's token counts) or "
+                          "pretrained (Fast-ELECTRA: a frozen pre-trained masked LM, generator_checkpoint).",
+        "generator_checkpoint": "The pre-trained masked LM of generator_type=pretrained (any checkpoint format).",
+        "initial_temperature": "generator_type=pretrained: sampling temperature at step 0, annealed to temperature.",
+        "temperature_decay_steps": "generator_type=pretrained: steps of the temperature's descent (0: train_steps).",
+        "temperature_schedule": "generator_type=pretrained: exponential, linear or cosine descent.",
         "training_algorithm": "joint, two_stage (generator first, then discriminator) or adversarial.",
         "two_stage_generator_steps": "Generator-only MLM updates before the discriminator (two_stage).",
         "max_seq_length": "Example length, special tokens included (must match the shards).",
@@ -241,6 +247,10 @@ class PretrainingConfig(_JsonConfig):
     untied_generator_embeddings: bool = False
     weight_sharing: str = "embeddings"
     generator_type: str = "masked_lm"
+    generator_checkpoint: str = ""
+    initial_temperature: float = 2.0
+    temperature_decay_steps: int = 0
+    temperature_schedule: str = "exponential"
     training_algorithm: str = "joint"
     two_stage_generator_steps: int = 0
     max_seq_length: int = 128
@@ -336,6 +346,18 @@ class PretrainingConfig(_JsonConfig):
                                ("training_algorithm", ("two_stage", "adversarial"))):
                 _check(getattr(self, field) not in bad, name, field,
                        f"{getattr(self, field)!r} needs a generator network, not generator_type='unigram'")
+        pretrained = self.generator_type == "pretrained"
+        _check(pretrained == bool(self.generator_checkpoint), name, "generator_checkpoint",
+               "is the generator of generator_type='pretrained', and needs it" if pretrained else
+               "needs generator_type='pretrained'")
+        if pretrained:  # Fast-ELECTRA: the discriminator has its own embeddings; the generator is not trained
+            for field, good in (("weight_sharing", ("none",)), ("training_algorithm", ("joint",))):
+                _check(getattr(self, field) in good, name, field,
+                       f"{getattr(self, field)!r} does not go with generator_type='pretrained' (use {good[0]!r})")
+            _check(self.initial_temperature > 0, name, "initial_temperature", "must be > 0")
+            _check(self.temperature_decay_steps >= 0, name, "temperature_decay_steps", "must be >= 0")
+            _check(self.temperature_schedule in _TEMPERATURE_SCHEDULES, name, "temperature_schedule",
+                   f"{self.temperature_schedule!r} is not one of {_TEMPERATURE_SCHEDULES}")
         if self.training_algorithm == "two_stage":
             _check(self.objective == "electra", name, "training_algorithm",
                    f"'two_stage' trains with objective='electra', not {self.objective!r}")
@@ -368,7 +390,7 @@ FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mr
 
 @dataclasses.dataclass(frozen=True)
 class FinetuningConfig(_JsonConfig):
-    """Fine-tuning settings, with the original `configure_finetuning.py` defaults.
+    """Fine-tuning settings, with the original `configure_finetuning.py` defaults and the paper's learning rates.
 
     `epochs` and `max_seq_length` left as `None` take the task's default
     (each task declares its own: 3 epochs, 10 for RTE and STS-B, 2 for QA;
@@ -376,16 +398,22 @@ class FinetuningConfig(_JsonConfig):
     `original_top_layer_decay` reproduces the original's layer-wise decay
     quirk (see `training.layerwise_decay`).
 
+    `learning_rate` left as `None` follows the model's width (`default_learning_rate`). `head` is
+    Hugging Face's by default, so a fine-tuned classifier loads in `transformers`; `head="original"`
+    is ELECTRA's, for reproducing the paper's GLUE figures.
+
     Example:
     >>> config = FinetuningConfig.for_task("rte", model_size="large")
     >>> config.learning_rate, config.layerwise_lr_decay, config.epochs
     (5e-05, 0.9, None)
+    >>> FinetuningConfig.for_task("rte", hidden_size=64).learning_rate
+    0.0012
     """
 
     FIELD_HELP = {
         "task": "The task to fine-tune on.",
-        "head": "original (ELECTRA's heads) or huggingface (converts to transformers).",
-        "learning_rate": "Peak learning rate.",
+        "head": "huggingface (loads in transformers) or original (ELECTRA's own).",
+        "learning_rate": "Peak learning rate (docs/finetuning.md).",
         "layerwise_lr_decay": "Each layer down gets this factor of the rate above it.",
         "original_top_layer_decay": "Reproduce the original code's top-layer decay quirk.",
         "weight_decay_rate": "AdamW weight decay.",
@@ -407,10 +435,12 @@ class FinetuningConfig(_JsonConfig):
         "answerable_weight": "SQuAD 2.0: weight of the answerable classifier's loss.",
         "qa_na_threshold": "SQuAD 2.0: no answer above these null odds.",
     }
+    # What an unset (None) field stands for in the tools' --help, where it is not the task's default.
+    UNSET_DEFAULTS = {"learning_rate": "by the model's width"}
 
     task: str = "sst2"
-    head: str = "original"
-    learning_rate: float = 1e-4
+    head: str = "huggingface"
+    learning_rate: float | None = None
     layerwise_lr_decay: float = 0.8
     original_top_layer_decay: bool = False
     weight_decay_rate: float = 0.01
@@ -433,14 +463,20 @@ class FinetuningConfig(_JsonConfig):
     qa_na_threshold: float = -2.75
 
     @classmethod
-    def for_task(cls, task: str, model_size: str = "base", **overrides) -> "FinetuningConfig":
-        """The original defaults for a model size (small, base, large) on `task`, then `overrides`
-        (`None` values are ignored). Large models use lr 5e-5 and layer-wise decay 0.9."""
-        _check(model_size in ("small", "base", "large"), cls.__name__, "model_size",
+    def for_task(cls, task: str, model_size: str | None = None, hidden_size: int | None = None,
+                 **overrides) -> "FinetuningConfig":
+        """The paper's defaults for a model size on `task`, then `overrides` (`None` values are ignored).
+
+        `model_size` (small, base, large) picks the paper's learning rate (3e-4, 1e-4, 5e-5) and layer-wise
+        decay (0.8, 0.8, 0.9); `hidden_size` (the model's width) picks the rate by `default_learning_rate`
+        instead. With neither, the rate follows the fine-tuned model's width when `finetune` builds it."""
+        _check(model_size in (None, *SIZE_WIDTHS), cls.__name__, "model_size",
                f"{model_size!r} is not one of small, base, large")
         values = {"task": task}
+        if model_size is not None or hidden_size is not None:
+            values["learning_rate"] = default_learning_rate(hidden_size or SIZE_WIDTHS[model_size])
         if model_size == "large":
-            values.update(learning_rate=5e-5, layerwise_lr_decay=0.9)
+            values["layerwise_lr_decay"] = 0.9
         return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
 
     def __post_init__(self):
@@ -449,13 +485,43 @@ class FinetuningConfig(_JsonConfig):
         _check(self.head in ("original", "huggingface"), name, "head", f"{self.head!r} is not original/huggingface")
         _check(0.0 < self.layerwise_lr_decay <= 1.0, name, "layerwise_lr_decay", "must be in (0, 1]")
         _check(0.0 <= self.warmup_proportion < 1.0, name, "warmup_proportion", "must be in [0, 1)")
-        for field in ("learning_rate", "adam_epsilon"):
-            _check(getattr(self, field) > 0, name, field, f"must be > 0, got {getattr(self, field)}")
+        _check(self.learning_rate is None or self.learning_rate > 0, name, "learning_rate",
+               f"must be > 0, got {self.learning_rate}")
+        _check(self.adam_epsilon > 0, name, "adam_epsilon", f"must be > 0, got {self.adam_epsilon}")
         for field in ("batch_size", "predict_batch_size", "max_query_length", "doc_stride", "n_best_size",
                       "max_answer_length", "beam_size"):
             _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
         _check(self.epochs is None or self.epochs > 0, name, "epochs", f"must be > 0, got {self.epochs}")
         _check(self.max_seq_length is None or self.max_seq_length >= 8, name, "max_seq_length", "must be >= 8")
+
+
+# The paper's fine-tuning learning rates (Clark et al., 2020, Table 7) at the widths of its model sizes.
+SIZE_WIDTHS = {"small": 256, "base": 768, "large": 1024}
+PAPER_LEARNING_RATES = {256: 3e-4, 768: 1e-4, 1024: 5e-5}
+
+
+def default_learning_rate(hidden_size: int) -> float:
+    """The fine-tuning learning rate for a model `hidden_size` wide: the paper's per-size rates, joined.
+
+    Small (256) 3e-4, Base (768) 1e-4 and Large (1024) 5e-5 exactly; between two sizes, interpolated on
+    log(width) against log(rate). From Small to Base the rate is inversely proportional to the width
+    (3e-4 x 256 / H), and below Small that line goes on, capped at 3e-3 (width 25 and under): a
+    64-wide model gets 1.2e-3. Above Large the rate stays 5e-5. Rounded to two significant digits.
+
+    >>> [default_learning_rate(width) for width in (256, 768, 1024)]
+    [0.0003, 0.0001, 5e-05]
+    >>> default_learning_rate(64), default_learning_rate(512), default_learning_rate(896)
+    (0.0012, 0.00015, 6.9e-05)
+    """
+    widths = sorted(PAPER_LEARNING_RATES)
+    if hidden_size >= widths[-1]:
+        return PAPER_LEARNING_RATES[widths[-1]]
+    if hidden_size in PAPER_LEARNING_RATES:
+        return PAPER_LEARNING_RATES[hidden_size]
+    low, high = (widths[0], widths[1]) if hidden_size < widths[1] else (widths[1], widths[2])
+    slope = math.log(PAPER_LEARNING_RATES[high] / PAPER_LEARNING_RATES[low]) / math.log(high / low)
+    rate = min(3e-3, PAPER_LEARNING_RATES[low] * (hidden_size / low) ** slope)
+    return float(f"{rate:.2g}")  # two significant digits, as the paper states its rates
 
 
 def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> ElectraConfig:

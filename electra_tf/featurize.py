@@ -2,8 +2,9 @@
 
 The one featurization of the package: training, evaluation and the exported
 serving graphs all run it, so the ids a model is trained on are the ids it is
-served. It uses the tokenizer's own `tokenize` (BERT's rules in TF string ops,
-then tf-text's `FastWordpieceTokenizer`). Tagging and question answering also
+served. It uses the tokenizer's own `tokenize` (tf-text's fused end-to-end
+`FastWordpieceTokenizer` on BERT-normalised text, with BERT's rules in TF
+string ops where the fused op could differ). Tagging and question answering also
 need to point back into the raw text, which `tokenize` cannot (its
 normalisation changes lengths), so text is cut into whitespace-separated words
 first, as the data files are (`str.split()` for CoNLL, `\\S+` for SQuAD):

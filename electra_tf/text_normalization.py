@@ -32,6 +32,10 @@ _CJK = (r"[\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B7
         r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
 # ASCII 33-47, 58-64, 91-96, 123-126, and Unicode punctuation.
 _PUNCTUATION = r"[!-/:-@\[-`{-~\p{P}]"
+# Printable ASCII and BERT's ASCII whitespace: text that only needs lower-casing.
+ASCII_TEXT = r"[\t\n\r -~]*"
+# A code point of no category in RE2's tables (Cn is not a class RE2 knows).
+UNASSIGNED = r"[^\p{L}\p{M}\p{N}\p{P}\p{S}\p{Z}\p{C}]"
 
 
 def bert_normalize(text, lowercase=True, strip_accents=None):

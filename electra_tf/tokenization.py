@@ -15,6 +15,7 @@ Example:
 """
 
 import time
+import unicodedata
 
 import keras
 import keras_hub
@@ -29,7 +30,7 @@ from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_li
 
 from electra_tf import featurize
 from electra_tf.checkpoints.tokenizer_files import tokenizer_arguments
-from electra_tf.text_normalization import bert_pretokenize
+from electra_tf.text_normalization import ASCII_TEXT, UNASSIGNED, bert_normalize, bert_pretokenize
 from electra_tf.vocabulary import SPECIAL_TOKENS, load_vocabulary, validate_vocabulary
 
 # BERT maps a word of more than 100 characters (not bytes) to [UNK].
@@ -178,26 +179,75 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
     def _set_vocabulary_tf(self):
         # keras-hub's, with room for 100 characters of up to 4 UTF-8 bytes
         # (BERT's limit counts characters; longer words are mapped to [UNK]
-        # in `tokenize`).
+        # in `tokenize_by_rules`). Also detokenizes.
         self._fast_word_piece = tf_text.FastWordpieceTokenizer(
             vocab=self.vocabulary, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
             unknown_token=self.oov_token, max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
             no_pretokenization=True, support_detokenization=True)
+        # The same op in its end-to-end mode: it splits on whitespace, punctuation and CJK ideographs
+        # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`). An entry holding
+        # whitespace (keras-hub's learner keeps "## ") is never a piece by BERT's rules, but this op would
+        # match it across a space: it gets an entry no text reaches (controls are removed before the op).
+        unreachable = [f"\x01{index}" if any(c.isspace() or unicodedata.category(c).startswith("Z") for c in token)
+                       else token for index, token in enumerate(self.vocabulary)]
+        self._fused_word_piece = tf_text.FastWordpieceTokenizer(
+            vocab=unreachable, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
+            unknown_token=self.oov_token, max_bytes_per_word=MAX_CHARS_PER_WORD, no_pretokenization=False)
 
     def tokenize(self, inputs):
-        """Token ids of a string or a `[batch]` of strings."""
+        """Token ids of a string or a `[batch]` of strings.
+
+        Runs tf-text's fused `FastWordpieceTokenizer` (end-to-end mode) on
+        text normalised as `bert_normalize` does (a batch of ASCII text only
+        needs lower-casing), and `tokenize_by_rules` for the rows where the
+        fused op can differ from BERT's rules, so the ids are always those of
+        `tokenize_by_rules`:
+
+        - a non-ASCII row with an unknown token: the op's 100-byte word limit
+          is BERT's 100-character limit only on ASCII;
+        - a row with a code point unassigned in TensorFlow's regex tables
+          (ICU's newer tables may call it punctuation).
+
+        Whitespace, controls and accents are handled before the op because
+        its own rules differ: it keeps no-break spaces inside words, turns
+        control characters into spaces rather than removing them, and (as
+        `FastBertNormalizer`, not used here) case-folds with NFKC (`ß` →
+        `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and letters
+        on both paths.
+        """
         self._check_vocabulary()
         self._maybe_initialized_tf()
         inputs = tf.convert_to_tensor(inputs, tf.string)
         scalar = inputs.shape.rank == 0
-        words = bert_pretokenize(inputs[None] if scalar else inputs, self.lowercase, self.strip_accents)
-        words = tf.ragged.map_flat_values(
-            lambda w: tf.where(tf.strings.length(w, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD, self.oov_token, w),
-            words)
-        tokens = self._fast_word_piece.tokenize(words).merge_dims(-2, -1)
+        texts = inputs[None] if scalar else inputs
+        ascii_rows = tf.strings.regex_full_match(texts, ASCII_TEXT)
+        tokens = tf.cond(tf.reduce_all(ascii_rows), lambda: self._fused_word_piece.tokenize(
+            tf.strings.lower(texts) if self.lowercase else texts), lambda: self._tokenize_mixed(texts, ascii_rows))
         if self.sequence_length:
             tokens = tokens.to_tensor(shape=[None, self.sequence_length])
         return tokens[0] if scalar else tokens
+
+    def _tokenize_mixed(self, texts, ascii_rows):
+        tokens = self._fused_word_piece.tokenize(bert_normalize(texts, self.lowercase, self.strip_accents))
+        unknown = tf.cast(tokens.flat_values == self.token_to_id(self.oov_token), tf.int32)
+        has_unknown = tf.math.unsorted_segment_max(unknown, tokens.value_rowids(), tokens.nrows()) > 0
+        redo = ~ascii_rows & (has_unknown | tf.strings.regex_full_match(texts, f"(?s).*{UNASSIGNED}.*"))
+        return tf.cond(tf.reduce_any(redo), lambda: self._replace_rows(tokens, redo, texts), lambda: tokens)
+
+    def _replace_rows(self, tokens, redo, texts):
+        """`tokens` with the rows where `redo` holds tokenized by `tokenize_by_rules` instead."""
+        kept, redone = tf.where(~redo)[:, 0], tf.where(redo)[:, 0]
+        rows = tf.concat([tf.gather(tokens, kept), self.tokenize_by_rules(tf.gather(texts, redone))], axis=0)
+        return tf.gather(rows, tf.argsort(tf.concat([kept, redone], axis=0)))
+
+    def tokenize_by_rules(self, texts):
+        """Token ids of a `[batch]` of strings by BERT's rules written out as TF string ops
+        (`bert_pretokenize`, then WordPiece on each word): `tokenize`'s reference and fallback."""
+        words = bert_pretokenize(texts, self.lowercase, self.strip_accents)
+        words = tf.ragged.map_flat_values(
+            lambda w: tf.where(tf.strings.length(w, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD, self.oov_token, w),
+            words)
+        return self._fast_word_piece.tokenize(words).merge_dims(-2, -1)
 
     def encode(self, texts, pairs=None, sequence_length=128):
         """Tokenizes and packs `[CLS] A [SEP] (B [SEP])` into the model's input dict.

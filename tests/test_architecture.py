@@ -20,6 +20,7 @@ LAYERS = (
     ("pretraining", "data", "metrics"),
     ("finetuning",),
     ("export", "convert", "keras_hub_presets"),
+    ("pipelines",),
 )
 
 # Function-local imports of other modules, each with its reason. Nothing else may hide an import in a function.

@@ -1,10 +1,13 @@
-"""Our tokenizer against Hugging Face `BertTokenizerFast` (fixture from tools/make_tokenizer_fixtures.py)."""
+"""Our tokenizer against Hugging Face `BertTokenizerFast` (fixture from tools/make_tokenizer_fixtures.py), and its
+fused path (tf-text's end-to-end WordPiece) against BERT's rules written as string ops."""
 
 import json
 from pathlib import Path
 
 import pytest
 import tensorflow as tf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -30,3 +33,57 @@ def test_in_graph_and_eager_ids_agree():
     dataset = tf.data.Dataset.from_tensor_slices(texts).batch(10).map(tokenizer)
     from_dataset = [row for batch in dataset for row in batch.to_list()]
     assert graph(tf.constant(texts)).to_list() == tokenizer(tf.constant(texts)).to_list() == from_dataset
+
+
+# Text of every kind of character, with ASCII, whitespace, controls, accents, CJK and unassigned code points
+# made frequent; surrogates cannot be encoded.
+_SPECIAL = (" \t\n\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2009\u3000\u200b\u00ad\ufffd"
+            ".,!?'\"-$+<=>^|~`[]#中文한글👍🏽éÉßİǅﬁ\u0301\U0001e5ff")
+_TEXT = st.text(alphabet=st.one_of(st.characters(exclude_categories=("Cs",)), st.sampled_from(_SPECIAL),
+                                   st.sampled_from("abcdefghij ABC [SEP]")), max_size=40)
+_ASCII = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=40)
+_TOKENIZERS = {name: ElectraTokenizer(str(FIXTURES / "vocab.txt"), **options)
+               for name, options in FIXTURE["settings"].items()}
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.lists(st.one_of(_TEXT, _ASCII, st.sampled_from(FIXTURE["texts"])), min_size=1, max_size=6),
+       st.sampled_from(sorted(_TOKENIZERS)))
+def test_the_fused_tokenizer_gives_the_ids_of_the_rules(texts, setting):
+    tokenizer = _TOKENIZERS[setting]
+    batch = tf.constant(texts)
+    assert tokenizer.tokenize(batch).to_list() == tokenizer.tokenize_by_rules(batch).to_list()
+
+
+@settings(max_examples=20, deadline=None, database=None)
+@given(st.lists(st.binary(max_size=30), min_size=1, max_size=4))
+def test_the_fused_tokenizer_gives_the_ids_of_the_rules_on_any_bytes(data):
+    tokenizer = _TOKENIZERS["uncased"]
+    assert tokenizer.tokenize(tf.constant(data)).to_list() == tokenizer.tokenize_by_rules(tf.constant(data)).to_list()
+
+
+def test_long_words_are_unknown_by_characters_on_both_paths():
+    tokenizer = _TOKENIZERS["uncased"]
+    texts = tf.constant(["x" * 100, "x" * 101, "é" * 100, "é" * 101, "ab " + "中" * 120])
+    fused = tokenizer.tokenize(texts).to_list()
+    assert fused == tokenizer.tokenize_by_rules(texts).to_list()
+    assert fused[0] != [1] and fused[1] == [1] and fused[2] != [1] and fused[3] == [1]
+
+
+def test_the_fused_op_does_the_work_on_ascii_and_on_text_without_unknown_pieces(monkeypatch):
+    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"))
+    def refuse(texts):
+        raise AssertionError(f"fell back for {texts}")
+    monkeypatch.setattr(tokenizer, "tokenize_by_rules", refuse)
+    assert tokenizer(tf.constant(["The foxes, 3$!", "Héllo Wörld"])).to_list()  # eager: only the branch taken runs
+    with pytest.raises(AssertionError, match="fell back"):
+        tokenizer(tf.constant(["中文 \U0001e5ff"]))
+
+
+def test_vocabulary_entries_holding_whitespace_are_never_matched_across_a_space():
+    """keras-hub's vocabulary learner keeps entries such as "## ": the fused op must not match them."""
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "of", "the", "## ", "##f", "o", " the", "##\u00a0of"]
+    tokenizer = ElectraTokenizer(vocabulary)
+    texts = tf.constant(["of the of", "the\u00a0of  the", "o f"])
+    assert tokenizer(texts).to_list() == tokenizer.tokenize_by_rules(texts).to_list() == [[5, 6, 5], [6, 5, 6],
+                                                                                        [9, 1]]

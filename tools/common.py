@@ -91,7 +91,8 @@ def tool_help(module_name, program):
         lines += ["", f"{cls.__name__} fields (unset, each keeps {source}, shown):"]
         for field in dataclasses.fields(cls):
             value = getattr(instance, field.name)
-            lines.append(_flag_line(flags.FLAGS[field.name], "the task's" if value is None else repr(value)))
+            unset = getattr(cls, "UNSET_DEFAULTS", {}).get(field.name, "the task's")  # what None stands for
+            lines.append(_flag_line(flags.FLAGS[field.name], unset if value is None else repr(value)))
     lines += ["", "Library flags (logging, ...): --helpfull."]
     return "\n".join(lines)
 

@@ -48,10 +48,13 @@ def main(argv):
     label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                         max_seq_length=given("max_seq_length", info, 128), label_names=label_names,
-                        overwrite=FLAGS.overwrite, pad_to_max_length=FLAGS.pad_to_max_length, **options)
+                        overwrite=FLAGS.overwrite, pad_to_max_length=FLAGS.pad_to_max_length,
+                        compile=FLAGS.compile, **options)
     info = export_info(path)
     print(f"{task} model → {path}")
     print(f"signatures: {', '.join(info['signatures'])}; serving_default takes {', '.join(info['text_inputs'])}")
+    if info.get("compiled"):
+        print("compiled with XLA: serve it with tensorflow_model_server --xla_cpu_compilation_enabled=true")
 
 
 if __name__ == "__main__":  # python -m electra_tf.tools.export_model (the console script: electra_tf_cli)

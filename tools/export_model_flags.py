@@ -11,7 +11,8 @@ r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<
   --lowercase/--strip_accents, --label_names, --max_seq_length, --text_pair, the QA options. A vocabulary
   of another size than the model's embedding table is refused.
 - Signatures: `serving_default` (raw text, tokenized in the graph), `serve_ids`, `serve_examples`;
-  see docs/serving.md. The version is one more than the highest present unless --version is given; an
+  see docs/serving.md. --compile compiles the model call with XLA (TF Serving then needs
+  --xla_cpu_compilation_enabled). The version is one more than the highest present unless --version is given; an
   existing version is kept unless --overwrite.
 """
 
@@ -42,5 +43,7 @@ flags.DEFINE_bool("squad_v2", None, "Question answering: may answer nothing (def
 flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no answer above these null odds "
                    "(default -2.75 with the answerable classifier, else 0.0).")
 flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
+flags.DEFINE_bool("compile", False, "Compile the model call of every signature with XLA (faster on short requests); "
+                  "TF Serving then needs --xla_cpu_compilation_enabled, see docs/serving.md.")
 flags.DEFINE_bool("pad_to_max_length", False, "Pad every request to --max_seq_length (fixed shapes, e.g. for XLA); "
                   "by default a request is padded to its longest text, with the same outputs.")

@@ -18,10 +18,10 @@ from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
 from electra_tf.tools.run_finetuning_flags import FLAGS
+from electra_tf.training.determinism import enable_determinism
 
 
-def model_size(model_config):
-    width = model_config.hidden_size
+def model_size(width):
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
@@ -105,6 +105,7 @@ def run_trial(config, folder, model_config):
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
     results["data"] = task.stats
     results["dev_history"] = task.dev_history
+    results["dev_majority_class"] = task.dev_baseline  # the dev accuracy of always answering train's commonest
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
     with saying_saved(results["model"], model):
@@ -128,10 +129,14 @@ def summarise(trials):
 def main(argv):
     del argv
     lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
+    if FLAGS.deterministic:
+        enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)
     model_config = read_config(FLAGS.init_checkpoint)
-    size = FLAGS.model_size or model_size(model_config)
+    width = model_config.hidden_size
+    size = FLAGS.model_size or model_size(width)
     overrides = config_overrides(FinetuningConfig)
-    base = FinetuningConfig.for_task(overrides.pop("task"), size, **overrides)
+    base = FinetuningConfig.for_task(overrides.pop("task"), size, hidden_size=None if FLAGS.model_size else width,
+                                     **overrides)
     trials = []
     for trial in range(FLAGS.num_trials):
         folder = os.path.join(FLAGS.output_dir, f"trial_{trial}")
@@ -142,10 +147,13 @@ def main(argv):
             print(f"trial {trial}: done before, kept")
         else:
             trials.append(run_trial(config, folder, model_config))
-        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}; model in "
-              f"{trials[-1].get('model', folder)}", flush=True)
+        majority = trials[-1].get("dev_majority_class")
+        print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}"
+              + ("" if majority is None else f" (dev majority class {majority:.4f})")
+              + f"; model in {trials[-1].get('model', folder)}", flush=True)
     results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,
-               "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials)}
+               "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials),
+               "dev_majority_class": trials[0].get("dev_majority_class")}
     write_json(os.path.join(FLAGS.output_dir, "results.json"), results)
     print(json.dumps(results["dev"], indent=2))
 

@@ -33,7 +33,8 @@ flags.DEFINE_string("init_checkpoint", None,
                     "(config.json + model.safetensors) or a Google ELECTRA checkpoint.", required=True)
 flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
 flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
-                  "Picks the original defaults (large: lr 5e-5, decay 0.9); from the checkpoint's width if unset.")
+                  "Picks the paper's defaults (lr 3e-4/1e-4/5e-5; large: decay 0.9); unset: the learning rate "
+                  "follows the checkpoint's width (docs/finetuning.md).")
 flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
 flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
 flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
@@ -49,6 +50,7 @@ flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1,
 flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
 flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
 flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
+flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
 define_config_flags(FinetuningConfig)  # --task among them
 FLAGS["task"].help = f"The task: one of {', '.join(sorted(FINETUNING_TASKS))}."
 flags.mark_flag_as_required("task")

@@ -19,6 +19,7 @@ from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.folder_lock import lock_folder
+from electra_tf.pretraining.flops import training_flops
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.variant_inputs import variant_inputs
@@ -26,8 +27,8 @@ from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
 from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.training import callbacks as cb
+from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.flops import training_flops
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.stop_signals import StopSignals
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
@@ -188,6 +189,8 @@ def main(argv):
     if FLAGS.mixed_precision:
         keras.mixed_precision.set_global_policy(f"mixed_{FLAGS.mixed_precision}")
     keras.utils.set_random_seed(pretraining.seed)
+    if FLAGS.deterministic:
+        enable_determinism()  # (the generators are seeded just above)
     print(f"ELECTRA pre-training ({pretraining.objective}): {FLAGS.strategy} strategy, "
           f"{strategy.num_replicas_in_sync} replica(s), precision {keras.mixed_precision.global_policy().name}, "
           f"global batch {pretraining.batch_size} x {pretraining.gradient_accumulation_steps} accumulation, "

@@ -143,10 +143,12 @@ def _own_folder(folder):
 
 def _hf_folder(folder):
     checkpoint = hf.read_folder(folder)
+    # A folder our `save_pretrained` wrote also says in `electra_tf.json` what it holds (length, task options).
+    info = {**ours.read_model_info(folder), **({"label_names": checkpoint.label_names} if checkpoint.label_names
+                                                 else {})}
     return Source(HUGGINGFACE, folder, folder,
                   {"model": Network(checkpoint.config, checkpoint.architecture, checkpoint.state)},
-                  num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout,
-                  info={"label_names": checkpoint.label_names} if checkpoint.label_names else {})
+                  num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout, info=info)
 
 
 def _google(prefix, path, run_config=None):

@@ -52,7 +52,7 @@ def _version_path(model_dir, version, overwrite):
 
 
 def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
-                 label_names=None, overwrite=False, pad_to_max_length=False, **options):
+                 label_names=None, overwrite=False, pad_to_max_length=False, compile=False, **options):
     """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
 
     Args:
@@ -67,6 +67,9 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         overwrite: replace an existing `version` (otherwise a FileExistsError).
         pad_to_max_length: pad every raw-text request to `max_seq_length` (fixed shapes, e.g. for XLA);
             by default a request is padded to its longest text, with the same outputs.
+        compile: compile the model call of every signature with XLA, over a few padded shapes
+            (`electra_tf.export.compiled`): faster on short requests, but TF Serving then needs
+            `--xla_cpu_compilation_enabled`; by default the export serves on a stock server.
         options: task options, see `electra_tf.export.signatures` (`text_pair=True` for sentence-pair
             classification; `max_query_length`, `max_answer_length`, `version_2`, `null_threshold`
             for question answering).
@@ -81,7 +84,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         tokenizer = preprocessor.tokenizer
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
-    task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
+    task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, compile, **options)
     model_dir = os.path.join(export_dir, model_name)
     _version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
     archive = keras.export.ExportArchive()
@@ -114,6 +117,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
 def _info(task, options):
     return {"task": task.task, "signatures": list(SIGNATURES), "text_inputs": list(task.text_inputs),
             "max_seq_length": task.max_seq_length, "label_names": task.label_names,
+            "compiled": task.compiled is not None,
             "lowercase": bool(task.tokenizer.lowercase), "strip_accents": bool(task.tokenizer.strip_accents),
             "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options,
             "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,

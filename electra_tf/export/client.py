@@ -5,11 +5,12 @@ registers the tokenizer ops); nothing of this package runs inside the export.
 
 Example (after `export_model`, not run here):
 >>> query_export("exports/sst2/1", text=["a gripping film"])  # doctest: +SKIP
-{'label': array([b'positive'], dtype=object), 'label_id': array([1], dtype=int32), ...}
+{'label': array(['positive'], dtype=object), 'label_id': array([1], dtype=int32), ...}
 """
 
 import os
 
+import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the graph uses)
 
@@ -28,7 +29,7 @@ def export_info(path):
 
 
 def query_export(path, *texts, signature="serving_default", **inputs):
-    """Runs a signature of the export at `path`, returning numpy outputs.
+    """Runs a signature of the export at `path`, returning numpy outputs (strings as `str`, not bytes).
 
     Inputs by name (`text=[...]`, `question=..., context=...`, `input_ids=...`),
     or, for `serving_default`, raw texts in the order of the export's text
@@ -47,4 +48,10 @@ def query_export(path, *texts, signature="serving_default", **inputs):
     if set(inputs) != set(specs):
         raise ValueError(f"{signature} takes {sorted(specs)}, got {sorted(inputs)}")
     outputs = function(**{name: tf.constant(value, specs[name].dtype) for name, value in inputs.items()})
-    return {name: value.numpy() for name, value in outputs.items()}
+    return {name: _as_str(value.numpy()) if value.dtype == tf.string else value.numpy()
+            for name, value in outputs.items()}
+
+
+def _as_str(values):
+    """A numpy array of UTF-8 bytes as one of `str` (object dtype, as TensorFlow gives strings)."""
+    return np.vectorize(lambda value: value.decode("utf-8"), otypes=[object])(values)

@@ -41,6 +41,7 @@ Example:
 import tensorflow as tf
 
 from electra_tf import answer_spans, featurize
+from electra_tf.export.compiled import CompiledCall
 from electra_tf.models.base import INPUT_NAMES
 
 TASKS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
@@ -55,12 +56,14 @@ class ServingTask:
     task = None
     text_inputs = ("text",)
     pad_to_max_length = False  # True: every request padded to max_seq_length (fixed shapes, as for XLA)
+    sequence_axes = {}  # model output → its sequence axis (for `CompiledCall`)
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None):
         self.model, self.tokenizer, self.max_seq_length = model, tokenizer, int(max_seq_length)
         # The raw-text path runs the model through this: `serve_ids` itself, or (in an export) its
         # traced function, so the model is traced once and both signatures give the same numbers.
         self.run_ids = self.serve_ids
+        self.compiled = None  # a `CompiledCall` when the model call is compiled with XLA (`compile_model`)
         self.label_names = None if label_names is None else [str(name) for name in label_names]
         self.cls_id, self.sep_id, self.pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
         positions = model.config.max_position_embeddings
@@ -86,8 +89,12 @@ class ServingTask:
 
     # === Helpers ===
     def call_model(self, input_ids, attention_mask, token_type_ids):
-        return self.model({"input_ids": input_ids, "attention_mask": attention_mask,
-                           "token_type_ids": token_type_ids}, training=False)
+        inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
+        return self.model(inputs, training=False) if self.compiled is None else self.compiled(inputs)
+
+    def compile_model(self):
+        """Every signature's model call compiled with XLA over padded shapes (`electra_tf.export.compiled`)."""
+        self.compiled = CompiledCall(self.model, self.sequence_axes, self.model.config.max_position_embeddings)
 
     def check_label_names(self):
         num_labels = self.model.output["logits"].shape[-1]
@@ -121,6 +128,7 @@ class DiscriminatorServing(ServingTask):
     """Per-token replaced-token probabilities of a pre-trained discriminator, with each token's characters."""
 
     task = "discriminator"
+    sequence_axes = {"logits": 1}
 
     def serve_ids(self, input_ids, attention_mask, token_type_ids):
         logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
@@ -178,6 +186,7 @@ class TaggingServing(ServingTask):
     """One label per whitespace-separated word, read at its first piece (as the tagging data labels words)."""
 
     task = "tagging"
+    sequence_axes = {"logits": 1}
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None):
         super().__init__(model, tokenizer, max_seq_length, label_names)
@@ -209,6 +218,7 @@ class QuestionAnsweringServing(ServingTask):
 
     task = "question_answering"
     text_inputs = ("question", "context")
+    sequence_axes = {"start_logits": 1, "end_logits": -1}  # end_logits: [batch, (beam,) sequence]
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None, max_query_length=64,
                  max_answer_length=30, n_best_size=20, version_2=None, null_threshold=None):
@@ -297,13 +307,17 @@ _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServin
                                       TaggingServing, QuestionAnsweringServing, MultipleChoiceServing)}
 
 
-def serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False, **options):
+def serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False, compile=False,
+                 **options):
     """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
     `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
-    `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text)."""
+    `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text).
+    `compile`: the model call compiled with XLA (`ServingTask.compile_model`)."""
     task = task_of(model)
     if label_names is not None and task not in ("classification", "tagging"):
         raise ValueError(f"label names are for classification and tagging, not {task}")
     serving = _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)
     serving.pad_to_max_length = bool(pad_to_max_length)
+    if compile:
+        serving.compile_model()
     return serving

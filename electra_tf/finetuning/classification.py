@@ -136,6 +136,12 @@ class TextClassificationTask(FinetuningTask):
         logits = batching.restore_order(model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"], order)
         return logits[:, 0] if self.regression else keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
+    def class_labels(self, examples):
+        return None if self.regression else examples.labels
+
+    def predicted_classes(self, predictions):
+        return None if self.regression else predictions.argmax(-1)
+
     def score(self, examples, predictions):
         return classification_scores(examples.labels, predictions if self.regression else predictions.argmax(-1),
                                      self.metrics)

@@ -6,14 +6,22 @@ Two Keras callbacks, which `finetune` adds:
   examples/s and the time left at steps 1 and 10 (so the first lines come within seconds) and then every
   `every` steps, and writes the loss and learning rate to TensorBoard;
 - `DevEvaluation` scores the dev split every `every` steps (by default each epoch) and at the end with the
-  task's own metrics (`task.predict`, `task.score`), prints and writes them, and with `keep_best` gives the
-  model the weights of its best evaluation when training ends.
+  task's own metrics (`task.predict`, `task.score`), prints and writes them beside the majority-class
+  baseline, and with `keep_best` gives the model the weights of its best evaluation when training ends.
+  When the final model puts `ONE_CLASS_SHARE` or more of the dev examples in one class, it says so.
 
 Example (what a run prints):
 >>> print(progress_line(step=40, total=120, loss=0.5123, examples_per_second=85.3, seconds_left=95))
 step 40/120 (33%) · loss 0.5123 · 85.3 examples/s · 1:35 left
+>>> majority_baseline(np.array([0, 1, 1]), np.array([1, 0, 0, 1]))
+0.5
+>>> line = one_class_warning(np.array([2, 2, 2, 2, 0]), ("neg", "neu", "pos"), learning_rate=3e-4, share=0.8)
+>>> print(line)  # doctest: +NORMALIZE_WHITESPACE
+warning: 4 of 5 dev predictions (80%) are 'pos': the model learned little beyond one class;
+try a higher --learning_rate (this run: 0.0003) or more --epochs
 """
 
+import collections
 import time
 
 import keras
@@ -75,20 +83,43 @@ class Progress(keras.callbacks.Callback):
         self.writer.flush()
 
 
+# The share of dev predictions in one class above which a run says it learned little else.
+ONE_CLASS_SHARE = 0.95
+
+
+def majority_baseline(train_labels, dev_labels):
+    """The dev accuracy of always answering the training split's most common class."""
+    majority = collections.Counter(np.asarray(train_labels).tolist()).most_common(1)[0][0]
+    return float(np.mean(np.asarray(dev_labels) == majority))
+
+
+def one_class_warning(predicted, label_names, learning_rate, share=ONE_CLASS_SHARE):
+    """One line when at least `share` of the `predicted` class ids are one class, else None."""
+    top, count = collections.Counter(np.asarray(predicted).tolist()).most_common(1)[0]
+    if count < share * len(predicted):
+        return None
+    name = repr(label_names[top]) if label_names else f"class {top}"
+    return (f"warning: {count} of {len(predicted)} dev predictions ({100 * count / len(predicted):.0f}%) are "
+            f"{name}: the model learned little beyond one class; try a higher --learning_rate "
+            f"(this run: {learning_rate:g}) or more --epochs")
+
+
 class DevEvaluation(keras.callbacks.Callback):
     """Scores `examples` (a split the task can score) every `every` steps and at the last step.
 
     `history` holds `{"step", "epoch", <metric>: value}` per evaluation; `best` the best one by
     `task.main_metric`. With `keep_best`, the model ends training with the weights of that evaluation.
+    `baseline`: the majority class's dev accuracy, printed beside the scores (`None`: not printed).
     """
 
     def __init__(self, task, examples, every, total_steps, steps_per_epoch, log_dir=None, keep_best=False,
-                 report=print):
+                 report=print, baseline=None):
         super().__init__()
         self.task, self.examples, self.every, self.total_steps = task, examples, every, total_steps
         self.steps_per_epoch, self.keep_best, self.report = steps_per_epoch, keep_best, report
-        self.writer = _writer(log_dir)
+        self.writer, self.baseline = _writer(log_dir), baseline
         self.history, self.best, self._best_weights = [], None, None
+        self._classes = {}  # step → the class ids predicted there (tasks with one class per example)
 
     def on_train_batch_end(self, batch, logs=None):
         step = batch + 1
@@ -96,7 +127,11 @@ class DevEvaluation(keras.callbacks.Callback):
             self.evaluate(step)
 
     def evaluate(self, step):
-        scores = self.task.score(self.examples, self.task.predict(self.model, self.examples))
+        predictions = self.task.predict(self.model, self.examples)
+        scores = self.task.score(self.examples, predictions)
+        classes = self.task.predicted_classes(predictions)
+        if classes is not None:
+            self._classes[step] = classes
         metric = self.task.main_metric(scores)
         record = {"step": step, "epoch": round(step / self.steps_per_epoch, 2), **scores}
         self.history.append(record)
@@ -106,13 +141,22 @@ class DevEvaluation(keras.callbacks.Callback):
             if self.keep_best:
                 self._best_weights = [np.array(w) for w in self.model.get_weights()]
         shown = " · ".join(f"{name} {value:.4f}" for name, value in scores.items() if isinstance(value, float))
-        self.report(f"dev at step {step} (epoch {record['epoch']:g}): {shown}" + (" (best)" if is_best else ""))
+        baseline = "" if self.baseline is None else f" (majority class {self.baseline:.4f})"
+        self.report(f"dev at step {step} (epoch {record['epoch']:g}): {shown}{baseline}"
+                    + (" (best)" if is_best else ""))
         with self.writer.as_default(step=step):
             for name, value in scores.items():
                 tf.summary.scalar(f"dev/{name}", float(value))
         self.writer.flush()
 
     def on_train_end(self, logs=None):
+        kept = self.history[-1] if self.history else None
         if self.keep_best and self._best_weights is not None and self.best is not self.history[-1]:
             self.model.set_weights(self._best_weights)
             self.report(f"kept the best dev model: step {self.best['step']} (epoch {self.best['epoch']:g})")
+            kept = self.best
+        if kept is not None and kept["step"] in self._classes:
+            warning = one_class_warning(self._classes[kept["step"]], self.task.label_names,
+                                        self.task.config.learning_rate)
+            if warning:
+                self.report(warning)

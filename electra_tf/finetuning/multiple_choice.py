@@ -54,6 +54,12 @@ class MultipleChoiceTask(FinetuningTask):
         logits = batching.restore_order(model.predict(dataset, verbose=0)["logits"], order)
         return keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
+    def class_labels(self, examples):
+        return examples.labels
+
+    def predicted_classes(self, predictions):
+        return predictions.argmax(-1)
+
     def score(self, examples, predictions):
         return classification_scores(examples.labels, predictions.argmax(-1), ("accuracy",))
 

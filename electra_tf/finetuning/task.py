@@ -61,6 +61,7 @@ class FinetuningTask(abc.ABC):
         self.files.update({split: path for split, path in (files or {}).items() if path})
         self.stats = {}
         self.dev_history = []  # what `finetune` scored on the dev split during training
+        self.dev_baseline = None  # the majority class's dev accuracy, as `finetune` found it
 
     def task_epochs(self, name):
         """The default number of epochs for the task `name` (a task class may serve several names)."""
@@ -87,6 +88,15 @@ class FinetuningTask(abc.ABC):
     @property
     def label_names(self):
         """Class or tag names in id order (known after the training split is loaded), or None."""
+        return None
+
+    def class_labels(self, examples):
+        """The class id of each example, for the majority-class baseline (`None`: the task has no one class per
+        example, as tagging, question answering and regression)."""
+        return None
+
+    def predicted_classes(self, predictions):
+        """The class id `predict` chose for each example (`None` where `class_labels` is)."""
         return None
 
     def main_metric(self, scores):

@@ -2,7 +2,8 @@
 
 Steps: `len(train) // batch_size * epochs` (at least 1), warm-up over
 `warmup_proportion` of them, layer-wise learning-rate decay as the task's
-config says (see `electra_tf.training.layerwise_decay`).
+config says (see `electra_tf.training.layerwise_decay`). A config without a
+learning rate gets the one for the model's width (`config.default_learning_rate`).
 
 Example (with a model from `make demo`):
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig, make_task
@@ -18,7 +19,8 @@ Example (with a model from `make demo`):
 import keras
 import numpy as np
 
-from electra_tf.finetuning.monitoring import DevEvaluation, Progress
+from electra_tf.config import default_learning_rate
+from electra_tf.finetuning.monitoring import DevEvaluation, Progress, majority_baseline
 from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
 
@@ -47,23 +49,33 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     Prints a progress line every `log_every` steps (`report=None`: silent); given `dev_examples`, scores them
     each epoch (or every `eval_every` steps) and at the end, and with `keep_best` returns the model of the best
     dev score. `log_dir`: TensorBoard scalars (loss, learning rate, dev metrics). The dev scores are in
-    `task.dev_history` (empty without dev examples).
+    `task.dev_history` (empty without dev examples), the majority class's dev accuracy in
+    `task.dev_baseline` (`None` where the task has no one class per example); `task.config` ends with
+    the learning rate used.
     """
-    config = task.config
-    keras.utils.set_random_seed(config.seed)
+    keras.utils.set_random_seed(task.config.seed)
     dataset, batches_per_epoch = task.train_dataset(train_examples)
     if batches_per_epoch < 1:
-        raise ValueError(f"{len(train_examples)} training examples make no batch of {config.batch_size}")
+        raise ValueError(f"{len(train_examples)} training examples make no batch of {task.config.batch_size}")
     model = task.build_model(init_checkpoint)
     check_vocabulary(task.tokenizer, model, init_checkpoint)
     check_sequence_length(task.sequence_length, model.config, init_checkpoint)
-    steps = max(1, int(batches_per_epoch * config.epochs))
     report = report or (lambda line: None)
+    if model.hf_architecture is None:
+        report(f"note: head={task.config.head!r} has no transformers class: the fine-tuned model loads here and "
+               "exports for serving, but not in transformers (head='huggingface', --head=huggingface, does)")
+    if task.config.learning_rate is None:
+        task.config = task.config.replace(learning_rate=default_learning_rate(model.config.hidden_size))
+    config = task.config
+    steps = max(1, int(batches_per_epoch * config.epochs))
     callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]
-    evaluation = None
+    evaluation, task.dev_baseline = None, None
     if dev_examples is not None:
+        labels = task.class_labels(dev_examples), task.class_labels(train_examples)
+        if labels[0] is not None:
+            task.dev_baseline = majority_baseline(labels[1], labels[0])
         evaluation = DevEvaluation(task, dev_examples, eval_every or batches_per_epoch, steps, batches_per_epoch,
-                                   log_dir, keep_best, report)
+                                   log_dir, keep_best, report, baseline=task.dev_baseline)
         callbacks.append(evaluation)
     rates = layerwise_lr_multipliers(model, config.layerwise_lr_decay, config.original_top_layer_decay)
     optimizer = create_optimizer(config.learning_rate, steps, int(config.warmup_proportion * steps),
@@ -71,7 +83,8 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
                                  lr_multipliers=rates)
     task.compile(model, optimizer)
     report(f"fine-tuning {config.task}: {len(train_examples)} examples, {config.epochs:g} epoch(s) of "
-           f"{batches_per_epoch} steps of {config.batch_size}, {steps} steps in all")
+           f"{batches_per_epoch} steps of {config.batch_size}, {steps} steps in all, learning rate "
+           f"{config.learning_rate:g}")
     history = model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0, callbacks=callbacks)
     loss = history.history["loss"][-1]
     if not np.isfinite(loss):

@@ -11,7 +11,13 @@ never looks at model classes:
   `hf_architecture`: that class when this instance's weights are laid out as
   Hugging Face's (an original ELECTRA head has none);
 - `serving_task`: the kind of SavedModel signatures it is exported with
-  (`electra_tf.export`), `None` when it is not served.
+  (`electra_tf.export`), `None` when it is not served;
+- `hf_complete`: whether a Hugging Face folder (`config.json` and
+  `model.safetensors`) describes this instance entirely, so `save_pretrained`
+  writes its weights once, in that form, instead of `model.keras`.
+
+A task model loaded from a folder knows its labels, as `transformers` models
+do: `label_names` (in id order), `id2label` and `label2id`.
 
 Constructor arguments are public attributes and `get_config` lists them, so a
 model saves and loads as any Keras model; `from_pretrained` reads a checkpoint
@@ -80,17 +86,42 @@ class ElectraNetwork(keras.Model):
     hf_class = None
     serving_task = None
     takes_text = False
+    hf_complete = False
 
     def __init__(self, *args, preprocessor=None, **kwargs):
         super().__init__(*args, **kwargs)
         if preprocessor is not None and not self.takes_text:
             raise ValueError(f"{type(self).__name__} does not read one text or a text pair: it takes no preprocessor")
         self.preprocessor = preprocessor
+        self._label_names = None
 
     @property
     def hf_architecture(self):
         """The Hugging Face class with this model's weight layout, or `None` when it has none."""
         return self.hf_class
+
+    # === Label names, as transformers' configs hold them ===
+    @property
+    def label_names(self):
+        """The class or tag names in id order (from the folder it was loaded from), or None when unknown."""
+        return self._label_names
+
+    @label_names.setter
+    def label_names(self, names):
+        num_labels = getattr(self, "num_labels", None)
+        if names is not None and num_labels is not None and len(names) != num_labels:
+            raise ValueError(f"{len(names)} label names for a model with {num_labels} labels")
+        self._label_names = None if names is None else tuple(str(name) for name in names)
+
+    @property
+    def id2label(self):
+        """`{id: name}` (transformers' `LABEL_<i>` where the names are unknown); `{}` for a model without labels."""
+        num_labels = getattr(self, "num_labels", None) or 0
+        return dict(enumerate(self.label_names or [f"LABEL_{i}" for i in range(num_labels)]))
+
+    @property
+    def label2id(self):
+        return {name: i for i, name in self.id2label.items()}
 
     def get_config(self):
         config = {"name": self.name, "trainable": self.trainable, "config": self.config.to_dict()}
@@ -162,6 +193,8 @@ class ElectraNetwork(keras.Model):
             preprocessor = model.preprocessor if model.preprocessor is not None else \
                 cls._saved_preprocessor(source) if cls.takes_text else None
         model.preprocessor = preprocessor
+        if source.info.get("label_names"):
+            model.label_names = source.info["label_names"]
         return model
 
     @staticmethod
@@ -200,17 +233,33 @@ class ElectraNetwork(keras.Model):
                 arguments.setdefault(name, value)
         return arguments
 
+    def without_optimizer(self):
+        """This model, or (once compiled) an uncompiled copy with its weights: Keras 3 writes a compiled
+        model's optimizer into `.keras` files (two values per weight with Adam) and has no
+        `include_optimizer=False` for them."""
+        if getattr(self, "optimizer", None) is None:
+            return self
+        copy = type(self).from_config({**self.get_config(), "preprocessor": None})  # (its vocabulary is an asset)
+        copy.preprocessor = self.preprocessor
+        copy.set_weights(self.get_weights())
+        return copy
+
     @classmethod
     def _is_built_as(cls, model, arguments):
         """Whether `model` (one of ours, loaded as saved) is what `cls(…, **arguments)` asks for."""
         return type(model) is cls and all(getattr(model, key, None) == value for key, value in arguments.items())
 
     def save_pretrained(self, folder, tokenizer=None, label_names=None, **info):
-        """Writes a self-describing model folder: `model.keras` (this model, exactly), the tokenizer files
-        (`vocab.txt`, `tokenizer_config.json`; from `tokenizer`, else the preprocessor's), and
-        `electra_tf.json` (class, serving task, label names, and `info` such as `max_seq_length`). When a
-        Hugging Face class has this model's weights (`hf_architecture`), the folder is also a Hugging
-        Face folder `transformers` loads: `config.json` (with `id2label`) and `model.safetensors`.
+        """Writes a self-describing model folder: the model's weights once, without its optimizer's state,
+        the tokenizer files (`vocab.txt`, `tokenizer_config.json`; from `tokenizer`, else the
+        preprocessor's), and `electra_tf.json` (class, serving task, label names (default: the model's
+        `label_names`), and `info` such as `max_seq_length`).
+
+        When a Hugging Face folder describes the model entirely (`hf_complete`: a Hugging Face head), the
+        weights are written as one `transformers` loads (`AutoModelFor….from_pretrained(folder)`):
+        `config.json` (with `id2label`/`label2id`) and `model.safetensors`. Otherwise as `model.keras`
+        (this model, exactly), beside a Hugging Face copy when a Hugging Face class has its weights
+        (`hf_architecture`).
 
         The folder is written whole (`atomic.atomic_folder`): it replaces an existing `folder` (and what
         else that held) only once complete. `from_pretrained(folder)` and `electra-export --model=<folder>`
@@ -218,11 +267,13 @@ class ElectraNetwork(keras.Model):
         """
         tokenizer = tokenizer or (self.preprocessor.tokenizer if self.preprocessor is not None else None)
         info = {key: value for key, value in info.items() if key not in _DESCRIBED}  # (re-saving a folder's info)
+        label_names = self.label_names if label_names is None else label_names
         num_labels = getattr(self, "num_labels", None)
         if label_names is not None and num_labels is not None and len(label_names) != num_labels:
             raise ValueError(f"{len(label_names)} label names for a model with {num_labels} labels")
         with atomic_folder(folder) as tmp:  # whole or not at all; an older folder stays until then
-            self.save(os.path.join(tmp, ours.SINGLE_MODEL_FILE))
+            if not self.hf_complete:
+                self.without_optimizer().save(os.path.join(tmp, ours.SINGLE_MODEL_FILE))
             vocabulary = None if tokenizer is None else tokenizer.get_vocabulary()
             if tokenizer is not None:
                 write_tokenizer_files(tmp, vocabulary, bool(tokenizer.lowercase), bool(tokenizer.strip_accents),

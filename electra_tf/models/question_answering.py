@@ -82,6 +82,10 @@ class ElectraForQuestionAnswering(ElectraNetwork):
     def hf_architecture(self):
         return self.hf_class if self.head == "huggingface" else None
 
+    @property
+    def hf_complete(self):
+        return self.head == "huggingface"
+
     def __call__(self, inputs, *args, **kwargs):
         # `start_positions` is optional: Keras wants the key, so a missing one is passed as None.
         if getattr(self, "head", None) == "original" and isinstance(inputs, dict) and "start_positions" not in inputs:

@@ -1,8 +1,9 @@
 """`ElectraForSequenceClassification`: a sentence (pair) classifier, or a regressor, on the ELECTRA encoder.
 
-Heads: the original ELECTRA's (dropout → dense on [CLS]; default), or Hugging
-Face's (`head="huggingface"`: dropout → dense(H) → GELU → dropout → dense), whose
-weights convert to and from `transformers`. `num_labels=1` is regression.
+Heads: Hugging Face's (`head="huggingface"`, the default: dropout → dense(H) → GELU → dropout → dense),
+whose weights load in `transformers`' `ElectraForSequenceClassification`, or the original ELECTRA's
+(`head="original"`: dropout → dense on [CLS]), for reproducing the paper's GLUE figures; it has no
+`transformers` class. `num_labels=1` is regression.
 
 Example:
 >>> import numpy as np
@@ -37,14 +38,14 @@ class ElectraForSequenceClassification(ElectraNetwork):
     Args:
         config: an `ElectraConfig` (or its dict).
         num_labels: classes; 1 for regression.
-        head: "original" or "huggingface".
+        head: "huggingface" (loads in transformers) or "original" (ELECTRA's).
         classifier_dropout: the head's dropout rate (default: the config's `hidden_dropout`).
     """
 
     takes_text = True
     hf_class = "ElectraForSequenceClassification"
 
-    def __init__(self, config, num_labels=2, head="original", classifier_dropout=None, **kwargs):
+    def __init__(self, config, num_labels=2, head="huggingface", classifier_dropout=None, **kwargs):
         config = as_config(config)
         check_head(head)
         dropout = config.hidden_dropout if classifier_dropout is None else classifier_dropout
@@ -70,6 +71,10 @@ class ElectraForSequenceClassification(ElectraNetwork):
     @property
     def hf_architecture(self):
         return self.hf_class if self.head == "huggingface" else None
+
+    @property
+    def hf_complete(self):
+        return self.head == "huggingface"
 
     @property
     def serving_task(self):

@@ -1,8 +1,8 @@
 """`ElectraForTokenClassification`: per-token labels (NER, chunking) on the ELECTRA encoder.
 
-The original head is one dense layer over every token; Hugging Face's puts a
-dropout first (`head="huggingface"`). Both have the same weights, so either
-converts to `transformers`. Scoring each word at its first sub-token, as the
+Hugging Face's head (`head="huggingface"`, the default) is a dropout and one
+dense layer over every token; the original has no dropout (`head="original"`).
+Both have the same weights, so either converts to `transformers`. Scoring each word at its first sub-token, as the
 original does, is a matter of which positions carry labels (see
 `electra_tf.data.tasks.tagging`).
 
@@ -32,7 +32,7 @@ class ElectraForTokenClassification(ElectraNetwork):
     hf_class = "ElectraForTokenClassification"
     serving_task = "tagging"
 
-    def __init__(self, config, num_labels=2, head="original", **kwargs):
+    def __init__(self, config, num_labels=2, head="huggingface", **kwargs):
         config = as_config(config)
         check_head(head)
         # === Layers ===
@@ -49,6 +49,10 @@ class ElectraForTokenClassification(ElectraNetwork):
         self.backbone = backbone
         self.num_labels = num_labels
         self.head = head
+
+    @property
+    def hf_complete(self):
+        return self.head == "huggingface"
 
     def get_config(self):
         return {**super().get_config(), "num_labels": self.num_labels, "head": self.head}

@@ -119,6 +119,9 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
     cells = {(row["batch_size"], row["tokens"]) for row in rows}
     assert cells == {(1, 8), (1, 32), (4, 8), (4, 32)}
     assert {row["path"] for row in rows} == {"export, padded to longest", "export, padded to 32",
-                                             "transformers (tokenizer + model)"}
+                                             "export, compiled (XLA)", "transformers (tokenizer + model)"}
+    tokenizer_rows = json.load(open(results))["tokenizer_rows"]
+    assert {row["batch_size"] for row in tokenizer_rows} == {1, 4} and len(tokenizer_rows) == 10
+    assert "HF tokenizers (Rust)" in run.stdout and "CPU: " in run.stdout
     assert all(row["p50_ms"] > 0 and row["texts_per_s"] > 0 for row in rows)
     assert all(row["text_tokens"] == row["tokens"] for row in rows)  # texts of exactly that many tokens

@@ -8,6 +8,7 @@ import tensorflow as tf
 from electra_tf import (
     ElectraConfig,
     ElectraDiscriminator,
+    ElectraForMultipleChoice,
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
@@ -86,3 +87,18 @@ def test_tagging_and_question_answering_give_fixed_paddings_answers(config, toke
             np.testing.assert_array_equal(task.run_ids(**featurize.squad_window(
                 tokenizer, LENGTH, 4, batch[:8], batch[-8:], pad_to_max_length=False)[0])[key], full[key])
         assert served["answer"].shape == (8,)
+
+
+def test_the_compiled_model_call_pads_to_buckets_and_gives_the_uncompiled_outputs(config, tokenizer):
+    """`compile=True` (multiple choice: `[batch, choices, sequence]` inputs; the export test covers the rest)."""
+    model = ElectraForMultipleChoice(config, num_choices=2)
+    compiled, default = (serving_task(model, tokenizer, LENGTH, compile=flag) for flag in (True, False))
+    seen = []
+    function = compiled.compiled.function
+    compiled.compiled.function = lambda inputs: seen.append(tuple(inputs["input_ids"].shape)) or function(inputs)
+    batch = texts()[:3]
+    choices = tf.stack([batch[::-1], batch], axis=1)
+    got = compiled.serve_text(context=batch, choices=choices)
+    np.testing.assert_allclose(got["logits"], default.serve_text(context=batch, choices=choices)["logits"], atol=1e-5)
+    assert got["logits"].shape == (3, 2) and seen == [(4, 2, 32)]  # 3 → 4 rows, 24 tokens (16·2 rounded) → 32
+    assert function._jit_compile and default.compiled is None

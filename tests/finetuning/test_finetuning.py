@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from electra_tf.config import FinetuningConfig
+from electra_tf.config import FinetuningConfig, default_learning_rate
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -42,7 +42,7 @@ def test_text_classification_learns_a_marker_word_and_writes_predictions(tmp_pat
         texts, labels = sentences(rng, n, marker="zebra")
         rows = [json.dumps({"text": t, "label": ["no", "yes"][y]}) for t, y in zip(texts, labels)]
         (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
-    task = make_task(config("text_classification"), tokenizer,
+    task = make_task(config("text_classification", head="original"), tokenizer,  # (the head these steps suit)
                      files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
     model = finetune(task, tiny_pretrained_dir, task.load("train"))
     dev = task.load("dev")
@@ -62,7 +62,7 @@ def test_dev_scores_during_training_and_the_best_model_kept(tmp_path, tokenizer,
         names = ["no", "yes"] if split == "train" else ["yes", "no"]  # dev scores fall as training learns
         rows = [json.dumps({"text": t, "label": names[y]}) for t, y in zip(texts, labels)]
         (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
-    task = make_task(config("text_classification", epochs=4.0, learning_rate=2e-2), tokenizer,
+    task = make_task(config("text_classification", epochs=4.0, learning_rate=2e-2, head="original"), tokenizer,
                      files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
     lines = []
     dev = task.load("dev")
@@ -73,10 +73,44 @@ def test_dev_scores_during_training_and_the_best_model_kept(tmp_path, tokenizer,
     best = max(task.dev_history, key=lambda entry: entry["accuracy"])
     assert best["step"] < 32 and task.dev_history[-1]["accuracy"] < best["accuracy"]
     assert task.score(dev, task.predict(model, dev))["accuracy"] == best["accuracy"]
-    assert f"kept the best dev model: step {best['step']}" in lines[-1]
+    assert any(f"kept the best dev model: step {best['step']}" in line for line in lines[-2:])  # (a warning may follow)
     assert sum(line.startswith("dev at step ") for line in lines) == len(steps)
     assert [line for line in lines if line.startswith("step ")][-1].startswith("step 32/32 (100%) · loss ")
     assert any(name.startswith("events.out") for name in (tmp_path / "logs").iterdir() for name in [name.name])
+
+
+def test_a_run_says_the_majority_class_and_when_it_learned_one_class_only(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(1)
+    for split, n in (("train", 48), ("dev", 20)):
+        texts, labels = sentences(rng, n)
+        labels = [1, 1] + [0] * (n - 2) if split == "train" else labels  # train: nearly one class; dev: half and half
+        rows = [json.dumps({"text": t, "label": ["common", "rare"][y]}) for t, y in zip(texts, labels)]
+        (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
+    task = make_task(config("text_classification", learning_rate=None, epochs=2.0), tokenizer,
+                     files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
+    lines = []
+    finetune(task, tiny_pretrained_dir, task.load("train"), dev_examples=task.load("dev"), report=lines.append)
+    # The default learning rate follows the model's width (32: twice Small's 3e-4 x 256 / 32 line's cap).
+    assert task.config.learning_rate == default_learning_rate(32) == 0.0024
+    assert lines[0].endswith("12 steps in all, learning rate 0.0024") and not any("note:" in line for line in lines)
+    assert task.dev_baseline == 0.5
+    assert all(line.endswith("(majority class 0.5000)") or line.endswith("(majority class 0.5000) (best)")
+               for line in lines if line.startswith("dev at step "))
+    assert lines[-1].startswith("warning: ") and "dev predictions" in lines[-1] and "'common'" in lines[-1]
+    assert "--learning_rate (this run: 0.0024) or more --epochs" in lines[-1]
+
+
+def test_a_head_that_cannot_be_passed_on_is_named_when_the_run_starts(tmp_path, tokenizer, tiny_pretrained_dir):
+    rng = np.random.default_rng(2)
+    texts, labels = sentences(rng, 16)
+    (tmp_path / "train.jsonl").write_text("\n".join(json.dumps({"text": t, "label": str(y)})
+                                                    for t, y in zip(texts, labels)))
+    task = make_task(config("text_classification", head="original", epochs=1.0), tokenizer,
+                     files={"train": str(tmp_path / "train.jsonl")})
+    lines = []
+    finetune(task, tiny_pretrained_dir, task.load("train"), report=lines.append)
+    assert lines[0].startswith("note: head='original' has no transformers class") and "--head=huggingface" in lines[0]
+    assert task.dev_baseline is None
 
 
 def test_regression_on_glue_tsv_files(tmp_path, tokenizer, tiny_pretrained_dir):

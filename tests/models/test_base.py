@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import keras
 import numpy as np
@@ -63,7 +64,7 @@ def test_a_model_with_a_preprocessor_fits_evaluates_and_predicts_raw_text_and_sa
     path = export_model(model, None, str(tmp_path / "exports"), label_names=["plain", "zebra"])
     answer = query_export(path, ["zebra cat dog", "red blue tree"])
     np.testing.assert_allclose(answer["logits"], logits, atol=1e-5)
-    assert answer["label"].tolist() == [b"zebra", b"plain"]
+    assert answer["label"].tolist() == ["zebra", "plain"]  # strings as str, not bytes
 
 
 def test_a_model_without_text_inputs_refuses_a_preprocessor(config, tokenizer):
@@ -71,35 +72,67 @@ def test_a_model_without_text_inputs_refuses_a_preprocessor(config, tokenizer):
         ElectraForQuestionAnswering(config, preprocessor=ElectraPreprocessor(tokenizer))
 
 
-def test_save_pretrained_writes_a_folder_that_describes_itself_and_is_a_hugging_face_one(config, tokenizer,
-                                                                                         tmp_path):
-    model = ElectraForSequenceClassification(config, num_labels=2, head="huggingface")
+def test_save_pretrained_writes_a_hugging_face_folder_that_describes_itself(config, tokenizer, tmp_path):
+    model = ElectraForSequenceClassification(config, num_labels=2)  # the default head: Hugging Face's
     model.save_pretrained(tmp_path / "hf", tokenizer=tokenizer, label_names=["negative", "positive"],
                           max_seq_length=32)
-    files = set(os.listdir(tmp_path / "hf"))
-    assert {"model.keras", "config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",
-            "electra_tf.json"} <= files
+    # The weights once, as transformers reads them (AutoModelForSequenceClassification.from_pretrained).
+    assert set(os.listdir(tmp_path / "hf")) == {"config.json", "model.safetensors", "vocab.txt",
+                                                "tokenizer_config.json", "electra_tf.json"}
     hf_config = json.loads((tmp_path / "hf" / "config.json").read_text())
-    assert hf_config["architectures"] == ["ElectraForSequenceClassification"]
+    assert hf_config["architectures"] == ["ElectraForSequenceClassification"] and hf_config["model_type"] == "electra"
     assert hf_config["id2label"] == {"0": "negative", "1": "positive"}
     assert hf_config["label2id"] == {"negative": 0, "positive": 1}
-    assert "classifier.out_proj.weight" in load_file(str(tmp_path / "hf" / "model.safetensors"))
+    state = load_file(str(tmp_path / "hf" / "model.safetensors"))
+    expected = load_file(os.path.join(os.path.dirname(__file__), "..", "fixtures", "hf", "sequence_classification",
+                                      "model.safetensors"))
+    any_layer = lambda keys: {re.sub(r"\.layer\.\d+\.", ".layer.N.", key) for key in keys}  # noqa: E731
+    assert any_layer(state) == any_layer(expected)  # the keys transformers' own ElectraForSequenceClassification saves
+    assert all(array.dtype == np.float32 for array in state.values())
     info = json.loads((tmp_path / "hf" / "electra_tf.json").read_text())
     assert info["label_names"] == ["negative", "positive"] and info["max_seq_length"] == 32
-    # Back: our loader takes model.keras (with a preprocessor from the tokenizer files), and the Hugging
-    # Face files alone give the same model and labels.
+    # Back: the same model, its preprocessor (length from electra_tf.json) and its labels.
     loaded = ElectraForSequenceClassification.from_pretrained(tmp_path / "hf")
     assert loaded.preprocessor.sequence_length == 32 and loaded.preprocessor.tokenizer.vocabulary_size() == 16
-    os.remove(tmp_path / "hf" / "model.keras")
-    from_hf = ElectraForSequenceClassification.from_pretrained(tmp_path / "hf")
+    assert loaded.label_names == ("negative", "positive")
+    assert loaded.id2label == {0: "negative", 1: "positive"} and loaded.label2id == {"negative": 0, "positive": 1}
     batch = tokenizer.encode(["zebra cat"], sequence_length=8)
-    np.testing.assert_allclose(from_hf(batch)["logits"], model(batch)["logits"], atol=1e-6)
+    np.testing.assert_allclose(loaded(batch)["logits"], model(batch)["logits"], atol=1e-6)
     written = convert(str(tmp_path / "hf"), str(tmp_path / "again"), to="huggingface")[0]
     assert json.loads(open(os.path.join(written, "config.json")).read())["id2label"]["1"] == "positive"
 
 
-def test_the_original_head_saves_whole_and_says_which_head_converts(config, tokenizer, tmp_path):
+def _folder_bytes(folder):
+    return sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder))
+
+
+@pytest.mark.parametrize("head", ["huggingface", "original"])
+def test_a_trained_model_folder_holds_its_weights_once_and_not_its_optimizer(config, tokenizer, tmp_path, head):
+    wider = config.replace(hidden_size=128, intermediate_size=512)  # weights well above the files' fixed overhead
+    model = ElectraForSequenceClassification(wider, num_labels=2, head=head,
+                                             preprocessor=ElectraPreprocessor(tokenizer, sequence_length=8))
+    model.compile(optimizer=keras.optimizers.AdamW(1e-3),
+                  loss={"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+    model.optimizer.build(model.trainable_variables)  # Adam's two values per weight, as after training
+    model.save_pretrained(tmp_path / head, label_names=["plain", "zebra"])
+    weights = 4 * model.count_params()
+    tokenizer_files = sum(os.path.getsize(tmp_path / head / name) for name in ("vocab.txt", "tokenizer_config.json"))
+    assert _folder_bytes(tmp_path / head) <= 1.3 * weights + tokenizer_files
+    loaded = ElectraForSequenceClassification.from_pretrained(tmp_path / head)
+    assert loaded.label_names == ("plain", "zebra") and loaded.head == head
+    batch = tokenizer.encode(["zebra cat", "red dog"], sequence_length=8)
+    np.testing.assert_allclose(loaded(batch)["logits"], model(batch)["logits"], atol=1e-6)
+
+
+def test_label_names_unknown_read_as_transformers_names_them(config):
     model = ElectraForSequenceClassification(config, num_labels=3)
+    assert model.label_names is None and model.id2label == {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}
+    with pytest.raises(ValueError, match="2 label names for a model with 3 labels"):
+        model.label_names = ["a", "b"]
+
+
+def test_the_original_head_saves_whole_and_says_which_head_converts(config, tokenizer, tmp_path):
+    model = ElectraForSequenceClassification(config, num_labels=3, head="original")
     model.save_pretrained(tmp_path / "original", tokenizer=tokenizer, label_names=["a", "b", "c"])
     assert not (tmp_path / "original" / "config.json").exists()
     assert ElectraForSequenceClassification.from_pretrained(tmp_path / "original").num_labels == 3

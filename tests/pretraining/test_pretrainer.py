@@ -261,27 +261,11 @@ def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_
 
 
 @pytest.mark.parametrize("name", ["two-stage", "adversarial", "gdes", "unigram, whole words"])
-def test_resuming_mid_way_reproduces_the_uninterrupted_run(tiny_config, tiny_vocab, tmp_path, name):
-    # As tools/run_pretraining.py resumes: weights and optimizer from a tf.train.Checkpoint, data skipped.
+def test_resuming_mid_way_reproduces_the_uninterrupted_run(tiny_config, tiny_vocab, assert_resumes_exactly, name):
     # Two-stage stops at its switch-over (step 2), the state a resumed run must get right.
-    data = dataset(tiny_vocab.batch(batch_size=8, seq_length=16, seed=6), 4).repeat()
     fields = VARIANTS.get(name, {"generator_type": "unigram", "whole_word_masking": True})
-
-    def start(seed):
-        pretrainer = tiny_vocab.pretrainer(tiny_config, seed=seed, **fields)
-        pretrainer.compile(optimizer=keras.optimizers.Adam(1e-2))
-        pretrainer.optimizer.build(pretrainer.trainable_variables)
-        return pretrainer, tf.train.Checkpoint(model=pretrainer, optimizer=pretrainer.optimizer)
-
-    whole, checkpoint = start(seed=1)
-    whole.fit(data, steps_per_epoch=2, epochs=1, verbose=0)
-    path = checkpoint.save(str(tmp_path / "ckpt"))
-    whole.fit(data.skip(2), steps_per_epoch=2, epochs=1, verbose=0)  # on, uninterrupted
-    resumed, checkpoint = start(seed=9)
-    checkpoint.restore(path).assert_consumed()
-    resumed.fit(data.skip(2), steps_per_epoch=2, epochs=1, verbose=0)
-    for a, b in zip(whole.trainable_variables, resumed.trainable_variables):
-        np.testing.assert_allclose(np.asarray(b), np.asarray(a), atol=1e-6)
+    assert_resumes_exactly(lambda seed: tiny_vocab.pretrainer(tiny_config, seed=seed, **fields),
+                           dataset(tiny_vocab.batch(batch_size=8, seq_length=16, seed=6), 4).repeat())
 
 
 def test_every_variant_exports_a_discriminator_in_hugging_face_layout(fixtures_dir, tiny_vocab, tmp_path):

@@ -25,7 +25,8 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path, documented_blocks)
     accuracy, baseline = map(float, re.search(r"ELECTRA fine-tuned: ([\d.]+)\s+majority class: ([\d.]+)",
                                               result.stdout).groups())
     assert accuracy > baseline > 0.2  # three classes, capped at 600 examples each
-    assert (out / "docstring_kinds" / "classifier" / "model.keras").exists()
+    assert (out / "docstring_kinds" / "classifier" / "model.safetensors").exists()  # a transformers folder
+    assert "(majority class " in result.stdout and "learning rate 0.0012" in result.stdout  # by the width (64)
     for noise in ("I0000", "oneDNN", "cuInit", "WARNING:", "UserWarning", "renamed", "ran out of data", "Traceback"):
         assert noise not in result.stdout + result.stderr, noise
     served = re.search(r"serving_default\('Return the number of items in the queue.'\) → (\w+) \(p = ([\d.]+)\)",

@@ -16,16 +16,18 @@ from electra_tf.finetuning import TASKS
 BIN = os.path.dirname(sys.executable)
 # Each console script, and flags its help must show with their defaults.
 SCRIPTS = {
-    "electra-demo": ["--output_dir", "(default: 'runs/demo')", "--train_steps"],
+    "electra-demo": ["--output_dir", "(default: 'runs/demo')", "--train_steps", "--deterministic"],
     "electra-build-vocab": ["--input_files", "--tfds_dataset", "--runner <local|beam>", "--vocab_size",
                             "(default: 30522)"],
     "electra-build-pretraining-data": ["--vocab_file", "--num_shards", "(default: 16)", "--num_processes",
                                        "--runner <local|beam>", "--beam_options", "--dedupe", "--text_field"],
     "electra-pretrain": ["--vocab_file", "--train_files", "--strategy <default|mirrored|multi_worker|tpu>",
                          "--hidden_size", "(default: 256)", "--train_steps", "(default: 1000000)", "--learning_rate",
-                         "--warmup_fraction", "ElectraConfig fields", "PretrainingConfig fields"],
+                         "--warmup_fraction", "--deterministic", "ElectraConfig fields",
+                         "PretrainingConfig fields"],
     "electra-finetune": ["--task", "docstring_kinds", "--init_checkpoint", "--batch_size", "(default: 32)",
-                         "--learning_rate", "(default: 0.0001)", "--epochs", "(default: the task's)",
+                         "--learning_rate", "(default: by the model's width)", "--epochs",
+                         "(default: the task's)", "--head", "(default: 'huggingface')", "--deterministic",
                          "FinetuningConfig fields"],
     "electra-convert-checkpoint": ["--input", "--to <ours|huggingface|google>", "--networks"],
     "electra-export": ["--model", "--export_dir", "--max_seq_length", "model folder's, else 128"],

@@ -53,9 +53,13 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
         submission = (output / f"trial_{trial}" / "RTE.tsv").read_text().splitlines()
         assert submission[0] == "index\tprediction" and len(submission) == 9
         assert trial_results["label_names"] == ["entailment", "not_entailment"]
-        assert (output / f"trial_{trial}" / "model" / "model.keras").exists()
+        assert (output / f"trial_{trial}" / "model" / "model.safetensors").exists()
+        assert trial_results["dev_majority_class"] == 0.5
     # The run shows its progress and dev scores, and writes TensorBoard logs and self-describing model folders.
-    assert "fine-tuning rte: 64 examples, 3 epoch(s) of 8 steps of 8, 24 steps in all" in result.stdout
+    assert "fine-tuning rte: 64 examples, 3 epoch(s) of 8 steps of 8, 24 steps in all, learning rate 0.003" \
+        in result.stdout
+    assert "(majority class 0.5000)" in result.stdout and "(dev majority class 0.5000)" in result.stdout
+    assert results["dev_majority_class"] == 0.5 and "note: head=" not in result.stdout
     assert "step 24/24 (100%) · loss " in result.stdout and " examples/s · 0:00 left" in result.stdout
     for step, epoch in ((8, 1), (16, 2), (24, 3)):
         assert f"dev at step {step} (epoch {epoch}): accuracy " in result.stdout
@@ -67,8 +71,12 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
     info = json.loads((model_folder / "electra_tf.json").read_text())
     assert info["label_names"] == ["entailment", "not_entailment"] and info["text_pair"] is True
     assert info["max_seq_length"] == 16 and info["serving_task"] == "classification" and info["task"] == "rte"
-    assert {"vocab.txt", "tokenizer_config.json", "model.keras"} <= set(os.listdir(model_folder))
-    assert not (model_folder / "config.json").exists()  # the original head: no Hugging Face class
+    # The default head is Hugging Face's: the folder is one transformers loads, the weights in it once.
+    assert set(os.listdir(model_folder)) == {"vocab.txt", "tokenizer_config.json", "config.json", "model.safetensors",
+                                             "electra_tf.json"}
+    hf_config = json.loads((model_folder / "config.json").read_text())
+    assert hf_config["architectures"] == ["ElectraForSequenceClassification"]
+    assert hf_config["id2label"] == {"0": "entailment", "1": "not_entailment"}
     exported = subprocess.run([sys.executable, "-m", "electra_tf.tools.export_model", f"--model={model_folder}",
                                f"--export_dir={tmp_path / 'exports'}", "--model_name=rte"],
                               capture_output=True, text=True, timeout=600, env=ENV)

@@ -43,7 +43,7 @@ def test_layerwise_adamw_scales_each_variables_step(tiny_config, tiny_vocab):
     results = {}
     for name, decay in (("plain", 1.0), ("frozen_below_head", 1e-30)):
         keras.utils.set_random_seed(0)
-        model = ElectraForSequenceClassification(tiny_config)
+        model = ElectraForSequenceClassification(tiny_config, head="original")
         start = {v.path: v.numpy().copy() for v in model.trainable_variables}
         rates = layerwise_lr_multipliers(model, decay=decay)
         optimizer = create_optimizer(1e-2, total_steps=10, warmup_steps=0, weight_decay=0.1, lr_multipliers=rates)

@@ -1,13 +1,8 @@
 import pytest
 
 from electra_tf.config import ElectraConfig, PretrainingConfig
-from electra_tf.training.flops import (
-    DISCRIMINATOR_PHASE,
-    GENERATOR_PHASE,
-    training_flops,
-    training_flops_per_step,
-    training_flops_per_token,
-)
+from electra_tf.pretraining.flops import training_flops, training_flops_per_step, training_flops_per_token
+from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE
 
 MODEL = ElectraConfig()
 

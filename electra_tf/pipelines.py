@@ -1,0 +1,228 @@
+"""`pipeline`: raw text in, labels, entities or answers out, from a fine-tuned model folder, as `transformers.pipeline`.
+
+Three tasks, called as `transformers`' pipelines are (one input in, one
+result out; a list in, a list out):
+
+- `"text-classification"` (alias `"sentiment-analysis"`): a text, a list of
+  texts, or `{"text": ..., "text_pair": ...}` for pairs →
+  `[{"label", "score"}]` per text (`top_k=None`: every label, best first);
+- `"token-classification"` (alias `"ner"`): a text → its entities
+  `[{"entity_group", "score", "word", "start", "end"}]`, words grouped as
+  `aggregation_strategy="simple"` groups them (a `B-` tag starts an entity, an
+  `I-` tag of the same type goes on with it, `O` is left out); each word is
+  read at its first piece, as the tagging tasks train it, and `score` is the
+  mean of the words' probabilities; `aggregation_strategy="none"` gives every
+  word as `{"entity", "score", "index", "word", "start", "end"}`;
+- `"question-answering"`: `question=..., context=...` (or `{"question",
+  "context"}`) → `{"answer", "score", "start", "end"}` from the context's first
+  window (`max_seq_length` tokens); an unanswerable question (SQuAD 2.0 models)
+  gives `answer ""` and `start = end = 0`, as `handle_impossible_answer` does.
+
+Offsets count characters of the raw input, `end` exclusive. The graph is the
+serving graph (`electra_tf.export.signatures`), so a pipeline and an export of
+the same model give the same numbers.
+
+Example:
+>>> import tempfile
+>>> from electra_tf import ElectraConfig, ElectraForSequenceClassification, ElectraTokenizer
+>>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"])
+>>> config = ElectraConfig(vocab_size=8, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
+...                        intermediate_size=8)
+>>> folder = tempfile.mkdtemp()
+>>> ElectraForSequenceClassification(config, num_labels=2).save_pretrained(
+...     folder, tokenizer=tokenizer, label_names=["negative", "positive"])
+>>> classifier = pipeline("text-classification", folder)
+>>> result = classifier("a good film")
+>>> len(result), sorted(result[0]), result[0]["label"] in ("negative", "positive")
+(1, ['label', 'score'], True)
+>>> len(classifier(["good", "bad film"]))
+2
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from electra_tf.convert import load_model
+from electra_tf.export.signatures import serving_task
+from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
+from electra_tf.tokenization import ElectraTokenizer
+
+TASKS = {"text-classification": "classification", "sentiment-analysis": "classification",
+         "token-classification": "tagging", "ner": "tagging", "question-answering": "question_answering"}
+
+
+def _decoded(values):
+    return [value.decode("utf-8") if isinstance(value, bytes) else value for value in values]
+
+
+class Pipeline:
+    """What the three pipelines share: the model, its tokenizer and labels, the serving graph they run."""
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None, **options):
+        self.model, self.tokenizer = model, tokenizer
+        self.label_names = list(label_names) if label_names else None
+        self.serving = serving_task(model, tokenizer, max_seq_length, label_names=self.label_names, **options)
+        # One trace per input signature, as the export runs it.
+        self._run = tf.function(self.serving.serve_text, input_signature=self.serving.text_signature())
+
+    def run(self, *texts):
+        return {name: value.numpy() for name, value in self._run(*(tf.constant(t, tf.string) for t in texts)).items()}
+
+    def label(self, label_id):
+        return self.label_names[label_id] if self.label_names else f"LABEL_{label_id}"
+
+
+class TextClassificationPipeline(Pipeline):
+    """`[{"label", "score"}]` for each text (see the module docstring)."""
+
+    def __call__(self, inputs, top_k=1):
+        single = isinstance(inputs, (str, dict))
+        items = [inputs] if single else list(inputs)
+        pairs = [isinstance(item, dict) for item in items]
+        if any(pairs) and not all(pairs):
+            raise ValueError("give every input as a text, or every one as {'text': ..., 'text_pair': ...}")
+        if all(pairs) and items:
+            texts = ([item["text"] for item in items], [item["text_pair"] for item in items])
+        else:
+            texts = (items,)
+        if len(texts) != len(self.serving.text_inputs):
+            raise ValueError(f"this model reads {' and '.join(self.serving.text_inputs)}: give "
+                             + ("{'text': ..., 'text_pair': ...}" if len(self.serving.text_inputs) == 2 else "texts"))
+        probabilities = self.run(*texts)["probabilities"] if items else np.zeros((0, 0))
+        results = []
+        for row in probabilities:
+            order = np.argsort(-row, kind="stable")[:top_k]
+            results.append([{"label": self.label(int(i)), "score": float(row[i])} for i in order])
+        if top_k == 1:  # transformers' default: one dict per text, in a list even for one text
+            return [result[0] for result in results]
+        return results[0] if single else results
+
+
+def _tag(label):
+    """`(begins, type)` of a tag as transformers reads it: `B-X` begins an X, `I-X` goes on, others go on."""
+    if label.startswith(("B-", "I-")):
+        return label[0] == "B", label[2:]
+    return False, label
+
+
+class TokenClassificationPipeline(Pipeline):
+    """Entities with character offsets for each text (see the module docstring)."""
+
+    def __init__(self, *args, aggregation_strategy="simple", ignore_labels=("O",), **kwargs):
+        super().__init__(*args, **kwargs)
+        if aggregation_strategy not in ("simple", "none"):
+            raise ValueError(f"aggregation_strategy must be 'simple' or 'none', got {aggregation_strategy!r}")
+        self.aggregation_strategy, self.ignore_labels = aggregation_strategy, tuple(ignore_labels)
+
+    def __call__(self, inputs):
+        single = isinstance(inputs, str)
+        texts = [inputs] if single else list(inputs)
+        outputs = self.run(texts) if texts else {}
+        results = [self._entities(text, outputs, row) for row, text in enumerate(texts)]
+        return results[0] if single else results
+
+    def _words(self, text, outputs, row):
+        for index in range(int(outputs["num_words"][row])):
+            label_id = int(outputs["label_id"][row, index])
+            if label_id < 0:  # cut at max_seq_length
+                break
+            start, end = int(outputs["word_start"][row, index]), int(outputs["word_end"][row, index])
+            yield {"entity": self.label(label_id), "score": float(outputs["probability"][row, index]),
+                   "index": index, "word": text[start:end], "start": start, "end": end}
+
+    def _entities(self, text, outputs, row):
+        words = list(self._words(text, outputs, row))
+        if self.aggregation_strategy == "none":
+            return [word for word in words if word["entity"] not in self.ignore_labels]
+        groups = []
+        for word in words:
+            begins, kind = _tag(word["entity"])
+            if groups and not begins and groups[-1]["type"] == kind and groups[-1]["last"] == word["index"] - 1:
+                groups[-1]["words"].append(word)
+            else:
+                groups.append({"type": kind, "words": [word], "label": word["entity"]})
+            groups[-1]["last"] = word["index"]
+        entities = []
+        for group in groups:
+            if group["label"] in self.ignore_labels or group["type"] in self.ignore_labels:
+                continue
+            start, end = group["words"][0]["start"], group["words"][-1]["end"]
+            entities.append({"entity_group": group["type"],
+                             "score": float(np.mean([word["score"] for word in group["words"]])),
+                             "word": text[start:end], "start": start, "end": end})
+        return entities
+
+
+class QuestionAnsweringPipeline(Pipeline):
+    """`{"answer", "score", "start", "end"}` for each question (see the module docstring)."""
+
+    def __call__(self, inputs=None, question=None, context=None):
+        if inputs is not None:
+            single = isinstance(inputs, dict)
+            items = [inputs] if single else list(inputs)
+            questions, contexts = [item["question"] for item in items], [item["context"] for item in items]
+        else:
+            if question is None or context is None:
+                raise ValueError("give question= and context=, or {'question': ..., 'context': ...}")
+            single = isinstance(question, str)
+            questions, contexts = ([question], [context]) if single else (list(question), list(context))
+        if len(questions) != len(contexts):
+            raise ValueError(f"{len(questions)} questions for {len(contexts)} contexts")
+        outputs = self.run(questions, contexts) if questions else {}
+        results = []
+        for row in range(len(questions)):
+            found = bool(outputs["has_answer"][row]) and int(outputs["answer_start"][row]) >= 0
+            results.append({"score": float(outputs["score"][row]),
+                            "start": int(outputs["answer_start"][row]) if found else 0,
+                            "end": int(outputs["answer_end"][row]) if found else 0,
+                            "answer": _decoded([outputs["answer"][row]])[0] if found else ""})
+        return results[0] if single else results
+
+
+_QA_OPTIONS = ("max_query_length", "max_answer_length", "version_2", "null_threshold")
+_PIPELINES = {"classification": TextClassificationPipeline, "tagging": TokenClassificationPipeline,
+              "question_answering": QuestionAnsweringPipeline}
+
+
+def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
+    """A callable from raw text to results for `task` (see the module docstring).
+
+    Args:
+        task: "text-classification" ("sentiment-analysis"), "token-classification" ("ner") or
+            "question-answering".
+        model: a fine-tuned model folder (`save_pretrained`'s, `electra-finetune`'s `trial_<i>/model`, a
+            Hugging Face one), or a loaded task model.
+        tokenizer: its `ElectraTokenizer` (default: the folder's, or the model's preprocessor's).
+        max_seq_length: tokens per input (default: the folder's, the preprocessor's, else 128 or the model's
+            position table if shorter).
+        options: the pipeline's (`aggregation_strategy` for token classification) or the serving task's
+            (`max_answer_length`, `null_threshold`, ... for question answering).
+    """
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {sorted(TASKS)}, got {task!r}")
+    info = {}
+    if isinstance(model, str) or hasattr(model, "__fspath__"):
+        folder = str(model)
+        model, info = load_model(folder)
+        tokenizer = tokenizer or ElectraTokenizer.from_pretrained(folder)
+    preprocessor = getattr(model, "preprocessor", None)
+    tokenizer = tokenizer or (preprocessor.tokenizer if preprocessor is not None else None)
+    if tokenizer is None:
+        raise ValueError("this model has no tokenizer: give tokenizer=, or a folder with its vocab.txt")
+    kind = getattr(model, "serving_task", None)
+    if TASKS[task] != kind:
+        raise ValueError(f"a {task} pipeline needs a model of that task; this one is a {type(model).__name__} "
+                         f"({kind})")
+    length = max_seq_length or info.get("max_seq_length") or (
+        preprocessor.sequence_length if preprocessor is not None
+        else min(DEFAULT_SEQUENCE_LENGTH, model.config.max_position_embeddings))
+    label_names = getattr(model, "label_names", None) or info.get("label_names")
+    if kind == "classification" and info.get("text_pair"):
+        options.setdefault("text_pair", True)
+    if kind == "question_answering":  # what the fine-tuning run recorded (its serving options), else defaults
+        for name in _QA_OPTIONS:
+            if info.get(name) is not None:
+                options.setdefault(name, info[name])
+        options.setdefault("max_query_length", min(64, length // 2))
+    return _PIPELINES[kind](model, tokenizer, length, label_names=label_names if kind != "question_answering"
+                            else None, **options)

@@ -1,0 +1,70 @@
+"""Fast-ELECTRA (Dong et al., ICLR 2024, arXiv 2310.07347): the generator is an existing pre-trained masked
+LM, frozen and run without gradients or dropout, and its output distribution is smoothed by a sampling
+temperature that descends over training, a curriculum from easy replacements to hard ones.
+
+`generator_type="pretrained"` with `generator_checkpoint` (any checkpoint `ElectraGenerator.from_pretrained`
+reads: our run folder, a Hugging Face `ElectraForMaskedLM` / `BertForMaskedLM` folder with its head, Google's
+generator). The temperature goes from `initial_temperature` at step 0 to `temperature` at
+`temperature_decay_steps` (0: `train_steps`) and stays there; `temperature_schedule` is the shape of the
+descent (`exponential`, geometric between the two; `linear`; `cosine`). The paper describes a descending,
+simulated-annealing-like schedule; its exact formula and constants are not reproduced here, so the family
+and its end points are config fields. Its FLOPs are counted as inference only (one forward pass).
+
+Example:
+>>> [round(float(annealed_temperature(step, 2.0, 1.0, 10, "linear")), 2) for step in (0, 5, 10, 20)]
+[2.0, 1.5, 1.0, 1.0]
+>>> round(float(annealed_temperature(5, 4.0, 1.0, 10, "exponential")), 2)
+2.0
+"""
+
+import math
+
+import tensorflow as tf
+
+from electra_tf.checkpoints import sources
+from electra_tf.models.generator import ElectraGenerator
+from electra_tf.pretraining.generator_sources import GeneratorNetwork
+from electra_tf.training.flops import masked_lm_forward_flops
+
+_SHAPES = {
+    "linear": lambda initial, final, r: initial + (final - initial) * r,
+    "cosine": lambda initial, final, r: final + (initial - final) * 0.5 * (1.0 + tf.cos(math.pi * r)),
+    "exponential": lambda initial, final, r: initial * (final / initial) ** r,
+}
+
+
+def annealed_temperature(step, initial, final, decay_steps, schedule):
+    """The sampling temperature at update step `step` (a float32 tensor): `initial` → `final` over
+    `decay_steps`, then `final`; steps below 0 (evaluation, `call`) take `initial`."""
+    progress = tf.clip_by_value(tf.cast(step, tf.float32) / float(decay_steps), 0.0, 1.0)
+    return _SHAPES[schedule](tf.constant(initial, tf.float32), tf.constant(final, tf.float32), progress)
+
+
+class PretrainedGenerator(GeneratorNetwork):
+    """`generator_type="pretrained"`: a frozen pre-trained masked LM with an annealed sampling temperature."""
+
+    trained = False  # frozen: no MLM loss minimised, no gradient, FLOPs of a forward pass
+
+    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
+        self.pretraining_config = pretraining_config
+        self.fold = None
+
+    def networks(self, config, discriminator_class):
+        pc = self.pretraining_config
+        generator = ElectraGenerator.from_pretrained(pc.generator_checkpoint, preprocessor=None)
+        if generator.config.vocab_size != config.vocab_size:
+            raise ValueError(f"PretrainingConfig.generator_checkpoint: {pc.generator_checkpoint} has "
+                             f"vocab_size={generator.config.vocab_size}, the discriminator {config.vocab_size}; "
+                             "use a generator of the same vocabulary")
+        generator.trainable = False
+        return discriminator_class(config, name="discriminator"), generator
+
+    def temperature(self, counter):
+        pc = self.pretraining_config
+        return annealed_temperature(counter, pc.initial_temperature, pc.temperature,
+                                    pc.temperature_decay_steps or pc.train_steps, pc.temperature_schedule)
+
+    @staticmethod
+    def generator_forward_flops(config, pretraining_config):
+        network = sources.read_source(pretraining_config.generator_checkpoint).network_for(ElectraGenerator.hf_class)
+        return masked_lm_forward_flops(network.config, pretraining_config)

@@ -1,0 +1,117 @@
+"""Where the replacements come from: a generator network trained alongside (with the configured weight
+sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). `registry.GENERATOR_SOURCES`
+names them; `fast_electra.PretrainedGenerator` is a third, a frozen pre-trained masked LM.
+
+A source builds the networks, computes the generator's losses, draws the replacements and says what its
+generator costs per token and whether that cost is a trained or an inference-only one.
+
+Example:
+>>> from electra_tf.config import ElectraConfig, PretrainingConfig
+>>> source = UnigramGenerator(ElectraConfig(vocab_size=4), PretrainingConfig(generator_type="unigram"), (0,),
+...                           unigram_counts=[9, 1, 1, 0])
+>>> source.unigram_counts, source.generator_forward_flops(ElectraConfig(), PretrainingConfig())
+((0.0, 1.0, 1.0, 0.0), 0)
+"""
+
+import tensorflow as tf
+
+from electra_tf.config import generator_config
+from electra_tf.models.generator import ElectraGenerator
+from electra_tf.pretraining.gdes import DisentangledEmbedding, fold
+from electra_tf.pretraining.objective import mlm_loss
+from electra_tf.pretraining.sampling import sample_replacements, sample_unigram
+from electra_tf.training.flops import masked_lm_forward_flops
+
+
+def _share_none(config, gen_config, discriminator_class):
+    return discriminator_class(config, name="discriminator"), ElectraGenerator(gen_config, name="generator")
+
+
+def _share_embeddings(config, gen_config, discriminator_class):
+    discriminator = discriminator_class(config, name="discriminator")
+    return discriminator, ElectraGenerator(gen_config, embedding=discriminator.backbone.embedding, name="generator")
+
+
+def _share_all(config, gen_config, discriminator_class):
+    """One encoder: the generator is the discriminator's with an MLM head."""
+    discriminator = discriminator_class(config, name="discriminator")
+    return discriminator, ElectraGenerator(config, backbone=discriminator.backbone, name="generator")
+
+
+def _share_gdes(config, gen_config, discriminator_class):
+    """DeBERTa-V3's gradient-disentangled embedding sharing (`gdes`)."""
+    generator = ElectraGenerator(gen_config, name="generator")
+    embedding = DisentangledEmbedding(generator.backbone.embedding, name="embeddings")
+    return discriminator_class(config, embedding=embedding, name="discriminator"), generator
+
+
+# weight_sharing -> (build the networks, the discriminator as saved and exported)
+WEIGHT_SHARING = {"none": (_share_none, None), "embeddings": (_share_embeddings, None),
+                  "all": (_share_all, None), "gdes": (_share_gdes, fold)}
+
+
+class GeneratorNetwork:
+    """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
+
+    trained = True  # the generator learns, and its MLM loss is part of the loss minimised
+    unigram_counts = None
+
+    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
+        self.pretraining_config = pretraining_config
+        self.build, self.fold = WEIGHT_SHARING[pretraining_config.weight_sharing]
+
+    def networks(self, config, discriminator_class):
+        return self.build(config, generator_config(config, self.pretraining_config), discriminator_class)
+
+    def exported_discriminator(self, discriminator):
+        """The discriminator as it is saved and exported (a GDES one with its embedding residuals folded in)."""
+        return discriminator if self.fold is None else self.fold(discriminator)
+
+    def losses(self, outputs, denominators):
+        if "mlm_logits" not in outputs:
+            return {}
+        return {"mlm_loss": mlm_loss(outputs["masked"], outputs["mlm_logits"], denominators)}
+
+    def temperature(self, counter):
+        """The sampling temperature at update step `counter`."""
+        return self.pretraining_config.temperature
+
+    def sample(self, mlm_logits, masked, keys, counter):
+        """One replacement per prediction slot, `[batch, P]` int32."""
+        return sample_replacements(mlm_logits, masked.labels, keys, temperature=self.temperature(counter),
+                                   disallow_correct=self.pretraining_config.disallow_correct)
+
+    @staticmethod
+    def generator_forward_flops(config, pretraining_config):
+        """Forward FLOPs per input token of the generator."""
+        return masked_lm_forward_flops(generator_config(config, pretraining_config), pretraining_config)
+
+
+class UnigramGenerator(GeneratorNetwork):
+    """`generator_type="unigram"`: replacements drawn from the corpus's token counts; no network, no cost.
+
+    `unigram_counts`: `[vocab_size]` token counts (`unigram.count_tokens`); special tokens are never drawn.
+    """
+
+    trained = False
+
+    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
+        counts = unigram_counts
+        if counts is None or len(counts) != config.vocab_size or min(counts) < 0 or not sum(counts) > 0:
+            raise ValueError(f"ElectraPretrainer: generator_type='unigram' needs unigram_counts, "
+                             f"{config.vocab_size} non-negative token counts with a positive sum "
+                             "(unigram.count_tokens)")
+        self.pretraining_config = pretraining_config
+        self.fold = None
+        # Special tokens are never drawn: they are not what the generator replaces masked words with.
+        self.unigram_counts = tuple(0.0 if i in special_token_ids else float(c) for i, c in enumerate(counts))
+
+    def networks(self, config, discriminator_class):
+        return discriminator_class(config, name="discriminator"), None
+
+    def sample(self, mlm_logits, masked, keys, counter):
+        return sample_unigram(tf.constant(self.unigram_counts, tf.float32), masked.labels, keys)
+
+    @staticmethod
+    def generator_forward_flops(config, pretraining_config):
+        return 0
