@@ -376,7 +376,7 @@ def test_float_weights_stored_as_integers_or_holding_nan_are_refused(tmp_path, d
 
 def test_a_model_folder_whose_files_disagree_is_refused(tmp_path, tiny_config, run_tool, refused):
     folder = tmp_path / "classifier"
-    classifier = ElectraForSequenceClassification(tiny_config, num_labels=3)
+    classifier = ElectraForSequenceClassification(tiny_config, num_labels=3, head="original")  # saved as model.keras
     classifier.save_pretrained(str(folder), label_names=["no", "maybe", "yes"])
     assert ElectraForSequenceClassification.from_pretrained(str(folder)).num_labels == 3
     info = json.loads((folder / "electra_tf.json").read_text())
