@@ -147,7 +147,7 @@ def _whole(output, to):
         yield os.path.join(tmp, os.path.basename(prefix))
 
 
-def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer):
+def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype="float32"):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "ours":
         ours.write_run_folder(output, {"discriminator": discriminator, "generator": generator}, discriminator.config,
@@ -163,15 +163,16 @@ def _write_pair(discriminator, generator, pretraining, output, to, networks, tok
     with _whole(output, to) as tmp:
         for part, model in chosen:
             save_huggingface(model, os.path.join(tmp, part) if networks == "both" else tmp, vocabulary, lowercase,
-                             strip_accents)
+                             strip_accents, dtype=dtype)
     return [os.path.join(output, part) if networks == "both" else output for part, _ in chosen]
 
 
-def _write_single(model, output, to, tokenizer, info):
+def _write_single(model, output, to, tokenizer, info, dtype="float32"):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "huggingface":
         with _whole(output, to) as tmp:
-            save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"))
+            save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
+                             dtype=dtype)
     elif to == "google":
         if type(model) not in (ElectraDiscriminator, ElectraModel):
             raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
@@ -192,10 +193,11 @@ def _write_single(model, output, to, tokenizer, info):
 
 
 def convert(input_path, output, to, input_generator=None, networks="discriminator", run_config=None,
-            vocab_file=None):
+            vocab_file=None, dtype="float32"):
     """Converts the checkpoint at `input_path` into format `to` ("ours", "huggingface", "google") at `output`
     (a folder; for Google, a prefix, or an existing folder that gets `model.ckpt`). Returns what it wrote
-    (folders, or the Google prefix)."""
+    (folders, or the Google prefix). `dtype`: the Hugging Face weights' ("float32", "float16", "bfloat16");
+    our models and Google checkpoints hold float32."""
     if to not in FORMATS:
         raise ValueError(f"to must be one of {FORMATS}, got {to!r}")
     if networks not in ("discriminator", "generator", "both"):
@@ -216,9 +218,9 @@ def convert(input_path, output, to, input_generator=None, networks="discriminato
         raise ValueError(f"the vocabulary has {len(tokenizer[0])} tokens, the model {source.config.vocab_size}")
     if "generator" in source.networks:
         discriminator, generator, pretraining = _networks(source, name)
-        return _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer)
+        return _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype)
     if networks != "discriminator" and "generator" not in source.networks:
         raise ValueError(f"{name} holds one network, not a discriminator and generator pair (networks={networks!r})")
     model = _our_class(source.networks["model"].architecture).from_source(source) \
         if source.model is None else source.model
-    return _write_single(model, output, to, tokenizer, source.info)
+    return _write_single(model, output, to, tokenizer, source.info, dtype)

@@ -54,8 +54,9 @@ def holder(folder):
 class FolderLock:
     """The lock on one folder, held by this process (see the module's docstring)."""
 
-    def __init__(self, folder, path, fd):
+    def __init__(self, folder, path, fd, created=()):
         self.folder, self.path, self._fd, self._depth = folder, path, fd, 1
+        self._created = created  # the folders lock_folder made for the lock file, deepest first
 
     def release(self):
         self._depth -= 1
@@ -66,6 +67,9 @@ class FolderLock:
             os.remove(self.path)  # while still locked: a waiting run then finds the file gone and retries
         os.close(self._fd)
         self._fd = None
+        for folder in self._created:  # a refused run leaves no empty folder behind; a filled one stays
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
 
     def __enter__(self):
         return self
@@ -76,8 +80,9 @@ class FolderLock:
 
 
 def lock_folder(folder):
-    """Takes the exclusive lock on `folder` (which need not exist; its parent is created); returns the
-    `FolderLock`. Refuses with `FolderBusyError` when a live process holds it."""
+    """Takes the exclusive lock on `folder` (which need not exist; its parent is created, and removed on release
+    if it is still empty); returns the `FolderLock`. Refuses with `FolderBusyError` when a live process holds
+    it."""
     folder = os.fspath(folder)
     if "://" in folder:
         return contextlib.nullcontext()
@@ -85,9 +90,13 @@ def lock_folder(folder):
     if path in _HELD:
         _HELD[path]._depth += 1
         return _HELD[path]
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    created = _missing_folders(os.path.dirname(path))
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        os.makedirs(os.path.dirname(path), exist_ok=True)  # again if another run's release removed it
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except FileNotFoundError:
+            continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
@@ -105,8 +114,17 @@ def lock_folder(folder):
     os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                              "since": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
                              }).encode())
-    _HELD[path] = FolderLock(folder, path, fd)
+    _HELD[path] = FolderLock(folder, path, fd, created)
     return _HELD[path]
+
+
+def _missing_folders(folder):
+    """The folders of the path `folder` that do not exist yet, deepest first."""
+    missing = []
+    while folder and not os.path.exists(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    return missing
 
 
 def _busy_message(folder):

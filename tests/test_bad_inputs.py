@@ -105,12 +105,17 @@ def test_a_binary_file_is_packed_as_text_with_one_warning(tmp_path, vocab_file, 
     assert sum(c["examples"] for c in counts.values()) >= 1  # garbage in, garbage packed: nothing crashes
 
 
-def test_a_huge_line_is_one_sentence_cut_to_the_example_length(tmp_path, vocab_file):
-    corpus = _write(tmp_path / "huge.txt", "the " * 200_000 + "\n")  # one 800 kB line
-    counts = build_pretraining_shards([corpus], str(vocab_file), str(tmp_path / "data"), max_seq_length=32)
-    (shard,) = counts.values()
-    assert shard["documents"] == 1 and shard["tokens"] == 200_000 and shard["examples"] == 1
-    batch = next(iter(pretraining_dataset(str(tmp_path / "data" / "*tfrecord*"), 1, 32, training=False)))
+def test_a_huge_line_is_packed_whole_or_cut_with_long_lines_truncate(tmp_path, vocab_file):
+    corpus = _write(tmp_path / "huge.txt", "the " * 20_000 + "\n")  # one 80 kB line without a sentence end
+    (shard,) = build_pretraining_shards([corpus], str(vocab_file), str(tmp_path / "split"), max_seq_length=32).values()
+    assert shard["documents"] == 1 and shard["tokens"] == shard["tokens_written"] == 20_000
+    # Full examples of 29 tokens (32 - [CLS] [SEP] [SEP]), a few shorter ones (the 5 % of short targets).
+    assert 20_000 / 29 < shard["examples"] < 1.05 * 20_000 / 29 and shard["tokens_dropped"] == {}
+    (shard,) = build_pretraining_shards([corpus], str(vocab_file), str(tmp_path / "truncate"), max_seq_length=32,
+                                        long_lines="truncate").values()
+    assert shard["examples"] == 1 and shard["tokens_written"] == 30
+    assert shard["tokens_dropped"] == {"line_longer_than_an_example": 20_000 - 30}
+    batch = next(iter(pretraining_dataset(str(tmp_path / "truncate" / "*tfrecord*"), 1, 32, training=False)))
     assert int(batch["attention_mask"].numpy().sum()) == 32
 
 
@@ -640,7 +645,7 @@ def test_a_request_with_numbers_for_text(served):
 def test_invalid_utf8_empty_long_and_zero_requests_are_answered(served):
     out = _query(served, [b"caf\xe9 \xff\xfe", "", "word " * 20_000], ["", "", "x"])
     assert out["label_id"].shape == (3,) and np.isfinite(out["probabilities"]).all()
-    assert set(out["label"].tolist()) <= {b"no", b"yes"}
+    assert set(out["label"].tolist()) <= {"no", "yes"}  # query_export gives str
     none = _query(served, np.array([], object), np.array([], object))
     assert none["label_id"].shape == (0,) and none["probabilities"].shape == (0, 2)
 

@@ -5,7 +5,7 @@ module (and TensorFlow) is imported.
 """
 
 from electra_tf.data.pipeline import corpus_parts
-from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals
 from electra_tf.tools.build_pretraining_data_flags import FLAGS
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import load_vocabulary
@@ -27,7 +27,7 @@ def main(argv):
     load_vocabulary(FLAGS.vocab_file)  # validates it before any work
     settings = dict(max_seq_length=FLAGS.max_seq_length, num_shards=FLAGS.num_shards, seed=FLAGS.seed,
                     blanks_separate_docs=FLAGS.blanks_separate_docs, lowercase=FLAGS.lowercase,
-                    strip_accents=FLAGS.strip_accents, text_field=FLAGS.text_field,
+                    strip_accents=FLAGS.strip_accents, long_lines=FLAGS.long_lines, text_field=FLAGS.text_field,
                     tfds_data_dir=FLAGS.tfds_data_dir, dedupe=FLAGS.dedupe)
     if FLAGS.runner == "beam":
         from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam  # optional: the 'beam' extra
@@ -40,6 +40,15 @@ def main(argv):
                                           num_processes=FLAGS.num_processes, progress=_Progress(), **settings)
     print(f"\n{sum(s['examples'] for s in shards.values()):,} examples in {len(shards)} shard(s) → "
           f"{FLAGS.output_dir}")
+    print(token_summary(packing_totals(shards)))
+
+
+def token_summary(totals):
+    """One line: tokens read, written (special tokens not counted) and dropped, by reason."""
+    read, written = totals["tokens"], totals["tokens_written"]
+    dropped = ", ".join(f"{n:,} {reason.replace('_', ' ')}" for reason, n in totals["tokens_dropped"].items())
+    return (f"tokens: {read:,} read, {written:,} written ({written / max(read, 1):.1%}), "
+            f"{read - written:,} dropped" + (f" ({dropped})" if dropped else ""))
 
 
 if __name__ == "__main__":  # python -m electra_tf.tools.build_pretraining_data (the console script: electra_tf_cli)

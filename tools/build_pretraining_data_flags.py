@@ -3,17 +3,21 @@
     python -m electra_tf.tools.build_pretraining_data --input_files='corpus/*.txt' \\
         --vocab_file=vocab.txt --output_dir=data --max_seq_length=128 --num_shards=64 --num_processes=2
 
-Input: text files, one sentence a line, a blank line ending a document (or,
-with --noblanks_separate_docs, each file is one document; .gz read too);
-JSONL or Parquet files and TFDS datasets, a record a document (--text_field).
-Each shard appears atomically when complete, and `manifest.json` records the
-settings and counts. Re-running the same command after an interruption writes
+Input: text files, one sentence (or one paragraph) a line, a blank line ending
+a document (or, with --noblanks_separate_docs, each file is one document; .gz
+read too); JSONL or Parquet files and TFDS datasets, a record a document
+(--text_field). A line longer than an example is packed as its sentences,
+nothing dropped (--long_lines=truncate: the original's cut, for exact
+reproduction). Each shard appears atomically when complete, and
+`manifest.json` records the settings and counts (tokens read, written and
+dropped, with the reason), which the tool also prints. Re-running the same command after an interruption writes
 only the missing shards; the output does not depend on --num_processes, nor on
 --runner=beam (an Apache Beam pipeline, same shards: docs/data_at_scale.md).
 """
 
 from absl import flags
 
+from electra_tf.data.packing import LONG_LINES
 from electra_tf.tools.common import define_corpus_flags
 
 FLAGS = flags.FLAGS
@@ -30,6 +34,9 @@ flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
 flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
 flags.DEFINE_integer("seed", 0, "Packing seed.")
+flags.DEFINE_enum("long_lines", "split", LONG_LINES,
+                  "A line longer than an example: split (at sentence ends, else every half example; no text "
+                  "dropped) or truncate (the original ELECTRA's rule: cut, the rest discarded).")
 flags.register_validator("max_seq_length", lambda n: n >= 5,
                          "--max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed)")
 flags.register_validator("num_shards", lambda n: n >= 1, "--num_shards must be >= 1")

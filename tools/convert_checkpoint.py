@@ -18,7 +18,7 @@ def main(argv):
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     run_config = load_run_config(FLAGS.config) if FLAGS.config else None
     written = convert(FLAGS.input, FLAGS.output, FLAGS.to, input_generator=FLAGS.input_generator,
-                      networks=FLAGS.networks, run_config=run_config, vocab_file=FLAGS.vocab_file)
+                      networks=FLAGS.networks, run_config=run_config, vocab_file=FLAGS.vocab_file, dtype=FLAGS.dtype)
     print(f"converted {FLAGS.input} → {', '.join(written)} ({FLAGS.to})", flush=True)
 
 

@@ -39,3 +39,5 @@ flags.DEFINE_string("config", None, "A run config (JSON path or name in configs/
                     "without config.json, instead of inferring it.")
 flags.DEFINE_string("vocab_file", None, "The vocabulary, when it is not beside --input.")
 flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
+flags.DEFINE_enum("dtype", "float32", ["float32", "float16", "bfloat16"],
+                  "--to=huggingface: the weights' dtype in model.safetensors (ours and Google hold float32).")

@@ -17,16 +17,24 @@ Example:
 """
 
 import dataclasses
+import logging
 import os
 
 import numpy as np
 
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints import mapping
-from electra_tf.checkpoints.safetensors_io import INDEX_NAME, WEIGHTS_NAME, read_safetensors, write_safetensors
+from electra_tf.checkpoints.safetensors_io import (
+    INDEX_NAME,
+    WEIGHTS_NAME,
+    read_safetensors,
+    stored_float_dtype,
+    write_safetensors,
+)
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
 
+logger = logging.getLogger("electra_tf")
 CONFIG_NAME = "config.json"
 _ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
                 "gelu_fast": "gelu_approximate", "relu": "relu"}
@@ -55,6 +63,7 @@ class HFCheckpoint:
     num_labels: int | None = None
     classifier_dropout: float | None = None
     label_names: list | None = None
+    dtype: str | None = None  # what the weights were stored as ("float16", …); read as float32
 
 
 def is_hf_config(values):
@@ -114,9 +123,10 @@ def label_names_of(id2label):
     return None if names == [f"LABEL_{i}" for i in range(len(names))] else names
 
 
-def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None, pad_token_id=0, label_names=None):
+def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None, pad_token_id=0, label_names=None,
+                 dtype="float32"):
     """A Hugging Face `config.json` dict for `config` and the class `architecture` (`label_names` name the
-    labels in `id2label`/`label2id`; `LABEL_<i>` when not given)."""
+    labels in `id2label`/`label2id`; `LABEL_<i>` when not given; `dtype` the weights')."""
     values = {
         "architectures": [architecture], "model_type": "electra",
         "vocab_size": config.vocab_size, "embedding_size": config.embedding_size,
@@ -129,7 +139,7 @@ def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None,
         "position_embedding_type": "absolute", "pad_token_id": pad_token_id, "tie_word_embeddings": True,
         "summary_type": "first", "summary_use_proj": True, "summary_activation": "gelu",
         "summary_last_dropout": config.hidden_dropout, "classifier_dropout": classifier_dropout,
-        "dtype": "float32",
+        "dtype": dtype,
     }
     if num_labels is not None:
         names = [str(name) for name in label_names] if label_names else [f"LABEL_{i}" for i in range(num_labels)]
@@ -194,9 +204,15 @@ def read_folder(folder):
         raise weights_error(folder)
     state = normalize_state(read_safetensors(folder))
     state = _tied_lm_head(state, folder)
+    dtype = stored_float_dtype(folder)
+    if dtype not in (None, "float32"):
+        logger.warning("%s: weights stored as %s are loaded as float32 (our models hold float32 weights); "
+                       "written back to Hugging Face they are float32 (twice the size) unless you ask for %s "
+                       "(electra-convert-checkpoint --dtype=%s, save_huggingface(..., dtype=%r))",
+                       folder, dtype, dtype, dtype, dtype)
     architecture = extras["architecture"] if values.get("architectures") else _architecture_of(state, values)
     return HFCheckpoint(folder, config, architecture, state, extras["num_labels"], extras["classifier_dropout"],
-                        extras["label_names"])
+                        extras["label_names"], dtype)
 
 
 def _architecture_of(state, values):
@@ -215,10 +231,11 @@ def _architecture_of(state, values):
 
 
 def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accents=None, label_names=None,
-                     pad_token_id=None):
+                     pad_token_id=None, dtype="float32"):
     """Writes one of our models as a Hugging Face folder `transformers` loads into the equivalent class
-    (`model.hf_architecture`): `config.json` (with `id2label`/`label2id` from `label_names`),
-    `model.safetensors` and, given a vocabulary, `vocab.txt` and `tokenizer_config.json`."""
+    (`model.hf_architecture`): `config.json` (with `id2label`/`label2id` from `label_names`, and `dtype`),
+    `model.safetensors` (weights as `dtype`: "float32", "float16" or "bfloat16") and, given a vocabulary,
+    `vocab.txt` and `tokenizer_config.json`."""
     architecture = model.hf_architecture
     if architecture is None:
         raise ValueError(f"{type(model).__name__} with head='original' (the original ELECTRA head) has no Hugging "
@@ -238,7 +255,7 @@ def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accen
         vocabulary = list(vocabulary)
         write_tokenizer_files(folder, vocabulary, lowercase, strip_accents, config.max_position_embeddings)
         pad_token_id = vocabulary.index("[PAD]")
-    write_safetensors(os.path.join(folder, WEIGHTS_NAME), state)
+    write_safetensors(os.path.join(folder, WEIGHTS_NAME), state, float_dtype=dtype)
     write_json(os.path.join(folder, CONFIG_NAME), config_to_hf(
         config, architecture, num_labels=num_labels, classifier_dropout=getattr(model, "classifier_dropout", None),
-        pad_token_id=pad_token_id or 0, label_names=label_names if num_labels else None))
+        pad_token_id=pad_token_id or 0, label_names=label_names if num_labels else None, dtype=dtype))

@@ -82,11 +82,33 @@ def plan(slots, arrays, allow_missing=False, allow_unexpected=False, source="che
     for name, slot in slots.items():
         if name in arrays:
             value = np.asarray(slot.convert(arrays[name]))
-            if not np.issubdtype(value.dtype, np.number):
-                raise CheckpointMismatchError(f"{source}: {name} holds {value.dtype}, not numbers")
+            check_values(name, value, slot.variable.dtype, source)
             assignments.append((slot.variable, value.astype(slot.variable.dtype)))
     report = LoadReport(loaded=[name for name in slots if name in arrays], missing=missing, unexpected=unexpected)
     return report, assignments
+
+
+def check_values(name, value, dtype, source="checkpoint"):
+    """Refuses what a variable of `dtype` must not take: no numbers; integers (e.g. int8, a quantized
+    checkpoint) for floating-point weights, which would load silently as huge values; NaN or infinity (a
+    diverged or damaged checkpoint: every output would be NaN). Refused rather than warned: nothing good comes
+    of using such weights, and the error names the weight and the checkpoint.
+
+    >>> check_values("w", np.array([1, 2], "int8"), "float32", "model.safetensors")
+    Traceback (most recent call last):
+    ...
+    electra_tf.checkpoints.loading.CheckpointMismatchError: model.safetensors: w is stored as int8 but the model \
+holds float32 weights (a quantized checkpoint?); use a floating-point checkpoint
+    """
+    if not np.issubdtype(value.dtype, np.number):
+        raise CheckpointMismatchError(f"{source}: {name} holds {value.dtype}, not numbers")
+    if "float" in str(dtype) and not np.issubdtype(value.dtype, np.floating):
+        raise CheckpointMismatchError(f"{source}: {name} is stored as {value.dtype} but the model holds {dtype} "
+                                      "weights (a quantized checkpoint?); use a floating-point checkpoint")
+    if np.issubdtype(value.dtype, np.floating) and not np.isfinite(value).all():
+        bad = int(np.size(value) - np.isfinite(value).sum())
+        raise CheckpointMismatchError(f"{source}: {name} holds {bad} NaN or infinite value(s) of {np.size(value)}: "
+                                      "the checkpoint is damaged or from a run that diverged")
 
 
 def apply(assignments):

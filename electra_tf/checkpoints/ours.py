@@ -22,6 +22,7 @@ Example:
 ['config.json', 'discriminator.keras', 'discriminator.weights.h5']
 """
 
+import collections
 import os
 import zipfile
 
@@ -72,6 +73,27 @@ def read_model_info(folder):
     """The `electra_tf.json` of a model folder, or `{}` when it has none."""
     path = os.path.join(folder, MODEL_INFO)
     return read_json(path, expect=dict) if os.path.exists(path) else {}
+
+
+def check_model_info(info, model, path):
+    """Refuses an `electra_tf.json` that does not describe the model file `path` beside it: another class, or
+    label names that are not one distinct name per label of the model (each a ValueError naming both files)."""
+    info_file = os.path.join(os.path.dirname(os.path.abspath(path)), MODEL_INFO)
+    saved_class = info.get("class")
+    if saved_class is not None and saved_class != type(model).__name__:
+        raise ValueError(f"{info_file} says the folder holds a {saved_class}, but {path} is a "
+                         f"{type(model).__name__}: the model file was replaced; save the folder again")
+    names = info.get("label_names")
+    if names is None:
+        return
+    num_labels = getattr(model, "num_labels", None)
+    if not isinstance(names, list) or (num_labels is not None and len(names) != num_labels):
+        count = f"{len(names)} label_names" if isinstance(names, list) else f"label_names {names!r}"
+        raise ValueError(f"{info_file}: {count} for the {num_labels} labels of {path}; give one name per label, "
+                         "in id order")
+    duplicates = [name for name, n in collections.Counter(map(str, names)).items() if n > 1]
+    if duplicates:
+        raise ValueError(f"{info_file}: duplicate label_names {duplicates}; each label needs its own name")
 
 
 def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):

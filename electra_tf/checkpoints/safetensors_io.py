@@ -4,7 +4,10 @@
 file is wrong: a truncated or corrupt file is named with its expected and
 actual size, and a sharded checkpoint (`model.safetensors.index.json`) is read
 as one dictionary. Floating arrays are returned as float32 (half and bfloat16
-checkpoints included), since our models hold float32 variables.
+checkpoints included), since our models hold float32 variables;
+`stored_float_dtype` says what the file held, and `write_safetensors` can cast
+back. Files are written like every other file (atomically, mode 0644 under the
+usual umask).
 
 Example:
 >>> import os, tempfile, numpy as np
@@ -23,31 +26,53 @@ file has 116); download or convert it again
 
 import json
 import os
-import re
 import struct
 
+import ml_dtypes
 import numpy as np
 from safetensors import SafetensorError
-from safetensors.numpy import load_file, save_file
+from safetensors.numpy import load_file, save
 
-from electra_tf.atomic import read_json
+from electra_tf.atomic import atomic_open, read_json
 
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 
 
+FLOAT_DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}
+
+
+def _header(path):
+    """`(header length, header dict)` of a safetensors file; raises on an unreadable header."""
+    with open(path, "rb") as f:
+        (header_length,) = struct.unpack("<Q", f.read(8))
+        if header_length > os.path.getsize(path):
+            raise ValueError("header longer than the file")
+        return header_length, json.loads(f.read(header_length))
+
+
 def _expected_size(path):
     """The file size the header describes, or None when even the header is unreadable."""
     try:
-        with open(path, "rb") as f:
-            (header_length,) = struct.unpack("<Q", f.read(8))
-            if header_length > os.path.getsize(path):
-                return None
-            header = json.loads(f.read(header_length))
+        header_length, header = _header(path)
         ends = [entry["data_offsets"][1] for name, entry in header.items() if name != "__metadata__"]
         return 8 + header_length + max(ends, default=0)
     except (struct.error, ValueError, KeyError, TypeError, IndexError):
         return None
+
+
+def stored_float_dtype(path):
+    """The floating-point dtype most tensors of a `.safetensors` file (or a folder's `model.safetensors`, or
+    its first shard) are stored in: "float32", "float16", "bfloat16"; None when it has none."""
+    if os.path.isdir(path):
+        index = os.path.join(path, INDEX_NAME)
+        shards = sorted(set(read_json(index, expect=dict).get("weight_map", {}).values())) \
+            if os.path.exists(index) else [WEIGHTS_NAME]
+        path = os.path.join(path, shards[0]) if shards else path
+    _, header = _header(path)
+    dtypes = [FLOAT_DTYPES[entry["dtype"]] for name, entry in header.items()
+              if name != "__metadata__" and entry.get("dtype") in FLOAT_DTYPES]
+    return max(set(dtypes), key=dtypes.count) if dtypes else None
 
 
 def _read_one(path):
@@ -88,23 +113,15 @@ def read_safetensors(path):
     return _read_one(path)
 
 
-def write_safetensors(path, arrays, metadata=None):
-    """Writes `{name: array}` atomically (a temporary file renamed into place).
+def write_safetensors(path, arrays, metadata=None, float_dtype=None):
+    """Writes `{name: array}` atomically (a temporary file renamed into place), floating arrays cast to
+    `float_dtype` when given ("float16", "bfloat16", ...).
 
     `metadata` defaults to `{"format": "pt"}`, which `transformers` expects.
     """
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        save_file({name: np.ascontiguousarray(array) for name, array in arrays.items()}, tmp,
-                  metadata=metadata or {"format": "pt"})
-        os.replace(tmp, path)
-    except SafetensorError as e:
-        # The Rust writer's I/O failure ("... No space left on device (os error 28)") as the OSError it is,
-        # so that a full disk reads as one (the tools' exit 74).
-        code = re.search(r"\(os error (\d+)\)", str(e))
-        if code is None:
-            raise
-        raise OSError(int(code.group(1)), os.strerror(int(code.group(1))), path) from None
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    dtype = None if float_dtype is None else np.dtype(ml_dtypes.bfloat16 if float_dtype == "bfloat16" else float_dtype)
+    arrays = {name: np.ascontiguousarray(array if dtype is None or not np.issubdtype(array.dtype, np.floating)
+                                         else array.astype(dtype))
+              for name, array in arrays.items()}
+    with atomic_open(path, "wb") as f:
+        f.write(save(arrays, metadata=metadata or {"format": "pt"}))

@@ -120,7 +120,9 @@ def _own_file(path):
                                            model.checkpoint_networks().items()}, pretraining=model.pretraining_config)
     if not hasattr(model, "hf_architecture"):  # what every one of our models declares
         raise ValueError(f"{path}: a Keras model, but not one of electra_tf's")
-    return Source(OURS, path, folder, {"model": network_of(model)}, model=model, info=ours.read_model_info(folder))
+    info = ours.read_model_info(folder)
+    ours.check_model_info(info, model, path)
+    return Source(OURS, path, folder, {"model": network_of(model)}, model=model, info=info)
 
 
 def _own_folder(folder):

@@ -10,17 +10,20 @@ models).
 Example:
 >>> import tempfile
 >>> folder = tempfile.mkdtemp()
->>> write_tokenizer_files(folder, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the"], lowercase=False)
+>>> write_tokenizer_files(folder, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "The"], lowercase=False)
 >>> vocabulary, lowercase, strip_accents = tokenizer_arguments(folder)
 >>> os.path.basename(vocabulary), lowercase, strip_accents
 ('vocab.txt', False, None)
 """
 
+import logging
 import os
 
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints import google, keras_hub_preset, ours
-from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
+from electra_tf.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
+
+logger = logging.getLogger("electra_tf")
 
 TOKENIZER_CONFIG = "tokenizer_config.json"
 TOKENIZER_JSON = "tokenizer.json"
@@ -73,13 +76,35 @@ def tokenizer_json_settings(path):
     return vocabulary, lowercase, strip_accents
 
 
+def is_uncased(vocabulary):
+    """Whether no token but the bracketed special ones (`[PAD]`, `[unused0]`) has a capital letter.
+
+    >>> is_uncased(["[PAD]", "[UNK]", "the", "##s"]), is_uncased(["[PAD]", "The"])
+    (True, False)
+    """
+    return not any(character.isupper() for token in vocabulary
+                   if not (token.startswith("[") and token.endswith("]")) for character in token)
+
+
+def _warn_if_cased_on_uncased(settings, path):
+    """One warning when the files say "do not lower-case" beside a vocabulary without capitals, on which
+    every capitalised word would become [UNK]."""
+    vocabulary, lowercase, _ = settings
+    if lowercase is False and is_uncased(load_vocabulary(vocabulary) if isinstance(vocabulary, str) else vocabulary):
+        logger.warning("%s: the tokenizer files say lowercase/do_lower_case false, but the vocabulary has no capital "
+                       "letters (an uncased one): capitalised words will be [UNK]; pass lowercase=True "
+                       "(--lowercase) unless that is meant", path)
+    return settings
+
+
 def tokenizer_arguments(path):
     """`(vocabulary, lowercase, strip_accents)` for the checkpoint at `path` (any format: a folder, a
-    `.keras` file, a Google prefix), or for a `vocab.txt`/`tokenizer.json` path."""
+    `.keras` file, a Google prefix), or for a `vocab.txt`/`tokenizer.json` path. Warns when the files say not
+    to lower-case beside an uncased vocabulary."""
     path = os.fspath(path)
     if os.path.isfile(path):
         if path.endswith(".json"):
-            return tokenizer_json_settings(path)
+            return _warn_if_cased_on_uncased(tokenizer_json_settings(path), path)
         if not path.endswith(".keras"):
             return path, None, None
     if os.path.isdir(path):
@@ -91,7 +116,7 @@ def tokenizer_arguments(path):
         if os.path.isdir(folder):
             settings = tokenizer_settings(folder)
             if settings is not None:
-                return settings
+                return _warn_if_cased_on_uncased(settings, folder)
     raise ValueError(f"{path}: no vocab.txt (nor tokenizer.json) here; tools/run_pretraining.py writes one in "
                      "<model_dir>/final, Hugging Face and Google checkpoints ship one beside the weights")
 

@@ -2,14 +2,14 @@
 
     read parts (one worker a part) → number documents → [de-duplicate] → keep the wanted shards'
     → tokenize (the tokenizer loaded once per worker, in `DoFn.setup`) → group by shard
-    → pack in document order (`ShardPacker`) → write each shard atomically → manifest.json
+    → pack in document order (`shard_packer`) → write each shard atomically → manifest.json
 
 Document `j` (counted over the parts in order, after de-duplication) goes to
 shard `shard_of(j)`, as in `pretraining_data`; each shard's documents are
 sorted by `j` before packing, so the shards are byte-identical to the local
 builder's for the same corpus and settings, whatever the runner or the number
 of workers. Reading, numbering, packing and writing are the local builder's
-own functions (`read_part`, `document_hash`, `ShardPacker`, `ShardWriter`,
+own functions (`read_part`, `document_hash`, `shard_packer`, `ShardWriter`,
 `plan_build`, `write_manifest`); only the plumbing is here.
 
 A shard's counts are saved beside it (`<output_dir>/.counts/<shard>.json`,
@@ -37,13 +37,14 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from electra_tf.atomic import read_json, write_json
 from electra_tf.data.corpus_readers import CorpusStats, document_hash, read_part
+from electra_tf.data.packing import split_threshold
 from electra_tf.data.pretraining_data import (
-    ShardPacker,
     batch_tokenizer,
     build_settings,
     plan_build,
     shard_name,
     shard_of,
+    shard_packer,
     tokenized_documents,
     write_manifest,
 )
@@ -146,18 +147,22 @@ class Tokenize(beam.DoFn):
                                                          strip_accents=self.settings["strip_accents"]))
 
     def process(self, batch):
-        for j, sentences in tokenized_documents(batch, self.tokenize):
-            # Sent on as two int32 arrays (all ids, sentence lengths): a quarter of a list of Python ints
-            # in the shuffle and in the memory of the worker that packs the shard.
+        split_longer_than = split_threshold(self.settings["max_seq_length"], self.settings["long_lines"])
+        for j, lines in tokenized_documents(batch, self.tokenize, split_longer_than):
+            # Sent on as three int32 arrays (all ids, sentence lengths, sentences a line): a quarter of lists
+            # of Python ints in the shuffle and in the memory of the worker that packs the shard.
+            sentences = [sentence for line in lines for sentence in line]
             ids = np.fromiter((i for sentence in sentences for i in sentence), np.int32)
-            yield shard_of(j, self.settings["num_shards"]), (j, ids, np.array([len(s) for s in sentences],
-                                                                                np.int32))
+            yield shard_of(j, self.settings["num_shards"]), (j, ids, np.array([len(s) for s in sentences], np.int32),
+                                                             np.array([len(line) for line in lines], np.int32))
 
 
-def _sentences(ids, lengths):
-    """The id lists of a document sent on by `Tokenize`."""
+def _lines(ids, lengths, line_sizes):
+    """A document sent on by `Tokenize`, as `DocumentPacker` takes it: lines of sentences of ids."""
     ends = np.cumsum(lengths)
-    return [ids[end - length:end].tolist() for end, length in zip(ends, lengths)]
+    sentences = [ids[end - length:end].tolist() for end, length in zip(ends, lengths)]
+    starts = np.cumsum(line_sizes) - line_sizes
+    return [sentences[start:start + size] for start, size in zip(starts, line_sizes)]
 
 
 class WriteShard(beam.DoFn):
@@ -176,14 +181,14 @@ class WriteShard(beam.DoFn):
 
     def process(self, shard_and_documents):
         shard, documents = shard_and_documents
-        packer = ShardPacker(self.settings, shard, *self.special_ids)
+        packer = shard_packer(self.settings, shard, *self.special_ids)
         name = shard_name(shard, self.settings["num_shards"])
         with ShardWriter(os.path.join(self.output_dir, name)) as writer:
-            for _, ids, lengths in sorted((document for document in documents if document is not None),
-                                          key=lambda document: document[0]):
-                for example in packer.pack(_sentences(ids, lengths)):
+            for _, *arrays in sorted((document for document in documents if document is not None),
+                                     key=lambda document: document[0]):
+                for example in packer.pack(_lines(*arrays)):
                     writer.write(example)
-        counts = {"examples": writer.count, **packer.counts}
+        counts = {"examples": writer.count, **packer.counts.as_dict()}
         write_json(os.path.join(self.output_dir, COUNTS_DIR, f"{name}.json"), counts)
         yield name, counts
 
@@ -203,7 +208,8 @@ def _saved_counts(output_dir, num_shards):
 
 def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                                      seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                                     text_field="text", tfds_data_dir=None, dedupe=False, beam_options=None):
+                                     long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
+                                     beam_options=None):
     """`pretraining_data.build_pretraining_shards` (same arguments, same shards and manifest) on Beam.
 
     Args:
@@ -217,7 +223,8 @@ def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max
     """
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
-                              strip_accents=strip_accents, text_field=text_field, dedupe=dedupe)
+                              strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
+                              dedupe=dedupe)
     done, wanted, duplicates = plan_build(output_dir, settings)
     counts_dir = os.path.join(output_dir, COUNTS_DIR)
     if _read_value(output_dir, "settings") != settings:  # counts of another build's shards: not ours to keep

@@ -24,8 +24,8 @@ import re
 import sysconfig
 
 from electra_tf.atomic import atomic_open, write_text
+from electra_tf.data.sentences import split_sentences
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _CODE_LINE = re.compile(r"^\s*(>>>|\.\.\.|\$ |#|[{}\[\]()]|def |class |import |from \S+ import)")
 _SKIPPED_DIRS = {"test", "tests", "idle_test", "site-packages", "dist-packages", "__pycache__"}
 _MIN_DOCUMENT_CHARS = 80
@@ -81,7 +81,7 @@ def to_sentences(text):
         prose = " ".join(line for line in lines if line)
         if len(prose.split()) < 3:
             continue
-        sentences.extend(s.strip() for s in _SENTENCE_END.split(prose) if s.strip())
+        sentences.extend(split_sentences(prose))
     return sentences
 
 

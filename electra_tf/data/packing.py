@@ -1,4 +1,5 @@
-"""Packing sentences into pre-training examples, by the rules of the original `ExampleBuilder`.
+"""Packing sentences into pre-training examples: the original `ExampleBuilder`'s rules, and a packer of whole
+documents that drops no text (`DocumentPacker`).
 
 Sentences (token-id lists) accumulate until they reach a target length; the
 example is then split into segment A and segment B and written as
@@ -15,6 +16,15 @@ example is then split into segment A and segment B and written as
 
 There is no next-sentence label, as in ELECTRA.
 
+Those rules drop text: a sentence (a corpus line) longer than an example is cut and its rest discarded, and so
+is the part of the last sentence that overflows an example. On a corpus of one paragraph a line (Wikipedia
+dumps, books) that is a large share of the text. `DocumentPacker` is what the shard builder, streaming input
+and TFDS input use: with `long_lines="split"` (the default) it drops nothing: a line longer than an example is
+packed as its sentences (see `electra_tf.data.sentences`), a sentence longer than half an example is cut into
+pieces of that size, and a sentence that overflows an example continues at the start of the next one (an
+example may then begin mid-sentence, as in RoBERTa's full-sentence packing). `long_lines="truncate"` keeps the
+original rules exactly, for reproduction. Either way it counts the tokens read, written and dropped.
+
 Example:
 >>> import random
 >>> builder = ExampleBuilder(max_length=8, cls_id=101, sep_id=102, rng=random.Random(0))
@@ -27,12 +37,17 @@ Example:
 [0, 0, 0, 0, 0, 1, 1, 1]
 """
 
+import collections
 import dataclasses
 import random as _random
 
 SINGLE_SEGMENT_PROB = 0.1
 SHORT_TARGET_PROB = 0.05
 MIN_SHORT_TARGET = 5
+LONG_LINES = ("split", "truncate")
+# Why tokens were dropped (only with long_lines="truncate"): the `dropped` keys of `PackingCounts`.
+DROPPED_LONG_LINE = "line_longer_than_an_example"
+DROPPED_OVERFLOW = "sentence_overflowing_an_example"
 
 
 @dataclasses.dataclass
@@ -47,6 +62,11 @@ class Example:
     def num_tokens(self):
         return sum(self.input_mask)
 
+    @property
+    def num_text_tokens(self):
+        """Tokens other than `[CLS]` and the `[SEP]`s (one more `[SEP]` when there is a segment B)."""
+        return self.num_tokens - (3 if 1 in self.segment_ids else 2)
+
 
 class ExampleBuilder:
     """Accumulates the sentences of a document and emits packed `Example`s.
@@ -55,18 +75,36 @@ class ExampleBuilder:
         max_length: the example length, `[CLS]` and `[SEP]`s included.
         cls_id, sep_id: ids of `[CLS]` and `[SEP]`.
         rng: a `random.Random`; the builder's choices depend on nothing else.
+        keep_overflow: an example is due once it holds `max_length - 3` tokens (what two segments
+            hold), whatever its target; the caller adds no more than `room` tokens at a time (as
+            `DocumentPacker` does), so nothing is ever cut. False: the original rules.
+
+    `dropped` counts the tokens the original rules cut, by reason (`DROPPED_LONG_LINE`,
+    `DROPPED_OVERFLOW`).
     """
 
-    def __init__(self, max_length, cls_id, sep_id, rng=None):
+    def __init__(self, max_length, cls_id, sep_id, rng=None, keep_overflow=False):
         if max_length < 5:
             raise ValueError(f"max_length must be at least 5, got {max_length}")
         self.max_length = max_length
         self.cls_id = cls_id
         self.sep_id = sep_id
         self.rng = rng or _random.Random(0)
+        self.keep_overflow = keep_overflow
+        self.dropped = collections.Counter()
         self._sentences = []
         self._length = 0
         self._target_length = max_length
+
+    @property
+    def capacity(self):
+        """The most tokens an example holds in two segments (`max_length - 3`)."""
+        return self.max_length - 3
+
+    @property
+    def room(self):
+        """How many tokens the next sentence may bring without being cut (unbounded by the original rules)."""
+        return self.capacity - self._length if self.keep_overflow else float("inf")
 
     def add_sentence(self, token_ids):
         """Adds a sentence; returns an `Example` when the target length is reached."""
@@ -74,7 +112,8 @@ class ExampleBuilder:
             return None
         self._sentences.append(list(token_ids))
         self._length += len(token_ids)
-        if self._length >= self._target_length:
+        due = min(self._target_length, self.capacity) if self.keep_overflow else self._target_length
+        if self._length >= due:
             return self._emit()
         return None
 
@@ -98,8 +137,13 @@ class ExampleBuilder:
                 first += sentence
             else:
                 second += sentence
-        first = first[:self.max_length - 2]
-        second = second[:max(0, self.max_length - len(first) - 3)]
+        kept_first = first[:self.max_length - 2]
+        kept_second = second[:max(0, self.max_length - len(kept_first) - 3)]
+        lost = len(first) + len(second) - len(kept_first) - len(kept_second)
+        if lost:
+            reason = (DROPPED_LONG_LINE if max(map(len, self._sentences)) > self.capacity else DROPPED_OVERFLOW)
+            self.dropped[reason] += lost
+        first, second = kept_first, kept_second
 
         self._sentences, self._length = [], 0
         if self.rng.random() < SHORT_TARGET_PROB:
@@ -116,3 +160,107 @@ class ExampleBuilder:
             segment_ids += [1] * (len(second) + 1)
         padding = [0] * (self.max_length - len(input_ids))
         return Example(input_ids + padding, [1] * len(input_ids) + padding, segment_ids + padding)
+
+
+@dataclasses.dataclass
+class PackingCounts:
+    """Documents packed; tokens read from their lines, written into examples (special tokens not counted) and
+    dropped, by reason; `as_dict()` is what a shard manifest records (`tokens`: the tokens read)."""
+
+    documents: int = 0
+    read: int = 0
+    written: int = 0
+    dropped: dict = dataclasses.field(default_factory=dict)
+
+    def as_dict(self):
+        return {"documents": self.documents, "tokens": self.read, "tokens_written": self.written,
+                "tokens_dropped": dict(self.dropped)}
+
+    @property
+    def kept_fraction(self):
+        return self.written / self.read if self.read else 1.0
+
+
+class DocumentPacker:
+    """Packs whole documents into `Example`s, with or without dropping text; pure (no I/O, no TensorFlow),
+    so every producer of examples (shard builder, streaming, TFDS, a Beam pipeline) shares it.
+
+    A document is a list of lines; a line is a list of sentences, each a list of token ids (a line
+    tokenized whole is one sentence: `[[ids]]`; `tokenized_documents` in `electra_tf.data.pretraining_data`
+    gives each over-long line as its sentences). A line that fits in an example is packed whole, as one
+    sentence, whatever the mode.
+
+    Args:
+        max_length, cls_id, sep_id, rng: as `ExampleBuilder`.
+        long_lines: "split" (default): nothing is dropped; a line longer than an example (`max_length - 3`
+            tokens) is packed as its sentences, each cut into pieces of at most `(max_length - 3) // 2`
+            tokens, and a sentence overflowing an example goes on in the next. "truncate": the original
+            rules (over-long lines and overflowing sentences are cut, the rest discarded).
+
+    Example:
+    >>> import random
+    >>> packer = DocumentPacker(max_length=8, cls_id=101, sep_id=102, rng=random.Random(0))
+    >>> [e.input_ids for e in packer.pack([[[7, 8, 9], [10, 11, 12, 13]]])]
+    [[101, 7, 8, 102, 9, 10, 11, 102], [101, 12, 13, 102, 0, 0, 0, 0]]
+    >>> packer.counts.as_dict()
+    {'documents': 1, 'tokens': 7, 'tokens_written': 7, 'tokens_dropped': {}}
+    >>> packer = DocumentPacker(8, 101, 102, random.Random(0), long_lines="truncate")
+    >>> [e.input_ids for e in packer.pack([[[7, 8, 9], [10, 11, 12, 13]]])]
+    [[101, 7, 8, 9, 10, 11, 12, 102]]
+    >>> packer.counts.as_dict()
+    {'documents': 1, 'tokens': 7, 'tokens_written': 6, 'tokens_dropped': {'line_longer_than_an_example': 1}}
+    """
+
+    def __init__(self, max_length, cls_id, sep_id, rng=None, long_lines="split"):
+        if long_lines not in LONG_LINES:
+            raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
+        self.long_lines = long_lines
+        self.builder = ExampleBuilder(max_length, cls_id, sep_id, rng, keep_overflow=long_lines == "split")
+        self.counts = PackingCounts()
+        self._piece_length = max(1, self.builder.capacity // 2)
+
+    @property
+    def split_longer_than(self):
+        """Lines of more characters than this may need splitting (`tokenized_documents` then gives their
+        sentences); None with long_lines="truncate"."""
+        return split_threshold(self.builder.max_length, self.long_lines)
+
+    def pack(self, document):
+        """The examples of one document (none spans two documents)."""
+        examples = []
+        for line in document:
+            line_length = sum(map(len, line))
+            self.counts.read += line_length
+            if line_length <= self.builder.capacity or self.long_lines == "truncate":
+                pieces = [[token for sentence in line for token in sentence]]
+            else:
+                pieces = [sentence[start:start + self._piece_length] for sentence in line
+                          for start in range(0, len(sentence), self._piece_length)]
+            for piece in pieces:
+                examples += self._add(piece)
+        examples.append(self.builder.end_document())
+        examples = [example for example in examples if example is not None]
+        self.counts.documents += 1
+        self.counts.written += sum(example.num_text_tokens for example in examples)
+        self.counts.dropped = dict(sorted(self.builder.dropped.items()))
+        return examples
+
+    def _add(self, piece):
+        """Adds a piece no more than `room` tokens at a time (the rest starts the next example)."""
+        examples = []
+        while True:
+            room = self.builder.room
+            examples.append(self.builder.add_sentence(piece[:room] if len(piece) > room else piece))
+            if len(piece) <= room:
+                return examples
+            piece = piece[room:]
+
+
+def split_threshold(max_length, long_lines):
+    """`DocumentPacker(max_length, ..., long_lines=long_lines).split_longer_than`, for a producer that
+    tokenizes documents without a packer at hand (the Beam pipeline's tokenizing step).
+
+    >>> split_threshold(128, "split"), split_threshold(128, "truncate")
+    (125, None)
+    """
+    return max_length - 3 if long_lines == "split" else None

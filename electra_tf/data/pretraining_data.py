@@ -1,16 +1,20 @@
 """Text corpus → pre-training TFRecord shards.
 
 Documents are read from the corpus parts (`corpus_readers`: text files, one
-sentence a line, a blank line ending a document with `blanks_separate_docs`;
-JSONL, Parquet, TFDS), optionally de-duplicated, tokenized in-graph in large
-batches, and dealt round-robin to the shards: document `j` goes to shard
-`j % num_shards`. Each shard packs its documents in order with its own
-`ShardPacker`, so its content depends only on the corpus, the seed and the
-number of shards (the Beam pipeline, `beam_pipeline`, packs through the same
-`ShardPacker` and writes the same bytes).
+sentence or one paragraph a line, a blank line ending a document with
+`blanks_separate_docs`; JSONL, Parquet, TFDS), optionally de-duplicated,
+tokenized in-graph in large batches, and dealt round-robin to the shards:
+document `j` goes to shard `j % num_shards`. Each shard packs its documents in
+order with its own `shard_packer` (a `DocumentPacker` seeded by the seed and the
+shard: by default no text is dropped, a line longer than an example is split at
+its sentence ends; `long_lines="truncate"` is the original's cut), so its
+content depends only on the corpus, the seed and the number of shards (the Beam
+pipeline, `beam_pipeline`, packs through the same `shard_packer` and writes the
+same bytes).
 
 Shards appear atomically (`write_shard`) and a `manifest.json` records the
-settings, the vocabulary hash and every shard's counts. Running the same build
+settings, the vocabulary hash and every shard's counts (documents, examples,
+tokens read, written and dropped by reason) and their totals. Running the same build
 again skips complete shards and finishes the others; an output folder holding
 shards of other settings is an error.
 
@@ -30,7 +34,8 @@ import tensorflow as tf
 
 from electra_tf.atomic import read_json, write_text
 from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_hash, read_part
-from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.packing import LONG_LINES, DocumentPacker
+from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
@@ -106,12 +111,31 @@ def read_manifest(folder):
     return manifest
 
 
+def packing_totals(shards):
+    """The totals of `{shard: counts}`: each count summed over the shards, a count by reason (`tokens_dropped`)
+    summed reason by reason.
+
+    >>> packing_totals({"a": {"tokens": 9, "tokens_dropped": {"x": 2}}, "b": {"tokens": 1, "tokens_dropped": {}}})
+    {'tokens': 10, 'tokens_dropped': {'x': 2}}
+    """
+    totals = {}
+    for counts in shards.values():
+        for key, value in counts.items():
+            if isinstance(value, dict):
+                by_reason = totals.setdefault(key, {})
+                for reason, n in value.items():
+                    by_reason[reason] = by_reason.get(reason, 0) + n
+            else:
+                totals[key] = totals.get(key, 0) + value
+    return {key: dict(sorted(value.items())) if isinstance(value, dict) else value
+            for key, value in sorted(totals.items())}
+
+
 def write_manifest(output_dir, settings, shards, vocab_file, duplicate_documents=None):
     """Writes `manifest.json`: the settings, the vocabulary's size, every shard's counts and their totals
-    (and, with `dedupe`, the duplicate documents dropped)."""
+    (`packing_totals`; and, with `dedupe`, the duplicate documents dropped)."""
     path = os.path.join(output_dir, MANIFEST)
-    keys = sorted({key for counts in shards.values() for key in counts})
-    totals = {key: sum(s.get(key, 0) for s in shards.values()) for key in keys}
+    totals = packing_totals(shards)
     if settings.get("dedupe"):
         totals["duplicate_documents"] = duplicate_documents or 0
     write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards,
@@ -123,56 +147,57 @@ def batch_tokenizer(tokenizer):
     return tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
 
 
-def tokenized_documents(documents, tokenize):
-    """Yields (index, document as lists of ids) from (index, document), tokenizing many lines per call of
-    `tokenize` (a `batch_tokenizer`)."""
-    pending, lines = [], []
+def tokenized_documents(documents, tokenize, split_longer_than=None):
+    """Yields `(index, document)` for `(index, document as lines of text)`, a document as `DocumentPacker`
+    takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call of
+    `tokenize` (a `batch_tokenizer`).
+
+    A line of more than `split_longer_than` characters is tokenized as its sentences (`split_sentences`;
+    the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
+    cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
+    """
+    pending, texts = [], []
 
     def flush():
-        ids = tokenize(tf.constant(lines)).to_list() if lines else []
-        start = 0
-        for index, count in pending:
-            yield index, ids[start:start + count]
-            start += count
+        ids = iter(tokenize(tf.constant(texts)).to_list() if texts else [])
+        for index, sentence_counts in pending:
+            yield index, [[next(ids) for _ in range(count)] for count in sentence_counts]
 
     for index, document in documents:
-        pending.append((index, len(document)))
-        lines.extend(document)
-        if len(lines) >= _TOKENIZE_BATCH_LINES:
+        sentence_counts = []
+        for line in document:
+            sentences = (split_sentences(line) if split_longer_than is not None and len(line) > split_longer_than
+                         else [line])
+            sentence_counts.append(len(sentences))
+            texts.extend(sentences)
+        pending.append((index, sentence_counts))
+        if len(texts) >= _TOKENIZE_BATCH_LINES:
             yield from flush()
-            pending, lines = [], []
+            pending, texts = [], []
     yield from flush()
 
 
-class ShardPacker:
-    """Packs the documents of one shard, in document order, by `ExampleBuilder`'s rules, and counts them.
+def shard_packer(settings, shard, cls_id, sep_id):
+    """The `DocumentPacker` of shard `shard` (its own seed), which packs its documents in document order and
+    counts them (`packer.counts.as_dict()`: the shard's counts in the manifest, `examples` aside).
 
     The local builder and the Beam pipeline both pack through it, so a shard's examples depend only on
     its documents, the settings and its index.
     """
-
-    def __init__(self, settings, shard, cls_id, sep_id):
-        self.builder = ExampleBuilder(settings["max_seq_length"], cls_id, sep_id,
-                                      random.Random(settings["seed"] * 1_000_003 + shard))
-        self.counts = {"documents": 0, "tokens": 0}
-
-    def pack(self, sentences):
-        """The examples that one tokenized document (a list of id lists) completes."""
-        examples = [self.builder.add_sentence(sentence) for sentence in sentences]
-        examples.append(self.builder.end_document())
-        self.counts["documents"] += 1
-        self.counts["tokens"] += sum(len(sentence) for sentence in sentences)
-        return [example for example in examples if example is not None]
+    return DocumentPacker(settings["max_seq_length"], cls_id, sep_id,
+                          random.Random(settings["seed"] * 1_000_003 + shard), long_lines=settings["long_lines"])
 
 
 def build_settings(parts, vocab_file, *, max_seq_length=128, num_shards=1, seed=0, blanks_separate_docs=True,
-                   lowercase=True, strip_accents=None, text_field="text", dedupe=False):
+                   lowercase=True, strip_accents=None, long_lines="split", text_field="text", dedupe=False):
     """The settings a build records in its manifest (and must match to resume); checks them and the parts."""
     if num_shards < 1:
         raise ValueError(f"need num_shards >= 1, got {num_shards}")
+    if long_lines not in LONG_LINES:
+        raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
     return {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
             "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
-            "strip_accents": lowercase if strip_accents is None else strip_accents,
+            "strip_accents": lowercase if strip_accents is None else strip_accents, "long_lines": long_lines,
             "vocab_sha256": vocabulary_hash(vocab_file), "input_files": check_parts(parts, text_field),
             "text_field": text_field, "dedupe": dedupe}
 
@@ -195,13 +220,15 @@ def plan_build(output_dir, settings):
 
 def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                              seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                             text_field="text", tfds_data_dir=None, dedupe=False, num_processes=1,
-                             progress=None):
+                             long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
+                             num_processes=1, progress=None):
     """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
 
     Args:
         input_files: the corpus parts: text, `.jsonl` or `.parquet` files, or `tfds:<name>[:<split>]`
             (see `corpus_readers`).
+        long_lines: "split" (default: no text dropped) or "truncate" (the original's rules), as
+            `DocumentPacker`.
         text_field: the JSONL field, Parquet column or TFDS feature holding a document's text.
         tfds_data_dir: where TFDS datasets are prepared.
         dedupe: drop exact duplicate documents (`corpus_readers.document_hash`), counted in the manifest.
@@ -214,7 +241,8 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
         raise ValueError(f"need num_processes >= 1, got {num_processes}")
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
-                              strip_accents=strip_accents, text_field=text_field, dedupe=dedupe)
+                              strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
+                              dedupe=dedupe)
     done, wanted, duplicates = plan_build(output_dir, settings)
     groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
     reading = (tfds_data_dir, progress)
@@ -269,28 +297,29 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
     tokenizer = ElectraTokenizer(vocab_file, lowercase=settings["lowercase"],
                                  strip_accents=settings["strip_accents"])
     num_shards = settings["num_shards"]
-    packers = {i: ShardPacker(settings, i, tokenizer.cls_token_id, tokenizer.sep_token_id) for i in wanted}
+    packers = {i: shard_packer(settings, i, tokenizer.cls_token_id, tokenizer.sep_token_id) for i in wanted}
     stats = CorpusStats()
     documents = ((j, doc) for j, doc in enumerate(read_documents(
         settings["input_files"], settings["blanks_separate_docs"], stats, text_field=settings["text_field"],
         tfds_data_dir=tfds_data_dir, dedupe=settings["dedupe"])) if shard_of(j, num_shards) in packers)
-    start, tokens, packed = time.time(), 0, 0
+    split_longer_than = packers[wanted[0]].split_longer_than
+    start, packed = time.time(), 0
     with contextlib.ExitStack() as stack:
         writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards))))
                    for i in wanted}
-        for j, sentences in tokenized_documents(documents, batch_tokenizer(tokenizer)):
+        for j, document in tokenized_documents(documents, batch_tokenizer(tokenizer), split_longer_than):
             shard = shard_of(j, num_shards)
-            for example in packers[shard].pack(sentences):
+            for example in packers[shard].pack(document):
                 writers[shard].write(example)
-            tokens += sum(len(s) for s in sentences)
             packed += 1
             if progress is not None and packed % 500 == 0:
-                progress(packed, tokens, time.time() - start)
+                progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
         if stats.documents == 0:
             raise ValueError(f"the input files hold no text: {settings['input_files'][:5]}")
     if stats.warning():
         print(stats.warning())
     if progress is not None:
-        progress(packed, tokens, time.time() - start)
-    written = {shard_name(i, num_shards): {"examples": writers[i].count, **packers[i].counts} for i in wanted}
+        progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
+    written = {shard_name(i, num_shards): {"examples": writers[i].count, **packers[i].counts.as_dict()}
+               for i in wanted}
     return written, stats.duplicate_documents

@@ -2,7 +2,9 @@
 
 The same tokenization and packing as `tools/build_pretraining_data.py`, run
 inside the input pipeline: a Python generator reads documents, tokenizes many
-lines per call in-graph, packs them with `ExampleBuilder`, and feeds tf.data.
+lines per call in-graph, packs them with `DocumentPacker` (by default nothing
+dropped: over-long lines are split at their sentence ends; `long_lines="truncate"`
+for the original's cut), and feeds tf.data.
 With an `input_context` (multi-worker), pipeline `i` of `n` keeps documents
 `i, i + n, ...`.
 
@@ -16,7 +18,7 @@ import random
 import tensorflow as tf
 
 from electra_tf.data.corpus_readers import TFDS_PREFIX, read_part
-from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.packing import DocumentPacker
 from electra_tf.data.pretraining_data import batch_tokenizer, read_documents, tokenized_documents
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -31,30 +33,29 @@ def tfds_documents(name, split="train", text_key="text", data_dir=None):
     return lambda: read_part(f"{TFDS_PREFIX}{name}:{split}", text_field=text_key, tfds_data_dir=data_dir)
 
 
-def packed_examples(documents, tokenizer, seq_length, seed=0, pipeline_id=0, num_pipelines=1):
+def packed_examples(documents, tokenizer, seq_length, seed=0, pipeline_id=0, num_pipelines=1, long_lines="split"):
     """Yields packed examples as dicts of int32 lists, forever, one pass over `documents()` per epoch."""
     epoch = 0
     tokenize = batch_tokenizer(tokenizer)
     while True:
-        builder = ExampleBuilder(seq_length, tokenizer.cls_token_id, tokenizer.sep_token_id,
-                                 random.Random(seed * 1_000_003 + epoch * 7_919 + pipeline_id))
+        packer = DocumentPacker(seq_length, tokenizer.cls_token_id, tokenizer.sep_token_id,
+                                random.Random(seed * 1_000_003 + epoch * 7_919 + pipeline_id), long_lines)
         mine = ((j, doc) for j, doc in enumerate(documents()) if j % num_pipelines == pipeline_id)
         produced = 0
-        for _, sentences in tokenized_documents(mine, tokenize):
-            examples = [builder.add_sentence(sentence) for sentence in sentences] + [builder.end_document()]
-            for example in examples:
-                if example is not None:
-                    produced += 1
-                    yield {"input_ids": example.input_ids, "attention_mask": example.input_mask,
-                           "token_type_ids": example.segment_ids}
+        for _, document in tokenized_documents(mine, tokenize, packer.split_longer_than):
+            for example in packer.pack(document):
+                produced += 1
+                yield {"input_ids": example.input_ids, "attention_mask": example.input_mask,
+                       "token_type_ids": example.segment_ids}
         if produced == 0:
             raise ValueError("the document source yielded no text for this input pipeline")
         epoch += 1
 
 
 def streaming_dataset(documents, vocab_file, batch_size, seq_length, *, lowercase=True, strip_accents=None,
-                      seed=0, shuffle_buffer_size=1000, input_context=None):
-    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`, forever."""
+                      seed=0, shuffle_buffer_size=1000, input_context=None, long_lines="split"):
+    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`, forever;
+    `long_lines` as `DocumentPacker`'s."""
     tokenizer = ElectraTokenizer(vocab_file, lowercase=lowercase, strip_accents=strip_accents)
     pipeline_id, num_pipelines = 0, 1
     if input_context is not None:
@@ -63,7 +64,7 @@ def streaming_dataset(documents, vocab_file, batch_size, seq_length, *, lowercas
     spec = {name: tf.TensorSpec([seq_length], tf.int32)
             for name in ("input_ids", "attention_mask", "token_type_ids")}
     dataset = tf.data.Dataset.from_generator(
-        lambda: packed_examples(documents, tokenizer, seq_length, seed, pipeline_id, num_pipelines),
+        lambda: packed_examples(documents, tokenizer, seq_length, seed, pipeline_id, num_pipelines, long_lines),
         output_signature=spec)
     if shuffle_buffer_size:
         dataset = dataset.shuffle(shuffle_buffer_size, seed=seed)

@@ -33,7 +33,7 @@ from electra_tf.checkpoints import google, hf
 from electra_tf.checkpoints.google import save_google
 from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.checkpoints.loading import CheckpointMismatchError
-from electra_tf.checkpoints.safetensors_io import read_safetensors, write_safetensors
+from electra_tf.checkpoints.safetensors_io import read_safetensors, stored_float_dtype, write_safetensors
 from electra_tf.checkpoints.transfer import load_state
 from electra_tf.convert import convert
 from electra_tf.pretraining.init_checkpoint import load_pretrainer_weights
@@ -357,3 +357,68 @@ def test_the_tools_convert_and_continue_pretraining_from_a_converted_model(tmp_p
                           "--to=huggingface", f"--output={tmp_path / 'out'}"],
                          capture_output=True, text=True, timeout=300, env=env)
     assert bad.returncode == 2 and "no pre-trained ELECTRA here" in bad.stderr
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda w: (w * 1000).astype(np.int8), r"word_embeddings\.weight is stored as int8 but the model holds float32"),
+    (lambda w: np.where(np.arange(w.size).reshape(w.shape) == 7, np.nan, w).astype(np.float32),
+     r"word_embeddings\.weight holds 1 NaN or infinite value\(s\) of \d+: the checkpoint is damaged"),
+])
+def test_float_weights_stored_as_integers_or_holding_nan_are_refused(tmp_path, damage, message):
+    folder = copy_fixture("discriminator", tmp_path)
+    state = read_safetensors(str(folder))
+    key = "electra.embeddings.word_embeddings.weight"
+    state[key] = damage(state[key])
+    write_safetensors(str(folder / "model.safetensors"), state)
+    with pytest.raises(CheckpointMismatchError, match=f"{folder} \\(huggingface\\): electra\\.embeddings\\.{message}"):
+        ElectraDiscriminator.from_pretrained(str(folder))
+
+
+def test_a_model_folder_whose_files_disagree_is_refused(tmp_path, tiny_config, run_tool, refused):
+    folder = tmp_path / "classifier"
+    classifier = ElectraForSequenceClassification(tiny_config, num_labels=3, head="original")  # saved as model.keras
+    classifier.save_pretrained(str(folder), label_names=["no", "maybe", "yes"])
+    assert ElectraForSequenceClassification.from_pretrained(str(folder)).num_labels == 3
+    info = json.loads((folder / "electra_tf.json").read_text())
+    keras_file = shutil.copyfile(folder / "model.keras", tmp_path / "classifier.keras")
+
+    ElectraDiscriminator(tiny_config).save(str(folder / "model.keras"))
+    wrong_class = (f"{folder}/electra_tf.json says the folder holds a ElectraForSequenceClassification, but "
+                   f"{folder}/model.keras is a ElectraDiscriminator: the model file was replaced")
+    with pytest.raises(ValueError, match=wrong_class):
+        ElectraForSequenceClassification.from_pretrained(str(folder))
+    refused(run_tool("export_model", f"--model={folder}", f"--export_dir={tmp_path / 'exports'}"), wrong_class)
+
+    shutil.copyfile(keras_file, folder / "model.keras")
+    for names, message in ((["no", "yes"], "2 label_names for the 3 labels of"),
+                           (["no", "maybe", "yes", "what"], "4 label_names for the 3 labels of"),
+                           (["no", "yes", "no"], r"duplicate label_names \['no'\]; each label needs its own name")):
+        (folder / "electra_tf.json").write_text(json.dumps({**info, "label_names": names}))
+        with pytest.raises(ValueError, match=f"{folder}/electra_tf.json: {message}"):
+            ElectraForSequenceClassification.from_pretrained(str(folder))
+    refused(run_tool("export_model", f"--model={folder}", f"--export_dir={tmp_path / 'exports'}"),
+            f"{folder}/electra_tf.json: duplicate label_names ['no']")
+    assert not (tmp_path / "exports").exists()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_weights_are_said_to_load_as_float32_and_can_go_back_as_they_were(tmp_path, caplog, dtype):
+    folder = copy_fixture("discriminator", tmp_path)
+    write_safetensors(str(folder / "model.safetensors"), read_safetensors(str(folder)), float_dtype=dtype)
+    with caplog.at_level(logging.WARNING, logger="electra_tf"):
+        convert(str(folder), str(tmp_path / "ours"), to="ours")
+    assert f"{folder}: weights stored as {dtype} are loaded as float32" in caplog.text
+    assert f"--dtype={dtype}" in caplog.text
+    convert(str(tmp_path / "ours"), str(tmp_path / "back"), to="huggingface", dtype=dtype)
+    convert(str(tmp_path / "ours"), str(tmp_path / "float32"), to="huggingface")
+    assert stored_float_dtype(str(tmp_path / "back")) == dtype
+    assert stored_float_dtype(str(tmp_path / "float32")) == "float32"
+    assert json.loads((tmp_path / "back" / "config.json").read_text())["dtype"] == dtype
+    original, back = read_safetensors(str(folder)), read_safetensors(str(tmp_path / "back"))
+    for key in original:  # the same half-precision values, bit for bit
+        np.testing.assert_array_equal(back[key], original[key], err_msg=key)
+    size = (tmp_path / "back" / "model.safetensors").stat().st_size
+    assert size < 0.6 * (tmp_path / "float32" / "model.safetensors").stat().st_size
+    # Written with the mode of every other file (0644 under the usual umask), not 0600.
+    modes = {path.name: path.stat().st_mode & 0o777 for path in (tmp_path / "back").iterdir()}
+    assert len(set(modes.values())) == 1, modes

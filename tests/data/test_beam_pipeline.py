@@ -33,10 +33,12 @@ def digests(folder):
 
 
 def write_corpus(folder):
-    """Four parts, one of each kind, sharing two duplicated documents; returns their paths."""
+    """Four parts, one of each kind, sharing two duplicated documents; returns their paths. Two thirds of the
+    text file's documents are one paragraph a line (lines of several sentences, split by the packer)."""
     documents = default_corpus_documents(max_documents=80)
     text = lambda docs: "\n\n".join("\n".join(doc) for doc in docs) + "\n"  # noqa: E731
-    (folder / "a.txt").write_text(text(documents[:30]), encoding="utf-8")
+    (folder / "a.txt").write_text(text(documents[:10] + [[" ".join(doc)] for doc in documents[10:30]]),
+                                  encoding="utf-8")
     with gzip.open(folder / "b.txt.gz", "wt", encoding="utf-8") as f:
         f.write(text(documents[30:50] + [documents[3]]))
     with open(folder / "c.jsonl", "w", encoding="utf-8") as f:
@@ -85,6 +87,8 @@ def test_beam_writes_the_local_builders_shards_and_manifest(local_shards, beam_r
     assert json.loads((beam_shards / MANIFEST).read_text()) == local
     assert local["totals"]["duplicate_documents"] == 2  # the exact copy and the upper-case copy
     assert local["totals"]["documents"] == 80 and local["totals"]["examples"] > 50
+    assert local["totals"]["tokens_written"] == local["totals"]["tokens"] > 5_000  # long lines split, none cut
+    assert local["totals"]["tokens_dropped"] == {} and local["settings"]["long_lines"] == "split"
     assert [part.rsplit(".", 1)[-1] for part in local["settings"]["input_files"]] == ["txt", "gz", "jsonl",
                                                                                      "parquet"]
     assert sorted(os.listdir(beam_shards)) == sorted(os.listdir(local_shards))  # no .counts/, no .tmp-

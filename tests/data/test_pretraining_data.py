@@ -7,9 +7,16 @@ import pytest
 import tensorflow as tf
 
 from electra_tf.data.default_corpus import default_corpus_documents, to_sentences, write_default_corpus
-from electra_tf.data.packing import ExampleBuilder
+from electra_tf.data.packing import DROPPED_LONG_LINE, DROPPED_OVERFLOW, DocumentPacker, ExampleBuilder
 from electra_tf.data.pipeline import pretraining_dataset
-from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, read_documents, shard_name
+from electra_tf.data.pretraining_data import (
+    MANIFEST,
+    build_pretraining_shards,
+    read_documents,
+    shard_name,
+    tokenized_documents,
+)
+from electra_tf.data.streaming import packed_examples
 from electra_tf.data.tfrecord import detect_format, write_shard
 from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
@@ -147,6 +154,127 @@ def test_packing_is_deterministic_for_a_seed():
     again = [e.input_ids for _, e in _pack(documents, 16, seed=1)]
     other = [e.input_ids for _, e in _pack(documents, 16, seed=2)]
     assert first == again and first != other
+
+
+def _random_documents(seed, long_every=4):
+    """Documents of lines (each a list of sentences of unique, increasing ids), some lines far longer than
+    an example."""
+    rng = random.Random(seed)
+    counter = iter(range(1000, 10**9))
+    documents = []
+    for _ in range(30):
+        lines = []
+        for _ in range(rng.randint(1, 6)):
+            lengths = [rng.randint(0, 200 if rng.random() < 1 / long_every else 30) for _ in range(rng.randint(1, 4))]
+            lines.append([[next(counter) for _ in range(n)] for n in lengths])
+        documents.append(lines)
+    return documents
+
+
+def _text_tokens(example):
+    return [t for t, m in zip(example.input_ids, example.input_mask) if m and t not in (CLS, SEP)]
+
+
+def _segments(example):
+    """Segment A's and segment B's tokens."""
+    ids = example.input_ids[:example.num_tokens]
+    return ids[1:ids.index(SEP)], ids[ids.index(SEP) + 1:-1]
+
+
+@pytest.mark.parametrize("max_length", [8, 32, 128])
+def test_split_packing_keeps_every_token_of_its_document(max_length):
+    documents = _random_documents(seed=max_length)
+    packer = DocumentPacker(max_length, CLS, SEP, random.Random(0))
+    single = total = 0
+    for document in documents:
+        examples = packer.pack(document)
+        # Every token once (ids increase through the document; segments may interleave sentences, as the
+        # original's A/B rule does), and in order within each segment.
+        assert sorted(t for e in examples for t in _text_tokens(e)) == [t for line in document for s in line
+                                                                          for t in s]
+        assert all(segment == sorted(segment) for e in examples for segment in _segments(e))
+        for example in examples:
+            n = example.num_tokens
+            assert len(example.input_ids) == max_length and example.input_ids[0] == CLS
+            assert example.input_ids[n - 1] == SEP and example.input_ids.count(SEP) in (1, 2)
+            single += example.input_ids.count(SEP) == 1
+        total += len(examples)
+    read = sum(len(s) for d in documents for line in d for s in line)
+    assert packer.counts.as_dict() == {"documents": len(documents), "tokens": read, "tokens_written": read,
+                                       "tokens_dropped": {}}
+    assert single < 0.3 * total  # long lines become two-segment examples, not one-segment runs
+
+
+def test_truncate_packing_is_the_original_rule_and_counts_what_it_drops():
+    documents = _random_documents(seed=1)
+    flat = [[[t for s in line for t in s] for line in document] for document in documents]
+    original = [e.input_ids for _, e in _pack(flat, 32, seed=3)]
+    packer = DocumentPacker(32, CLS, SEP, random.Random(3), long_lines="truncate")
+    assert [e.input_ids for d in documents for e in packer.pack(d)] == original
+    counts = packer.counts
+    assert counts.written == sum(1 for ids in original for t in ids if t not in (CLS, SEP, 0))
+    assert set(counts.dropped) == {DROPPED_LONG_LINE, DROPPED_OVERFLOW}
+    assert counts.read - counts.written == sum(counts.dropped.values()) > 0
+    with pytest.raises(ValueError, match=r"long_lines must be one of \['split', 'truncate'\], got 'cut'"):
+        DocumentPacker(32, CLS, SEP, long_lines="cut")
+
+
+def test_long_lines_are_tokenized_as_their_sentences(vocab_file):
+    tokenizer = ElectraTokenizer(vocab_file)
+    long_line = "Return the sum. It is fast! Why? (Because.) " * 3 + "the end"
+    documents = [(0, ["Short line. Not split.", long_line])]
+    ((_, (short, long)),) = tokenized_documents(documents, tokenizer, split_longer_than=40)
+    assert len(short) == 1 and len(long) == 10  # no end after "(Because.)": a bracket precedes the space
+    assert [t for s in long for t in s] == tokenizer(long_line).numpy().tolist()  # the same ids as the line
+    ((_, lines),) = tokenized_documents(documents, tokenizer)
+    assert [len(line) for line in lines] == [1, 1]
+
+
+def test_streaming_packs_over_long_lines_whole_too(vocab_file):
+    tokenizer = ElectraTokenizer(vocab_file)
+    line = "Return the sum of the items. It is fast! " * 20
+    expected = tokenizer(line).numpy().tolist()
+    stream = packed_examples(lambda: iter([[line]]), tokenizer, seq_length=32)
+    seen = []
+    while len(seen) < len(expected):  # one epoch
+        example = next(stream)
+        seen += [t for t, m in zip(example["input_ids"], example["attention_mask"])
+                 if m and t not in (tokenizer.cls_token_id, tokenizer.sep_token_id)]
+    assert sorted(seen) == sorted(expected)
+    truncated = next(packed_examples(lambda: iter([[line]]), tokenizer, seq_length=32, long_lines="truncate"))
+    assert truncated["input_ids"] == [tokenizer.cls_token_id] + expected[:30] + [tokenizer.sep_token_id]
+
+
+def _paragraph_corpus(sentence_corpus, path, documents=16):
+    """One paragraph a line (a document's sentences joined), each fourth line followed by a 300+-word line."""
+    paragraphs = [" ".join(document) for document in list(read_documents([sentence_corpus]))[:documents]]
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(0, len(paragraphs), 4):
+            f.write("\n".join(paragraphs[i:i + 4]) + "\n" + " ".join(paragraphs[i:i + 12] * 3) + "\n\n")
+    return str(path)
+
+
+def test_a_paragraph_per_line_corpus_is_packed_whole_and_the_manifest_counts_tokens(corpus, vocab_file, tmp_path):
+    corpus = _paragraph_corpus(corpus, tmp_path / "paragraphs.txt")
+    totals = {}
+    for long_lines in ("split", "truncate"):
+        build_pretraining_shards([corpus], vocab_file, str(tmp_path / long_lines), max_seq_length=32, num_shards=2,
+                                 long_lines=long_lines)
+        manifest = json.loads((tmp_path / long_lines / MANIFEST).read_text())
+        assert manifest["settings"]["long_lines"] == long_lines
+        totals[long_lines] = manifest["totals"]
+        for counts in manifest["shards"].values():
+            assert counts["tokens"] - counts["tokens_written"] == sum(counts["tokens_dropped"].values())
+    split, truncate = totals["split"], totals["truncate"]
+    assert split["tokens"] == truncate["tokens"] > 3_000
+    assert split["tokens_written"] == split["tokens"] and split["tokens_dropped"] == {}
+    assert truncate["tokens_written"] < 0.5 * truncate["tokens"]
+    assert truncate["tokens_dropped"][DROPPED_LONG_LINE] > 0.5 * truncate["tokens"]
+    # What the shards hold is what the manifest says.
+    dataset = pretraining_dataset(str(tmp_path / "split" / "*tfrecord*"), batch_size=1, seq_length=32,
+                                  training=False)
+    ids = np.concatenate([b["input_ids"].numpy()[b["attention_mask"].numpy() == 1] for b in dataset])
+    assert int(np.isin(ids, [2, 3], invert=True).sum()) == split["tokens"]  # [CLS]=2, [SEP]=3 not counted
 
 
 def test_read_documents_replaces_and_counts_bad_utf8(tmp_path):

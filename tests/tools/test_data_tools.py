@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
+from electra_tf.tokenization import ElectraTokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 
@@ -147,3 +148,21 @@ def test_streaming_from_tfds_with_mock_data(vocab_file):
         with pytest.raises(Exception, match="no 'body' feature"):
             next(iter(streaming_dataset(tfds_documents("imdb_reviews", "train", "body"), vocab_file,
                                         batch_size=4, seq_length=32)))
+
+
+def test_the_build_prints_the_tokens_read_written_and_dropped(vocab_file, tmp_path, run_tool):
+    line = "Every word here counts. " * 40
+    corpus = tmp_path / "paragraph.txt"
+    corpus.write_text(line + "\n", encoding="utf-8")
+    n = len(ElectraTokenizer(vocab_file)(line))
+    code, out, err = run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab_file}",
+                              f"--output_dir={tmp_path / 'split'}", "--max_seq_length=32", "--num_shards=1")
+    assert code in (0, None), err[-2000:]
+    assert f"tokens: {n} read, {n} written (100.0%), 0 dropped\n" in out
+    code, out, err = run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab_file}",
+                              f"--output_dir={tmp_path / 'truncate'}", "--max_seq_length=32", "--num_shards=1",
+                              "--long_lines=truncate")
+    assert (f"tokens: {n} read, 30 written ({30 / n:.1%}), {n - 30} dropped ({n - 30} line longer than an "
+            "example)\n") in out
+    manifest = json.loads((tmp_path / "truncate" / "manifest.json").read_text())
+    assert manifest["totals"]["tokens_dropped"] == {"line_longer_than_an_example": n - 30}
