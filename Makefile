@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(BIN)/electra-demo --output_dir=runs/demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope --durations=25
 
 clean:
 	rm -rf $(VENV) runs build *.egg-info

@@ -44,7 +44,9 @@ setup(
         "beam": ["apache-beam>=2.77,<3"],
         # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md; apache-beam: the
         # Beam pipeline's tests (about 45 s more to install).
-        "test": ["pytest>=8", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22", "apache-beam>=2.77,<3"],
+        # pytest-xdist: `make test` runs the suite in 2 processes (one per core; most tests wait on tracing).
+        "test": ["pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22",
+                 "apache-beam>=2.77,<3"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         # (CPU torch: `pip install torch==2.13.0`.)
         "fixtures": ["transformers>=4.40", "torch"],

@@ -82,7 +82,7 @@ def test_exact_gelu_is_written_with_a_warning_and_differs_only_by_the_approximat
 
 def test_a_classifier_is_a_keras_hub_text_classifier_preset(tmp_path, tokenizer):
     keras.utils.set_random_seed(3)
-    model = ElectraForSequenceClassification(config(), num_labels=3,
+    model = ElectraForSequenceClassification(config(), num_labels=3, head="original",  # keras-hub's task head
                                              preprocessor=ElectraPreprocessor(tokenizer, sequence_length=12))
     save_keras_hub_preset(model, str(tmp_path))
     classifier = keras_hub.models.TextClassifier.from_preset(str(tmp_path))

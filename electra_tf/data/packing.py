@@ -176,10 +176,6 @@ class PackingCounts:
         return {"documents": self.documents, "tokens": self.read, "tokens_written": self.written,
                 "tokens_dropped": dict(self.dropped)}
 
-    @property
-    def kept_fraction(self):
-        return self.written / self.read if self.read else 1.0
-
 
 class DocumentPacker:
     """Packs whole documents into `Example`s, with or without dropping text; pure (no I/O, no TensorFlow),

@@ -1,8 +1,10 @@
 """What the tools say where a user would otherwise wonder: a flag that cannot work, Ctrl-C in a fine-tune, a trial
 folder given where its model is. (The tools run in-process; tiny models from `tests/conftest.py`.)"""
 
+import pytest
+
 from electra_tf import ElectraForSequenceClassification, ElectraTokenizer, finetuning
-from electra_tf.checkpoints.sources import OURS, detect_format
+from electra_tf.checkpoints.sources import HUGGINGFACE, OURS, detect_format
 from electra_tf.convert import load_model
 from electra_tf.tools.common import INTERRUPTED_EXIT_CODE
 
@@ -31,12 +33,15 @@ def test_ctrl_c_in_a_fine_tune_says_the_trial_starts_over(tmp_path, tiny_pretrai
             "beginning when the same command is re-run") in err, err[-2000:]
 
 
-def test_a_trial_folder_stands_for_its_model(tmp_path, tiny_pretrained_dir):
+@pytest.mark.parametrize("head", ["huggingface", "original"])
+def test_a_trial_folder_stands_for_its_model(tmp_path, tiny_pretrained_dir, head):
     """`electra-export --model=<output_dir>/trial_0` (and from_pretrained) find `trial_0/model`, as pre-training's
-    `<model_dir>` finds `final/`."""
-    classifier = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=2)
+    `<model_dir>` finds `final/`: a Hugging Face folder for a Hugging Face head, ours (`model.keras`) else."""
+    classifier = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=2, head=head)
     classifier.save_pretrained(str(tmp_path / "trial_0" / "model"), label_names=["no", "yes"])
-    assert detect_format(tmp_path / "trial_0") == (OURS, str(tmp_path / "trial_0" / "model" / "model.keras"))
+    model_folder = tmp_path / "trial_0" / "model"
+    expected = (HUGGINGFACE, str(model_folder)) if head == "huggingface" else (OURS, str(model_folder / "model.keras"))
+    assert detect_format(tmp_path / "trial_0") == expected
     model, info = load_model(str(tmp_path / "trial_0"))
     assert info["label_names"] == ["no", "yes"] and model.count_params() == classifier.count_params()
     assert ElectraTokenizer.from_pretrained(str(tmp_path / "trial_0")).vocabulary_size() == model.config.vocab_size
