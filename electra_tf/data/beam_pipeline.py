@@ -1,16 +1,22 @@
 """Corpus → pre-training TFRecord shards on Apache Beam: the local builder's output, on any Beam runner.
 
-    read parts (one worker a part) → number documents → [de-duplicate] → keep the wanted shards'
-    → tokenize (the tokenizer loaded once per worker, in `DoFn.setup`) → group by shard
-    → pack in document order (`shard_packer`) → write each shard atomically → manifest.json
+    pieces of the corpus (`corpus_pieces`: a part, or a byte range of a large text file)
+    → count each piece's documents [and fingerprint them, to find the copies to drop]
+    → read each piece again, number its documents from the counts, keep the wanted shards',
+      tokenize them (the tokenizer loaded once per worker, in `DoFn.setup`) → compact int32 bytes a shard
+    → group by shard → pack in document order (`shard_packer`) → write each shard atomically → manifest.json
 
 Document `j` (counted over the parts in order, after de-duplication) goes to
 shard `shard_of(j)`, as in `pretraining_data`; each shard's documents are
-sorted by `j` before packing, so the shards are byte-identical to the local
-builder's for the same corpus and settings, whatever the runner or the number
-of workers. Reading, numbering, packing and writing are the local builder's
-own functions (`read_part`, `document_hash`, `shard_packer`, `ShardWriter`,
-`plan_build`, `write_manifest`); only the plumbing is here.
+packed in the order of `j` (the pieces' order, then their order in the piece),
+so the shards are byte-identical to the local builder's for the same corpus
+and settings, whatever the runner or the number of workers. Documents are
+numbered without gathering them: a piece is read twice (reading is ~1 % of the
+work, tokenizing and packing the rest), once to count, once to tokenize, and
+only the tokenized documents cross the one shuffle, as bytes. Reading,
+numbering, packing and writing are the local builder's own functions
+(`read_part`, `document_hash`, `tokenized_documents`, `shard_packer`,
+`ShardWriter`, `plan_build`, `write_manifest`); only the plumbing is here.
 
 A shard's counts are saved beside it (`<output_dir>/.counts/<shard>.json`,
 which no shard glob matches) as soon as it is renamed into place, so a run
@@ -36,7 +42,7 @@ import numpy as np
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from electra_tf.atomic import read_json, write_json
-from electra_tf.data.corpus_readers import CorpusStats, document_hash, read_part
+from electra_tf.data.corpus_readers import CorpusStats, document_hash, part_pieces, read_part
 from electra_tf.data.packing import split_threshold
 from electra_tf.data.pretraining_data import (
     batch_tokenizer,
@@ -88,86 +94,121 @@ def _root_cause(error):
     return message.split(" [while running")[0]
 
 
-class ReadPart(beam.DoFn):
-    """A part → ((part index, document index in the part), document); counts bad UTF-8 lines."""
+class ReadPiece(beam.DoFn):
+    """A corpus piece (`corpus_pieces`) → its documents."""
 
     def __init__(self, settings, tfds_data_dir):
         self.settings = settings
         self.tfds_data_dir = tfds_data_dir
 
-    def process(self, indexed_part):
-        index, part = indexed_part
+    def process(self, piece):
+        _, part, byte_range = piece
+        yield from _read_piece(part, byte_range, self.settings, self.tfds_data_dir, CorpusStats())
+
+
+class CountPiece(ReadPiece):
+    """A corpus piece → (its index, (documents, lines read, undecodable lines, the first's (path, line in the
+    piece))); with de-duplication also each document's (fingerprint, (piece, position)), tagged "fingerprints".
+    """
+
+    def process(self, piece):
+        index, part, byte_range = piece
         stats = CorpusStats()
-        for number, document in enumerate(read_part(part, self.settings["blanks_separate_docs"],
-                                                    self.settings["text_field"], self.tfds_data_dir, stats)):
-            yield (index, number), document
-        if stats.undecodable_lines:
-            yield beam.pvalue.TaggedOutput("undecodable", (index, stats.undecodable_lines,
-                                                           stats.first_undecodable))
+        for position, document in enumerate(_read_piece(part, byte_range, self.settings, self.tfds_data_dir, stats)):
+            if self.settings["dedupe"]:
+                yield beam.pvalue.TaggedOutput("fingerprints", (document_hash(document), (index, position)))
+        yield index, (stats.documents, stats.lines_read, stats.undecodable_lines, stats.first_undecodable)
 
 
-def _first_copies(documents):
-    """Drops exact duplicates (`document_hash`), keeping each document's first copy (the lowest position)."""
-    return (documents
-            | "Fingerprint" >> beam.Map(lambda item: (document_hash(item[1]), item))
-            | "FirstCopy" >> beam.CombinePerKey(lambda items: min(items, key=lambda item: item[0]))
-            | "Unkey" >> beam.Values())
+def _read_piece(part, byte_range, settings, tfds_data_dir, stats):
+    return read_part(part, settings["blanks_separate_docs"], settings["text_field"], tfds_data_dir, stats,
+                     piece=byte_range)
 
 
-def _renumbered(documents):
-    """((part, position), document) → ((part, rank among the part's kept documents), document)."""
-    def ranks(part_and_positions):
-        part, positions = part_and_positions
-        return [((part, position), rank) for rank, position in enumerate(sorted(positions))]
-
-    rank_of = (documents
-               | "Positions" >> beam.Map(lambda item: item[0])
-               | "ByPart" >> beam.GroupByKey()
-               | "Rank" >> beam.FlatMap(ranks))
-    return ({"document": documents, "rank": rank_of}
-            | "JoinRanks" >> beam.CoGroupByKey()
-            | "Renumber" >> beam.Map(lambda item: ((item[0][0], item[1]["rank"][0]), item[1]["document"][0])))
+def _later_copies(fingerprint_and_positions):
+    """(piece, position) of every copy of a document but the first (the local builder keeps the first)."""
+    return sorted(fingerprint_and_positions[1])[1:]
 
 
-def _global_index(item, offsets):
-    (part, position), document = item
-    return offsets[part] + position, document
+def _first_documents(counts, dropped):
+    """{piece: the number (`j`) of its first kept document}, from every piece's counts and dropped positions."""
+    first, total = {}, 0
+    for index, (documents, *_) in sorted(counts):
+        first[index] = total
+        total += documents - len(dropped.get(index, ()))
+    return first
 
 
-class Tokenize(beam.DoFn):
-    """Batches of (j, document) → (shard, (j, ids)); the tokenizer is built once per worker."""
+class TokenizePiece(beam.DoFn):
+    """A piece → (shard, (piece, its documents for the shard, `encode_documents`)) for every wanted shard it
+    feeds: the piece is read again, its documents numbered from `first[piece]` (skipping the dropped copies)
+    and tokenized here, the tokenizer built once per worker."""
 
-    def __init__(self, vocab_file, settings):
+    def __init__(self, vocab_file, settings, tfds_data_dir, wanted):
         self.vocab_file = vocab_file
         self.settings = settings
+        self.tfds_data_dir = tfds_data_dir
+        self.wanted = set(wanted)
         self.tokenize = None
 
     def setup(self):
         self.tokenize = batch_tokenizer(ElectraTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
                                                          strip_accents=self.settings["strip_accents"]))
 
-    def process(self, batch):
+    def process(self, piece, first, dropped):
+        index, part, byte_range = piece
+        num_shards = self.settings["num_shards"]
+        skipped = set(dropped.get(index, ()))
+
+        def numbered():
+            j = first[index]
+            for position, document in enumerate(_read_piece(part, byte_range, self.settings, self.tfds_data_dir,
+                                                            CorpusStats())):
+                if position not in skipped:
+                    if shard_of(j, num_shards) in self.wanted:
+                        yield j, document
+                    j += 1
+
+        by_shard = {}
         split_longer_than = split_threshold(self.settings["max_seq_length"], self.settings["long_lines"])
-        for j, lines in tokenized_documents(batch, self.tokenize, split_longer_than):
-            # Sent on as three int32 arrays (all ids, sentence lengths, sentences a line): a quarter of lists
-            # of Python ints in the shuffle and in the memory of the worker that packs the shard.
-            sentences = [sentence for line in lines for sentence in line]
-            ids = np.fromiter((i for sentence in sentences for i in sentence), np.int32)
-            yield shard_of(j, self.settings["num_shards"]), (j, ids, np.array([len(s) for s in sentences], np.int32),
-                                                             np.array([len(line) for line in lines], np.int32))
+        for j, document in tokenized_documents(numbered(), self.tokenize, split_longer_than):
+            by_shard.setdefault(shard_of(j, num_shards), []).append(document)
+        for shard, documents in sorted(by_shard.items()):
+            yield shard, (index, encode_documents(documents))
 
 
-def _lines(ids, lengths, line_sizes):
-    """A document sent on by `Tokenize`, as `DocumentPacker` takes it: lines of sentences of ids."""
-    ends = np.cumsum(lengths)
-    sentences = [ids[end - length:end].tolist() for end, length in zip(ends, lengths)]
-    starts = np.cumsum(line_sizes) - line_sizes
-    return [sentences[start:start + size] for start, size in zip(starts, line_sizes)]
+def encode_documents(documents):
+    """Tokenized documents (lines of sentences of ids) as bytes: four int32 arrays (lines a document, sentences
+    a line, ids a sentence, the ids), a quarter of the pickled lists in the shuffle and in the memory of the
+    worker that packs the shard; `decode_documents` reverses it.
+
+    >>> decode_documents(encode_documents([[[[5, 6], [7]]], [[[8]], [[9, 10]]]]))
+    [[[[5, 6], [7]]], [[[8]], [[9, 10]]]]
+    """
+    lines = [line for document in documents for line in document]
+    sentences = [sentence for line in lines for sentence in line]
+    return tuple(np.array(values, np.int32).tobytes() for values in (
+        [len(document) for document in documents], [len(line) for line in lines],
+        [len(sentence) for sentence in sentences], [i for sentence in sentences for i in sentence]))
+
+
+def decode_documents(encoded):
+    document_sizes, line_sizes, sentence_lengths, ids = (np.frombuffer(b, np.int32) for b in encoded)
+    ids = ids.tolist()
+    ends = np.cumsum(sentence_lengths).tolist()
+    sentences = [ids[end - length:end] for end, length in zip(ends, sentence_lengths.tolist())]
+    lines = _chunks(sentences, line_sizes)
+    return _chunks(lines, document_sizes)
+
+
+def _chunks(items, sizes):
+    ends = np.cumsum(sizes).tolist()
+    return [items[end - size:end] for end, size in zip(ends, sizes.tolist())]
 
 
 class WriteShard(beam.DoFn):
-    """(shard, its tokenized documents) → the shard, packed in document order and written atomically, and
-    its counts saved beside it; yields (name, counts)."""
+    """(shard, its pieces' tokenized documents) → the shard, packed in document order (the pieces' order) and
+    written atomically, and its counts saved beside it; yields (name, counts)."""
 
     def __init__(self, vocab_file, settings, output_dir):
         self.vocab_file = vocab_file
@@ -179,15 +220,15 @@ class WriteShard(beam.DoFn):
         vocabulary = load_vocabulary(self.vocab_file)
         self.special_ids = vocabulary.index("[CLS]"), vocabulary.index("[SEP]")
 
-    def process(self, shard_and_documents):
-        shard, documents = shard_and_documents
+    def process(self, shard_and_pieces):
+        shard, pieces = shard_and_pieces
         packer = shard_packer(self.settings, shard, *self.special_ids)
         name = shard_name(shard, self.settings["num_shards"])
         with ShardWriter(os.path.join(self.output_dir, name)) as writer:
-            for _, *arrays in sorted((document for document in documents if document is not None),
-                                     key=lambda document: document[0]):
-                for example in packer.pack(_lines(*arrays)):
-                    writer.write(example)
+            for _, encoded in sorted((piece for piece in pieces if piece is not None), key=lambda piece: piece[0]):
+                for document in decode_documents(encoded):
+                    for example in packer.pack(document):
+                        writer.write(example)
         counts = {"examples": writer.count, **packer.counts.as_dict()}
         write_json(os.path.join(self.output_dir, COUNTS_DIR, f"{name}.json"), counts)
         yield name, counts
@@ -263,39 +304,40 @@ def _save_value(output_dir, name):
     return lambda value: write_json(os.path.join(output_dir, COUNTS_DIR, f"_{name}.json"), value)
 
 
+def corpus_pieces(settings):
+    """The pieces the pipeline reads (`corpus_readers.part_pieces`), numbered in corpus order: (index, part,
+    byte range or None)."""
+    pieces = [(part, piece) for part in settings["input_files"]
+              for piece in part_pieces(part, settings["blanks_separate_docs"])]
+    return [(index, part, piece) for index, (part, piece) in enumerate(pieces)]
+
+
 def _shard_pipeline(pipeline, settings, vocab_file, output_dir, wanted, tfds_data_dir):
-    num_shards = settings["num_shards"]
-    read = (pipeline
-            | "Parts" >> beam.Create(list(enumerate(settings["input_files"])))
-            | "SpreadParts" >> beam.Reshuffle()
-            | "Read" >> beam.ParDo(ReadPart(settings, tfds_data_dir)).with_outputs("undecodable",
-                                                                                   main="documents"))
-    documents = read.documents
-    (read.undecodable
-     | "AllUndecodable" >> beam.combiners.ToList()
-     | "Warning" >> beam.FlatMap(_undecodable_warning)
-     | "SaveWarning" >> beam.Map(_save_value(output_dir, "warning")))
+    pieces = corpus_pieces(settings)
+    spread = (pipeline
+              | "Pieces" >> beam.Create(pieces)
+              | "SpreadPieces" >> beam.Reshuffle())  # (the pieces in order otherwise stay with one worker)
+    counted = spread | "Count" >> beam.ParDo(CountPiece(settings, tfds_data_dir)).with_outputs(
+        "fingerprints", main="counts")
     if settings["dedupe"]:
-        kept = _first_copies(documents)
-        total = documents | "CountRead" >> beam.combiners.Count.Globally()
-        unique = kept | "CountKept" >> beam.combiners.Count.Globally()
-        (total
-         | "Duplicates" >> beam.Map(lambda n, kept_n: n - kept_n, beam.pvalue.AsSingleton(unique))
+        dropped = (counted.fingerprints
+                   | "Copies" >> beam.GroupByKey()
+                   | "LaterCopies" >> beam.FlatMap(_later_copies)
+                   | "ByPiece" >> beam.GroupByKey()
+                   | "AsLists" >> beam.MapTuple(lambda index, positions: (index, sorted(positions))))
+        (dropped
+         | "NumberDropped" >> beam.MapTuple(lambda _, positions: len(positions))
+         | "Duplicates" >> beam.CombineGlobally(sum)
          | "SaveDuplicates" >> beam.Map(_save_value(output_dir, "duplicates")))
-        documents = _renumbered(kept)
-    per_part = (documents
-                | "PartOf" >> beam.Map(lambda item: item[0][0])
-                | "CountPerPart" >> beam.combiners.Count.PerElement()
-                | "AllCounts" >> beam.combiners.ToList())
-    offsets = per_part | "Offsets" >> beam.Map(
-        lambda counts: _offsets(dict(counts), len(settings["input_files"])))
-    wanted_set = set(wanted)
-    tokenized = (documents
-                 | "Number" >> beam.Map(_global_index, beam.pvalue.AsSingleton(offsets))
-                 | "Wanted" >> beam.Filter(lambda item: shard_of(item[0], num_shards) in wanted_set)
-                 | "Spread" >> beam.Reshuffle()  # a part's documents, read by one worker, tokenized by all
-                 | "Batch" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
-                 | "Tokenize" >> beam.ParDo(Tokenize(vocab_file, settings)))
+    else:
+        dropped = pipeline | "NoneDropped" >> beam.Create([])
+    all_counts = counted.counts | "AllCounts" >> beam.combiners.ToList()
+    (all_counts
+     | "Warning" >> beam.FlatMap(_undecodable_warning, pieces)
+     | "SaveWarning" >> beam.Map(_save_value(output_dir, "warning")))
+    first = all_counts | "FirstDocuments" >> beam.Map(_first_documents, beam.pvalue.AsDict(dropped))
+    tokenized = spread | "Tokenize" >> beam.ParDo(TokenizePiece(vocab_file, settings, tfds_data_dir, wanted),
+                                                  beam.pvalue.AsSingleton(first), beam.pvalue.AsDict(dropped))
     # Every wanted shard is written, even one that receives no document (as the local builder does).
     every_shard = pipeline | "WantedShards" >> beam.Create([(shard, None) for shard in wanted])
     ((tokenized, every_shard)
@@ -304,19 +346,14 @@ def _shard_pipeline(pipeline, settings, vocab_file, output_dir, wanted, tfds_dat
      | "Write" >> beam.ParDo(WriteShard(vocab_file, settings, output_dir)))
 
 
-def _undecodable_warning(per_part):
-    """The local builder's one warning line from every part's (index, undecodable lines, first)."""
-    if not per_part:
+def _undecodable_warning(counts, pieces):
+    """The local builder's one warning line from every piece's counts (a line numbered in its file)."""
+    bad = sorted((index, first) for index, (_, _, undecodable, first) in counts if undecodable)
+    if not bad:
         return []
+    index, (path, line) = bad[0]
+    lines_read = dict((index, lines) for index, (_, lines, _, _) in counts)
     stats = CorpusStats()
-    stats.undecodable_lines = sum(count for _, count, _ in per_part)
-    stats.first_undecodable = min(per_part)[2]
+    stats.undecodable_lines = sum(undecodable for _, (_, _, undecodable, _) in counts)
+    stats.first_undecodable = path, line + sum(lines_read[i] for i, part, _ in pieces[:index] if part == path)
     return [stats.warning()]
-
-
-def _offsets(counts, num_parts):
-    offsets, total = {}, 0
-    for part in range(num_parts):
-        offsets[part] = total
-        total += counts.get(part, 0)
-    return offsets

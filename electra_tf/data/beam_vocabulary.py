@@ -1,6 +1,6 @@
 """A WordPiece vocabulary learned on Apache Beam: words counted in the pipeline, learned from the counts.
 
-    read parts (one worker a part) → split into words (`tokenization.vocabulary_words`, in batches)
+    read pieces (`beam_pipeline.corpus_pieces`, one worker a piece) → split into words (`tokenization.vocabulary_words`, in batches)
     → count per batch, then sum per word → tensorflow-text's learner (`learn_vocabulary`) on one
     worker → vocab.txt, written atomically
 
@@ -17,7 +17,7 @@ import collections
 import apache_beam as beam
 import tensorflow as tf
 
-from electra_tf.data.beam_pipeline import ReadPart, run_pipeline
+from electra_tf.data.beam_pipeline import ReadPiece, corpus_pieces, run_pipeline
 from electra_tf.data.corpus_readers import check_parts
 from electra_tf.tokenization import learn_vocabulary, vocabulary_words
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
@@ -31,7 +31,7 @@ class CountWords(beam.DoFn):
         self.strip_accents = strip_accents
 
     def process(self, documents):
-        texts = tf.constant(["\n".join(document) for _, document in documents])
+        texts = tf.constant(["\n".join(document) for document in documents])
         words = vocabulary_words(texts, self.lowercase, self.strip_accents).flat_values.numpy()
         yield from collections.Counter(word.decode("utf-8") for word in words).items()
 
@@ -49,13 +49,13 @@ def learn_vocabulary_on_beam(input_files, output, vocab_size=30522, *, lowercase
     """
     parts = check_parts(input_files, text_field)
     strip_accents = lowercase if strip_accents is None else strip_accents
-    reading = {"blanks_separate_docs": True, "text_field": text_field}
+    reading = {"blanks_separate_docs": True, "text_field": text_field, "input_files": parts}
 
     def build(pipeline):
         (pipeline
-         | "Parts" >> beam.Create(list(enumerate(parts)))
-         | "SpreadParts" >> beam.Reshuffle()
-         | "Read" >> beam.ParDo(ReadPart(reading, tfds_data_dir))
+         | "Pieces" >> beam.Create(corpus_pieces(reading))
+         | "SpreadPieces" >> beam.Reshuffle()
+         | "Read" >> beam.ParDo(ReadPiece(reading, tfds_data_dir))
          | "Batch" >> beam.BatchElements(min_batch_size=16, max_batch_size=256)
          | "Words" >> beam.ParDo(CountWords(lowercase, strip_accents))
          | "Sum" >> beam.CombinePerKey(sum)

@@ -12,7 +12,8 @@ A corpus is a list of *parts*, each read whole by one reader, in order:
   its text in the `text_field` feature.
 
 The local shard builder and the Beam pipeline both read through `read_part`, so they see the same
-documents in the same order. `check_parts` finds what cannot be read (a missing or unreadable file, a
+documents in the same order. A large text file is read by the Beam pipeline in pieces (`part_pieces`, byte
+ranges cut after blank lines), whose documents, one piece after the other, are the file's. `check_parts` finds what cannot be read (a missing or unreadable file, a
 Parquet file without the text column) before anything is written.
 
 Example:
@@ -40,6 +41,9 @@ from electra_tf.data.tfds_source import load_split
 from electra_tf.tokenization import read_text_files
 
 TFDS_PREFIX = "tfds:"
+# Nominal size of a piece of a text file (`part_pieces`): small enough to spread a file over the workers,
+# large enough that a piece's fixed costs (a tokenizer call's batch, an element per shard) stay small.
+PIECE_BYTES = 4_000_000
 
 
 class CorpusStats:
@@ -48,6 +52,7 @@ class CorpusStats:
     def __init__(self):
         self.documents = 0
         self.lines = 0
+        self.lines_read = 0  # lines of text files read, blank ones too (to number lines across pieces)
         self.undecodable_lines = 0
         self.first_undecodable = None
         self.duplicate_documents = 0
@@ -108,16 +113,35 @@ def _check_parquet_column(path, text_field):
         raise ValueError(f"{path}: no column {text_field!r} (it has {schema.names}); pass --text_field=<column>")
 
 
-def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=None, stats=None):
-    """Yields the documents (lists of non-empty, stripped lines) of one part, in order.
+def part_pieces(part, blanks_separate_docs=True, piece_bytes=None):
+    """The byte ranges `read_part` can read `part` in, in order: `(start, end)` pairs, one per `piece_bytes` of an
+    uncompressed text file whose documents end at blank lines (the last ends at None: the end of the file);
+    `[None]` (the part whole) for the other parts. `piece_bytes`: `PIECE_BYTES` by default.
+
+    >>> part_pieces("corpus.jsonl"), part_pieces(__file__, piece_bytes=4_000)[:2]
+    ([None], [(0, 4000), (4000, 8000)])
+    """
+    if part_kind(part) != "text" or part.lower().endswith(".gz") or not blanks_separate_docs:
+        return [None]
+    starts = range(0, max(1, os.path.getsize(part)), piece_bytes or PIECE_BYTES)
+    return [(start, start + starts.step) for start in starts[:-1]] + [(starts[-1], None)]
+
+
+def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=None, stats=None, piece=None):
+    """Yields the documents (lists of non-empty, stripped lines) of one part, in order; of one of its pieces
+    (`part_pieces`) with `piece`.
+
+    A piece `(start, end)` of a text file begins after the first blank line starting at or after `start` (at
+    0: the file's start) and ends where the piece starting at `end` begins, so the pieces' documents, one piece
+    after the other, are the file's.
 
     Bytes that are not UTF-8 are replaced by U+FFFD; `stats` counts the lines concerned and remembers the
-    first (file, line number).
+    first (file, line number: counted from the piece's first line).
     """
     stats = stats if stats is not None else CorpusStats()
     kind = part_kind(part)
     if kind == "text":
-        documents = _text_documents(part, blanks_separate_docs, stats)
+        documents = _text_documents(part, blanks_separate_docs, stats, piece or (0, None))
     else:
         texts = {"jsonl": _jsonl_texts, "parquet": _parquet_texts, "tfds": _tfds_texts}[kind](
             part, text_field, tfds_data_dir)
@@ -141,10 +165,17 @@ def _decode(raw, stats, path, number):
         return raw.decode("utf-8", errors="replace")
 
 
-def _text_documents(path, blanks_separate_docs, stats):
+def _text_documents(path, blanks_separate_docs, stats, piece):
+    start, end = piece
     document = []
     with _open(path) as f:
+        stop = _piece_start(f, end) if end is not None else None
+        position = _piece_start(f, start)
         for number, raw in enumerate(f, 1):
+            if stop is not None and position >= stop:
+                break
+            position += len(raw)
+            stats.lines_read += 1
             line = _decode(raw, stats, path, number).strip()
             if line:
                 document.append(line)
@@ -153,6 +184,20 @@ def _text_documents(path, blanks_separate_docs, stats):
                 document = []
     if document:
         yield document
+
+
+def _piece_start(f, start):
+    """Moves `f` to where a piece of a text file starting at `start` begins: the end of the first blank line
+    starting at or after `start` (0 for 0); returns that position."""
+    f.seek(max(0, start - 1))
+    if start == 0:
+        return 0
+    position = start - 1 + len(f.readline())  # the rest of the line holding byte start - 1
+    while True:
+        raw = f.readline()
+        position += len(raw)
+        if not raw or not raw.decode("utf-8", errors="replace").strip():
+            return position
 
 
 def _lines(text):

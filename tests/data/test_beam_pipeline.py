@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import tensorflow_datasets as tfds
 
-from electra_tf.data import beam_pipeline
+from electra_tf.data import beam_pipeline, corpus_readers
 from electra_tf.data.beam_pipeline import COUNTS_DIR, PipelineFailed, build_pretraining_shards_on_beam
 from electra_tf.data.beam_vocabulary import learn_vocabulary_on_beam
 from electra_tf.data.corpus_readers import corpus_texts
@@ -37,8 +37,8 @@ def write_corpus(folder):
     text file's documents are one paragraph a line (lines of several sentences, split by the packer)."""
     documents = default_corpus_documents(max_documents=80)
     text = lambda docs: "\n\n".join("\n".join(doc) for doc in docs) + "\n"  # noqa: E731
-    (folder / "a.txt").write_text(text(documents[:10] + [[" ".join(doc)] for doc in documents[10:30]]),
-                                  encoding="utf-8")
+    (folder / "a.txt").write_text(text(documents[:10] + [[" ".join(doc)] for doc in documents[10:30]]
+                                       + [documents[5]]), encoding="utf-8")
     with gzip.open(folder / "b.txt.gz", "wt", encoding="utf-8") as f:
         f.write(text(documents[30:50] + [documents[3]]))
     with open(folder / "c.jsonl", "w", encoding="utf-8") as f:
@@ -67,13 +67,17 @@ def local_shards(corpus, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def beam_run(corpus, tmp_path_factory, run_tool):
-    """The tool with --runner=beam on the four parts (globs, listed in the same order)."""
+    """The tool with --runner=beam on the four parts (globs, listed in the same order), the text file read in
+    pieces of 500 bytes (more than ten, copies of a document in different pieces)."""
     parts, vocab = corpus
+    assert len(corpus_readers.part_pieces(parts[0], piece_bytes=500)) > 10
     out = tmp_path_factory.mktemp("beam")
     globs = f"{os.path.dirname(parts[0])}/[ab].txt*,{parts[2]},{parts[3]}"
-    result = run_tool("build_pretraining_data", f"--input_files={globs}",
-                      f"--vocab_file={vocab}", f"--output_dir={out}", "--runner=beam", "--max_seq_length=32",
-                      "--num_shards=3", "--seed=1", "--dedupe")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(corpus_readers, "PIECE_BYTES", 500)
+        result = run_tool("build_pretraining_data", f"--input_files={globs}",
+                          f"--vocab_file={vocab}", f"--output_dir={out}", "--runner=beam", "--max_seq_length=32",
+                          "--num_shards=3", "--seed=1", "--dedupe")
     return out, result
 
 
@@ -85,7 +89,7 @@ def test_beam_writes_the_local_builders_shards_and_manifest(local_shards, beam_r
     assert sorted(digests(local_shards)) == [shard_name(i, 3) for i in range(3)]
     local = json.loads((local_shards / MANIFEST).read_text())
     assert json.loads((beam_shards / MANIFEST).read_text()) == local
-    assert local["totals"]["duplicate_documents"] == 2  # the exact copy and the upper-case copy
+    assert local["totals"]["duplicate_documents"] == 3  # two exact copies and an upper-case copy
     assert local["totals"]["documents"] == 80 and local["totals"]["examples"] > 50
     assert local["totals"]["tokens_written"] == local["totals"]["tokens"] > 5_000  # long lines split, none cut
     assert local["totals"]["tokens_dropped"] == {} and local["settings"]["long_lines"] == "split"
@@ -180,3 +184,19 @@ def test_a_tfds_dataset_gives_the_same_shards_on_both_runners(corpus, tmp_path):
     assert digests(tmp_path / "beam") == digests(tmp_path / "local")
     manifest = json.loads((tmp_path / "beam" / MANIFEST).read_text())
     assert manifest["totals"]["documents"] == 12 and manifest["settings"]["input_files"] == ["tfds:imdb_reviews:train"]
+
+
+def test_bad_utf8_is_reported_as_the_local_builder_does_from_any_piece(corpus, tmp_path, capsys, monkeypatch):
+    """The line number of the first bad line counts the lines of the pieces before it."""
+    _, vocab = corpus
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(b"".join(b"document %d, line one\nline two\n\n" % i for i in range(40))
+                     + b"bad \xff byte\n\nand \xfe another\n")
+    monkeypatch.setattr(corpus_readers, "PIECE_BYTES", 100)
+    assert len(corpus_readers.part_pieces(str(path))) > 10
+    build_pretraining_shards([str(path)], vocab, str(tmp_path / "local"), num_shards=2)
+    local = capsys.readouterr().out
+    build_pretraining_shards_on_beam([str(path)], vocab, str(tmp_path / "beam"), num_shards=2)
+    assert capsys.readouterr().out == local == (f"warning: 2 line(s) were not valid UTF-8; bad bytes were replaced "
+                                                f"by U+FFFD (first: {path}, line 121)\n")
+    assert digests(tmp_path / "beam") == digests(tmp_path / "local")
