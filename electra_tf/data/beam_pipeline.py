@@ -15,7 +15,7 @@ numbered without gathering them: a piece is read twice (reading is ~1 % of the
 work, tokenizing and packing the rest), once to count, once to tokenize, and
 only the tokenized documents cross the one shuffle, as bytes. Reading,
 numbering, packing and writing are the local builder's own functions
-(`read_part`, `document_hash`, `tokenized_documents`, `shard_packer`,
+(`read_part`, `document_hash`, `tokenized_batches`, `shard_packer`,
 `ShardWriter`, `plan_build`, `write_manifest`); only the plumbing is here.
 
 A shard's counts are saved beside it (`<output_dir>/.counts/<shard>.json`,
@@ -51,7 +51,7 @@ from electra_tf.data.pretraining_data import (
     shard_name,
     shard_of,
     shard_packer,
-    tokenized_documents,
+    tokenized_batches,
     write_manifest,
 )
 from electra_tf.data.tfrecord import ShardWriter
@@ -140,7 +140,7 @@ def _first_documents(counts, dropped):
 
 
 class TokenizePiece(beam.DoFn):
-    """A piece → (shard, (piece, its documents for the shard, `encode_documents`)) for every wanted shard it
+    """A piece → (shard, (piece, its documents for the shard, `ShardDocuments.encoded()`)) for every wanted shard it
     feeds: the piece is read again, its documents numbered from `first[piece]` (skipping the dropped copies)
     and tokenized here, the tokenizer built once per worker."""
 
@@ -171,28 +171,51 @@ class TokenizePiece(beam.DoFn):
 
         by_shard = {}
         split_longer_than = split_threshold(self.settings["max_seq_length"], self.settings["long_lines"])
-        for j, document in tokenized_documents(numbered(), self.tokenize, split_longer_than):
-            by_shard.setdefault(shard_of(j, num_shards), []).append(document)
+        for pending, ragged in tokenized_batches(numbered(), self.tokenize, split_longer_than):
+            # The batch's ids stay arrays (no Python list of every id, as the local builder's packer needs).
+            ids = ragged.flat_values.numpy().astype(np.int32) if ragged is not None else np.zeros(0, np.int32)
+            lengths = ragged.row_lengths().numpy().astype(np.int32) if ragged is not None else ids
+            token_ends = np.cumsum(lengths).tolist()
+            sentence = 0
+            for j, sentence_counts in pending:
+                end = sentence + sum(sentence_counts)
+                first_token = token_ends[sentence - 1] if sentence else 0
+                last_token = token_ends[end - 1] if end else 0
+                shard = by_shard.setdefault(shard_of(j, num_shards), ShardDocuments())
+                shard.add(sentence_counts, lengths[sentence:end], ids[first_token:last_token])
+                sentence = end
         for shard, documents in sorted(by_shard.items()):
-            yield shard, (index, encode_documents(documents))
+            yield shard, (index, documents.encoded())
 
 
-def encode_documents(documents):
-    """Tokenized documents (lines of sentences of ids) as bytes: four int32 arrays (lines a document, sentences
-    a line, ids a sentence, the ids), a quarter of the pickled lists in the shuffle and in the memory of the
-    worker that packs the shard; `decode_documents` reverses it.
+class ShardDocuments:
+    """Tokenized documents gathered for a shard, as four int32 arrays (lines a document, sentences a line, ids
+    a sentence, the ids): sent as bytes, a quarter of pickled lists in the shuffle and in the memory of the
+    worker that packs the shard; `decode_documents` gives them back as `DocumentPacker` takes them.
 
-    >>> decode_documents(encode_documents([[[[5, 6], [7]]], [[[8]], [[9, 10]]]]))
+    >>> documents = ShardDocuments()
+    >>> documents.add([2], np.array([2, 1]), np.array([5, 6, 7]))
+    >>> documents.add([1, 1], np.array([1, 2]), np.array([8, 9, 10]))
+    >>> decode_documents(documents.encoded())
     [[[[5, 6], [7]]], [[[8]], [[9, 10]]]]
     """
-    lines = [line for document in documents for line in document]
-    sentences = [sentence for line in lines for sentence in line]
-    return tuple(np.array(values, np.int32).tobytes() for values in (
-        [len(document) for document in documents], [len(line) for line in lines],
-        [len(sentence) for sentence in sentences], [i for sentence in sentences for i in sentence]))
+
+    def __init__(self):
+        self.document_sizes, self.line_sizes, self.lengths, self.ids = [], [], [], []
+
+    def add(self, sentence_counts, sentence_lengths, ids):
+        self.document_sizes.append(len(sentence_counts))
+        self.line_sizes += sentence_counts
+        self.lengths.append(sentence_lengths)
+        self.ids.append(ids)
+
+    def encoded(self):
+        return tuple(np.concatenate([np.zeros(0, np.int32), *arrays]).astype(np.int32).tobytes() for arrays in (
+            [self.document_sizes], [self.line_sizes], self.lengths, self.ids))
 
 
 def decode_documents(encoded):
+    """The documents of `ShardDocuments.encoded()`: lines of sentences of ids."""
     document_sizes, line_sizes, sentence_lengths, ids = (np.frombuffer(b, np.int32) for b in encoded)
     ids = ids.tolist()
     ends = np.cumsum(sentence_lengths).tolist()

@@ -1,6 +1,7 @@
 """A WordPiece vocabulary learned on Apache Beam: words counted in the pipeline, learned from the counts.
 
-    read pieces (`beam_pipeline.corpus_pieces`, one worker a piece) → split into words (`tokenization.vocabulary_words`, in batches)
+    read pieces (`beam_pipeline.corpus_pieces`, one worker a piece)
+    → split into words (`tokenization.vocabulary_words`, in batches)
     → count per batch, then sum per word → tensorflow-text's learner (`learn_vocabulary`) on one
     worker → vocab.txt, written atomically
 

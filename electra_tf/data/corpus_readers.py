@@ -13,7 +13,8 @@ A corpus is a list of *parts*, each read whole by one reader, in order:
 
 The local shard builder and the Beam pipeline both read through `read_part`, so they see the same
 documents in the same order. A large text file is read by the Beam pipeline in pieces (`part_pieces`, byte
-ranges cut after blank lines), whose documents, one piece after the other, are the file's. `check_parts` finds what cannot be read (a missing or unreadable file, a
+ranges cut after blank lines), whose documents, one piece after the other, are the file's.
+`check_parts` finds what cannot be read (a missing or unreadable file, a
 Parquet file without the text column) before anything is written.
 
 Example:

@@ -150,19 +150,23 @@ def batch_tokenizer(tokenizer):
 def tokenized_documents(documents, tokenize, split_longer_than=None):
     """Yields `(index, document)` for `(index, document as lines of text)`, a document as `DocumentPacker`
     takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call of
-    `tokenize` (a `batch_tokenizer`).
+    `tokenize` (a `batch_tokenizer`; see `tokenized_batches`).
+    """
+    for pending, ids in tokenized_batches(documents, tokenize, split_longer_than):
+        ids = iter(ids.to_list() if ids is not None else [])
+        for index, sentence_counts in pending:
+            yield index, [[next(ids) for _ in range(count)] for count in sentence_counts]
+
+
+def tokenized_batches(documents, tokenize, split_longer_than=None):
+    """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None)` a batch of about
+    `_TOKENIZE_BATCH_LINES` sentences, for `(index, document as lines of text)`.
 
     A line of more than `split_longer_than` characters is tokenized as its sentences (`split_sentences`;
     the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
     cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
     """
     pending, texts = [], []
-
-    def flush():
-        ids = iter(tokenize(tf.constant(texts)).to_list() if texts else [])
-        for index, sentence_counts in pending:
-            yield index, [[next(ids) for _ in range(count)] for count in sentence_counts]
-
     for index, document in documents:
         sentence_counts = []
         for line in document:
@@ -172,9 +176,10 @@ def tokenized_documents(documents, tokenize, split_longer_than=None):
             texts.extend(sentences)
         pending.append((index, sentence_counts))
         if len(texts) >= _TOKENIZE_BATCH_LINES:
-            yield from flush()
+            yield pending, tokenize(tf.constant(texts))
             pending, texts = [], []
-    yield from flush()
+    if pending:
+        yield pending, tokenize(tf.constant(texts)) if texts else None
 
 
 def shard_packer(settings, shard, cls_id, sep_id):
