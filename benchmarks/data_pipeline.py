@@ -46,9 +46,10 @@ def scaling_estimate(rate_one_worker, efficiency, corpus_gb=40, workers=(8, 32, 
     """Lines estimating a `corpus_gb` build on N workers from the measured 1-worker rate."""
     lines = [f"estimate for {corpus_gb} GB on N workers, assuming: each worker has a core of its own and packs at "
              f"the 1-worker rate measured here ({rate_one_worker:.2f} MB/s, on this shared machine: pessimistic); "
-             "the corpus comes as at least N files and num_shards >= N (a part is read, a shard packed, by one "
-             f"worker); {startup_seconds // 60} min of cluster start-up. 'linear': the rate times N; 'as measured':"
-             f" times N at the 2-worker efficiency measured here ({efficiency:.0%}, two workers sharing 2 busy "
+             "the corpus is text files (read in pieces of 4 MB) or at least N files of another kind (read whole), "
+             "and num_shards >= N (a shard is packed by one worker); "
+             f"{startup_seconds // 60} min of cluster start-up. 'linear': the rate times N; 'as measured': "
+             f"times N at the 2-worker efficiency measured here ({efficiency:.0%}, two workers sharing 2 busy "
              "cores)."]
     for n in workers:
         linear, measured = ((corpus_gb * 1000 / (rate_one_worker * e * n) + startup_seconds) / 3600
