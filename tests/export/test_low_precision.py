@@ -8,10 +8,14 @@ AVX512-BF16 on a machine without it: TF then emulates bfloat16, slowly but with
 the same numbers).
 """
 
+import contextlib
+import io
 import json
 import os
 import pickle
+import re
 import sys
+from pathlib import Path
 
 import keras
 import numpy as np
@@ -23,6 +27,7 @@ from electra_tf.export import precision
 from electra_tf.export.litert import MODEL_FILE
 from electra_tf.tokenization import ElectraTokenizer
 
+DOCS = Path(__file__).parents[2] / "docs" / "serving.md"
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 LABELS = ["neg", "pos", "mixed"]
 TEXTS = ["The cat sat on the mat.", "a gripping film", "Héllo, Wörld! A naïve café.", "no"]
@@ -174,3 +179,13 @@ def test_litert_refuses_bf16_and_models_other_than_classifiers(classifier, tiny_
     refused(run_tool("export_model", f"--model={tiny_pretrained_dir}", f"--export_dir={tmp_path}",
                      "--format=litert"), "--format=litert exports a classifier;")
     assert os.listdir(tmp_path) == []
+
+
+def test_the_documented_litert_example_runs(exported):
+    text = DOCS.read_text(encoding="utf-8")
+    code = re.search(r"<!-- tested: tests/export/test_low_precision.py -->\n```python\n(.*?)```", text, re.S)[1]
+    folder = exported["paths"]["litert_int8"]
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(code.replace('"exports/my_task_lite/1"', repr(folder)), {})
+    label, probabilities = re.match(r"\['(\w+)'\] \[\[(.*)\]\]", printed.getvalue(), re.S).groups()
+    assert label in LABELS and len(probabilities.split()) == len(LABELS)
