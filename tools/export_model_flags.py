@@ -14,8 +14,8 @@ r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<
   see docs/serving.md. --compile compiles the model call with XLA (TF Serving then needs
   --xla_cpu_compilation_enabled). --precision=bf16|int8 exports the model in bfloat16 (refused on a CPU without
   AVX512-BF16 or AMX) or Keras's int8 quantization. --format=litert writes a LiteRT (TensorFlow Lite) model of a
-  classifier instead (token ids in; fp32, or --precision=int8 for dynamic-range quantization). The version is one more than the highest present unless --version is given; an
-  existing version is kept unless --overwrite.
+  classifier instead (token ids in; fp32, or --precision=int8 for dynamic-range quantization). The version is one
+  more than the highest present unless --version is given; an existing version is kept unless --overwrite.
 """
 
 from absl import flags
