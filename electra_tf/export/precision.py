@@ -6,7 +6,8 @@
   matmuls natively on CPUs with AVX512-BF16 or AMX; elsewhere they emulate it,
   slower than float32.
 - `int8`: the same model quantized by Keras (`model.quantize("int8")`): every
-  `Dense`/`EinsumDense` kernel as int8 with a per-output-channel scale (4× smaller),
+  `Dense`/`EinsumDense` kernel as int8 with a per-output-channel scale (4× smaller; keras-hub's
+  embedding layers have no int8 mode and stay float32),
   activations quantized per token at run time, int8 × int8 → int32 matmuls.
   TensorFlow's CPU kernels for those matmuls are slow (docs/serving.md has the
   figures): the int8 SavedModel is for size and accuracy checks; the fast int8
