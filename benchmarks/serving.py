@@ -25,6 +25,8 @@ a. the export's `serving_default`, each request padded to its longest text;
 b. the same model exported with `pad_to_max_length=True` (every request padded to
    `max_seq_length`, as exports were before);
 c. the same model exported with `compile=True` (the model call under XLA, over bucketed shapes);
+c'. (`--low_precision`) the same model exported at `precision="bf16"` and `"int8"`, and as LiteRT fp32 and
+   int8 (`tf.lite.Interpreter` on the ids of the in-graph featurization: tokenization included);
 d. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
@@ -62,6 +64,9 @@ flags.DEFINE_float("peer_seconds", 3.0, "Timed seconds per path and cell of the 
 flags.DEFINE_bool("tokenizer", True, "Time the tokenizer alone against Hugging Face's Rust tokenizer.")
 flags.DEFINE_integer("max_chars", 60, "The tokenizer table's texts are cut to this many characters.")
 flags.DEFINE_bool("compiled", True, "Add the XLA-compiled export (compile=True) to the comparison with the peer.")
+flags.DEFINE_list("low_precision", [], "Add these exports to the "
+                  "comparison with the peer: bf16, int8 (export_model(precision=...)), litert_fp32, litert_int8 "
+                  "(model.tflite in tf.lite.Interpreter, on ids tokenized in a tf.function).")
 
 
 PEER = "transformers (tokenizer + model)"
@@ -160,6 +165,31 @@ def cpu_description():
     return f"{model}; {' '.join(wanted) or 'no AVX-512 / AMX'}"
 
 
+def low_precision_calls(model, tokenizer, work):
+    """name → function(texts tensor) for the exports of --low_precision (raw text in, probabilities out)."""
+    import tensorflow as tf
+
+    from electra_tf import featurize
+    from electra_tf.export import export_model, load_export
+    from electra_tf.export.litert import MODEL_FILE, export_litert
+
+    length, calls = FLAGS.max_seq_length, {}
+    encode = tf.function(lambda t: featurize.encode(tokenizer, length, t, pad_to_max_length=False),
+                         input_signature=[tf.TensorSpec([None], tf.string)])
+    for name in FLAGS.low_precision:
+        if name.startswith("litert_"):
+            path = export_litert(model, tokenizer, work, model_name=name, max_seq_length=length,
+                                 precision=name.split("_")[1])
+            runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE)).get_signature_runner()
+            calls[f"export, LiteRT {name.split('_')[1]}"] = (
+                lambda texts, runner=runner: runner(**{k: v.numpy() for k, v in encode(texts).items()}))
+        else:
+            path = export_model(model, tokenizer, work, model_name=name, max_seq_length=length, precision=name)
+            signature = load_export(path).signatures["serving_default"]
+            calls[f"export, {name}"] = lambda texts, signature=signature: signature(text=texts)
+    return calls
+
+
 def compare_with_peer(model, tokenizer, vocab, texts, work):
     """Ours (padded to the longest, and to max_seq_length) against the peer at --batch_sizes × --lengths."""
     import tensorflow as tf
@@ -175,6 +205,8 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
         exports["export, compiled (XLA)"] = export_model(model, tokenizer, work, model_name="compiled",
                                                          max_seq_length=length, compile=True)
     signatures = {name: load_export(path).signatures["serving_default"] for name, path in exports.items()}
+    calls = {name: (lambda texts, signature=signature: signature(text=texts)) for name, signature in signatures.items()}
+    calls.update(low_precision_calls(model, tokenizer, work))
     peer = None
     if FLAGS.peer != "none":
         peer = PeerProcess(FLAGS.peer)
@@ -190,8 +222,7 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                 batch = texts_of_length(texts, tokenizer, min(tokens, length), batch_size)
                 constant = tf.constant(batch)
                 measured = float(np.mean(tokenizer(constant).row_lengths().numpy())) + 2  # with [CLS], [SEP]
-                runs = {name: (lambda signature=signature: signature(text=constant))
-                        for name, signature in signatures.items()}
+                runs = {name: (lambda call=call: call(constant)) for name, call in calls.items()}
                 times = latencies(runs, FLAGS.peer_seconds, peer=peer and (lambda: peer.call("step", texts=batch)))
                 medians = {name: np.median(values) for name, values in times.items()}
                 for name, values in times.items():

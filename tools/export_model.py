@@ -8,6 +8,8 @@ import os
 
 from electra_tf.convert import load_model
 from electra_tf.export import export_info, export_model, task_of
+from electra_tf.export.litert import export_litert
+from electra_tf.export.precision import check_cpu
 from electra_tf.finetuning.trainer import check_vocabulary
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
@@ -24,6 +26,12 @@ def given(flag, info, default=None):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    if FLAGS.format == "litert":
+        if FLAGS.precision == "bf16":
+            raise ValueError("--format=litert is --precision=fp32 or int8 (LiteRT runs no bfloat16 model)")
+        if FLAGS.compile:
+            raise ValueError("--compile is for --format=saved_model (LiteRT compiles nothing with XLA)")
+    check_cpu(FLAGS.precision)
     lock_folder(os.path.join(FLAGS.export_dir, FLAGS.model_name))  # one export per model name at a time
     if FLAGS.model.endswith(".keras") and not os.path.isfile(FLAGS.model):
         raise ValueError(f"{FLAGS.model}: no such file")
@@ -35,6 +43,8 @@ def main(argv):
         raise ValueError(f"{e} (pass --vocab)" if not FLAGS.vocab else str(e)) from None
     check_vocabulary(tokenizer, model, FLAGS.model, FLAGS.vocab)
     task = task_of(model)
+    if FLAGS.format == "litert" and task != "classification":
+        raise ValueError(f"--format=litert exports a classifier; {FLAGS.model} is a {task} model")
     options = {}
     if task in ("classification", "regression"):
         options["text_pair"] = given("text_pair", info, False)
@@ -46,13 +56,24 @@ def main(argv):
                        version_2=FLAGS.squad_v2 if FLAGS.squad_v2 is not None else info.get("version_2"),
                        null_threshold=given("null_threshold", info))
     label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
+    length = given("max_seq_length", info, 128)
+    if FLAGS.format == "litert":
+        path = export_litert(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
+                             max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,
+                             precision=FLAGS.precision, **options)
+        size = os.path.getsize(os.path.join(path, "model.tflite"))
+        print(f"{task} model → {path}/model.tflite ({size / 2 ** 20:.1f} MB, {FLAGS.precision}; token ids in: "
+              f"input_ids, attention_mask, token_type_ids; vocab.txt and export_info.json beside it)")
+        return
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
-                        max_seq_length=given("max_seq_length", info, 128), label_names=label_names,
+                        max_seq_length=length, label_names=label_names,
                         overwrite=FLAGS.overwrite, pad_to_max_length=FLAGS.pad_to_max_length,
-                        compile=FLAGS.compile, **options)
+                        compile=FLAGS.compile, precision=FLAGS.precision, **options)
     info = export_info(path)
     print(f"{task} model → {path}")
     print(f"signatures: {', '.join(info['signatures'])}; serving_default takes {', '.join(info['text_inputs'])}")
+    if FLAGS.precision != "fp32":
+        print(f"precision: {FLAGS.precision} (outputs in float32)")
     if info.get("compiled"):
         print("compiled with XLA: serve it with tensorflow_model_server --xla_cpu_compilation_enabled=true")
 

@@ -24,6 +24,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from electra_tf.atomic import atomic_folder, write_json
+from electra_tf.export.precision import at_precision, check_cpu
 from electra_tf.export.signatures import serving_task
 from electra_tf.folder_lock import lock_folder
 
@@ -38,7 +39,7 @@ def versions(model_dir):
     return sorted(int(name) for name in os.listdir(model_dir) if name.isdigit())
 
 
-def _version_path(model_dir, version, overwrite):
+def version_path(model_dir, version, overwrite):
     """The folder of `version` (by default one more than the highest present); refuses an existing one
     unless `overwrite`."""
     if version is None:
@@ -52,7 +53,8 @@ def _version_path(model_dir, version, overwrite):
 
 
 def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
-                 label_names=None, overwrite=False, pad_to_max_length=False, compile=False, **options):
+                 label_names=None, overwrite=False, pad_to_max_length=False, compile=False, precision="fp32",
+                 **options):
     """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
 
     Args:
@@ -70,6 +72,9 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         compile: compile the model call of every signature with XLA, over a few padded shapes
             (`electra_tf.export.compiled`): faster on short requests, but TF Serving then needs
             `--xla_cpu_compilation_enabled`; by default the export serves on a stock server.
+        precision: "fp32", "bf16" (weights and compute in bfloat16; refused on a CPU without AVX512-BF16
+            or AMX) or "int8" (Keras's int8 quantization), see `electra_tf.export.precision`; the outputs
+            are float32 at any precision.
         options: task options, see `electra_tf.export.signatures` (`text_pair=True` for sentence-pair
             classification; `max_query_length`, `max_answer_length`, `version_2`, `null_threshold`
             for question answering).
@@ -77,6 +82,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     Returns:
         The version folder.
     """
+    check_cpu(precision)
     preprocessor = getattr(model, "preprocessor", None)
     if tokenizer is None:
         if preprocessor is None:
@@ -84,9 +90,12 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         tokenizer = preprocessor.tokenizer
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
-    task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, compile, **options)
+    task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
     model_dir = os.path.join(export_dir, model_name)
-    _version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
+    version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
+    model = task.model = at_precision(model, precision)
+    if compile:
+        task.compile_model()  # of the model at its precision
     archive = keras.export.ExportArchive()
     archive.track(model)
 
@@ -106,18 +115,18 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
                          input_signature=[tf.TensorSpec([None], tf.string, name="examples")])
 
     with lock_folder(model_dir):  # one writer of this model's versions at a time
-        path = _version_path(model_dir, version, overwrite)
+        path = version_path(model_dir, version, overwrite)
         with atomic_folder(path) as tmp:  # a new version appears whole; one replaced is swapped in one step
             archive.write_out(tmp, verbose=False)
             os.makedirs(os.path.join(tmp, "assets.extra"), exist_ok=True)
-            write_json(os.path.join(tmp, INFO_FILE), _info(task, options))
+            write_json(os.path.join(tmp, INFO_FILE), _info(task, options, precision))
     return path
 
 
-def _info(task, options):
+def _info(task, options, precision):
     return {"task": task.task, "signatures": list(SIGNATURES), "text_inputs": list(task.text_inputs),
             "max_seq_length": task.max_seq_length, "label_names": task.label_names,
-            "compiled": task.compiled is not None,
+            "compiled": task.compiled is not None, "precision": precision,
             "lowercase": bool(task.tokenizer.lowercase), "strip_accents": bool(task.tokenizer.strip_accents),
             "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options,
             "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,

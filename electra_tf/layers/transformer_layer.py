@@ -17,8 +17,9 @@ and its `EinsumDense` runs a broadcast batch matmul whose kernel gradient is
 one small matmul per sequence plus a sum), and the attention scores are
 `matmul(q, k) · scale + mask bias` (one additive mask instead of Keras's two
 `where`s around the softmax). No library offers the block in this shape;
-`call(..., return_attention_scores=True)` and pre-LN blocks take keras-hub's
-own path.
+`call(..., return_attention_scores=True)`, pre-LN blocks and a block quantized by
+`model.quantize("int8")` (its `EinsumDense` kernels are int8 with scales, which
+only the layers' own calls apply) take keras-hub's own path.
 """
 
 import keras
@@ -53,7 +54,8 @@ class ElectraTransformerLayer(keras_hub.layers.TransformerEncoder):
         attention._dropout_layer.rate = self.attention_dropout
 
     def call(self, inputs, padding_mask=None, attention_mask=None, training=None, return_attention_scores=False):
-        if return_attention_scores or self.normalize_first:
+        quantized = self._self_attention_layer.query_dense.quantization_mode is not None
+        if return_attention_scores or self.normalize_first or quantized:
             return super().call(inputs, padding_mask=padding_mask, attention_mask=attention_mask,
                                 training=training, return_attention_scores=return_attention_scores)
         shape = tf.shape(inputs)
@@ -69,7 +71,7 @@ class ElectraTransformerLayer(keras_hub.layers.TransformerEncoder):
         """0 where a query may attend, -1e9 where not: `[batch, 1, 1 or queries, keys]`, or None."""
         mask = None
         if padding_mask is not None:
-            mask = tf.cast(padding_mask, tf.bool)[:, None, :]
+            mask = tf.expand_dims(tf.cast(padding_mask, tf.bool), 1)  # not [:, None]: TFLite slices no bools
         if attention_mask is not None:
             attention_mask = tf.cast(attention_mask, tf.bool)
             mask = attention_mask if mask is None else mask & attention_mask

@@ -1,0 +1,110 @@
+"""LiteRT (TensorFlow Lite) exports of a classifier for on-device use: `<export_dir>/<model_name>/<version>/`.
+
+The folder holds `model.tflite`, converted by `tf.lite.TFLiteConverter` from the
+classifier's `serve_ids` function (int32 `input_ids`, `attention_mask`,
+`token_type_ids` `[batch, sequence]` in, any batch and length up to the model's
+positions; float32 `logits` and `probabilities` and int32 `label_id` out: one
+signature, `serving_default`), and what an app needs beside it: `vocab.txt` and
+`tokenizer_config.json` (the tokenizer the ids come from), `config.json` (the
+model's) and `export_info.json` (label names, max_seq_length, casing, inputs and
+outputs, precision, size). `precision="int8"` is post-training dynamic-range
+quantization (`tf.lite.Optimize.DEFAULT` without a representative dataset: int8
+weights, float activations, int8 matmul kernels at run time).
+
+Ids in only: the raw-text graph's tokenizer ops have no TFLite kernels
+(`TEXT_OPS_WITHOUT_KERNELS`; docs/serving.md), so text is tokenized beside the
+interpreter, with the vocabulary in the folder. The folder is written like a
+SavedModel version (`electra_tf.export.archive`): whole or not at all, under the
+lock of `<export_dir>/<model_name>`.
+
+Example (converting takes a few seconds, so not run here):
+>>> export_litert(model, tokenizer, "exports", model_name="sst2", precision="int8")  # doctest: +SKIP
+'exports/sst2/1'
+"""
+
+import os
+import tempfile
+
+import keras
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from electra_tf.atomic import atomic_folder, write_json
+from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
+from electra_tf.export.archive import version_path
+from electra_tf.export.signatures import serving_task
+from electra_tf.folder_lock import lock_folder
+
+MODEL_FILE = "model.tflite"
+INFO_FILE = "export_info.json"
+PRECISIONS = ("fp32", "int8")
+OUTPUTS = ("logits", "probabilities", "label_id")
+# The ops of the classifier's raw-text graph that TFLite has no kernel for (the converter's list, TF 2.21 with
+# tensorflow-text 2.21; tf-text's FastWordpieceTokenizeWithOffsets has one): so the model takes ids.
+TEXT_OPS_WITHOUT_KERNELS = ("NormalizeUTF8", "RegexSplitWithOffsets", "RaggedGather", "StaticRegexFullMatch",
+                            "StaticRegexReplace", "StringLength", "StringLower", "SelectV2 (of strings)")
+
+
+def convert(task, precision="fp32"):
+    """The `.tflite` bytes of `task.serve_ids` (a classification `ServingTask`) at `precision`."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"a LiteRT export is fp32 or int8, got --precision={precision}")
+
+    def serve_ids(input_ids, attention_mask, token_type_ids):
+        outputs = task.serve_ids(input_ids, attention_mask, token_type_ids)
+        return {name: outputs[name] for name in OUTPUTS}  # label names are in export_info.json
+
+    # Keras's own route (`model.export(format="litert")`): ExportArchive → SavedModel → `from_saved_model`, which
+    # freezes the weights (`from_concrete_functions` keeps them as uninitialised resource variables). Not
+    # `model.export` itself: it serves the logits alone and allows TF-kernel ("Flex") ops, which a stock LiteRT
+    # runtime lacks; this model needs builtins only.
+    archive = keras.export.ExportArchive()
+    archive.track(task.model)
+    archive.add_endpoint("serving_default", serve_ids, input_signature=task.ids_signature())
+    with tempfile.TemporaryDirectory() as saved_model:
+        archive.write_out(saved_model, verbose=False)
+        converter = tf.lite.TFLiteConverter.from_saved_model(saved_model)
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+        if precision == "int8":
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        return converter.convert()
+
+
+def export_litert(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
+                  label_names=None, overwrite=False, precision="fp32", text_pair=False):
+    """Writes a LiteRT export of a classifier (`ElectraForSequenceClassification`); returns its folder.
+
+    Arguments as `export_model`'s; `precision`: "fp32" or "int8" (dynamic-range quantization);
+    `text_pair`: the ids are of sentence pairs (recorded in `export_info.json`).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"a LiteRT export is fp32 or int8, got --precision={precision}")
+    if getattr(model, "serving_task", None) != "classification":
+        raise ValueError(f"a LiteRT export is of a classifier (ElectraForSequenceClassification with 2 or more "
+                         f"labels), not a {type(model).__name__} ({getattr(model, 'serving_task', None)})")
+    preprocessor = getattr(model, "preprocessor", None)
+    tokenizer = tokenizer or preprocessor.tokenizer
+    if max_seq_length is None:
+        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
+    task = serving_task(model, tokenizer, max_seq_length, label_names, text_pair=text_pair)
+    model_dir = os.path.join(export_dir, model_name)
+    version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
+    flatbuffer = convert(task, precision)
+    with lock_folder(model_dir):
+        path = version_path(model_dir, version, overwrite)
+        with atomic_folder(path) as tmp:
+            with open(os.path.join(tmp, MODEL_FILE), "wb") as f:
+                f.write(flatbuffer)
+            write_tokenizer_files(tmp, tokenizer.get_vocabulary(), lowercase=bool(tokenizer.lowercase),
+                                  strip_accents=tokenizer.strip_accents, model_max_length=task.max_seq_length)
+            write_json(os.path.join(tmp, "config.json"), model.config.to_dict())
+            write_json(os.path.join(tmp, INFO_FILE), {
+                "format": "litert", "task": task.task, "model_file": MODEL_FILE, "precision": precision,
+                "bytes": len(flatbuffer), "signature": "serving_default",
+                "inputs": ["input_ids", "attention_mask", "token_type_ids"], "outputs": list(OUTPUTS),
+                "label_names": task.label_names, "max_seq_length": task.max_seq_length,
+                "text_inputs": ["text", "text_pair"] if "text_pair" in task.text_inputs else ["text"],
+                "lowercase": bool(tokenizer.lowercase), "strip_accents": bool(tokenizer.strip_accents),
+                "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
+                               "keras": keras.__version__}})
+    return path

@@ -1,0 +1,88 @@
+"""Low-precision copies of a model for CPU inference: bfloat16 weights and compute, or Keras's int8 quantization.
+
+- `bf16`: the model rebuilt under Keras's `"bfloat16"` dtype policy (variables
+  and matmuls in bfloat16; Keras keeps layer norms and softmax in float32),
+  its weights cast from the original. TensorFlow's oneDNN kernels run bfloat16
+  matmuls natively on CPUs with AVX512-BF16 or AMX; elsewhere they emulate it,
+  slower than float32.
+- `int8`: the same model quantized by Keras (`model.quantize("int8")`): every
+  `Dense`/`EinsumDense` kernel as int8 with a per-output-channel scale (4× smaller; keras-hub's
+  embedding layers have no int8 mode and stay float32),
+  activations quantized per token at run time, int8 × int8 → int32 matmuls.
+  TensorFlow's CPU kernels for those matmuls are slow (docs/serving.md has the
+  figures): the int8 SavedModel is for size and accuracy checks; the fast int8
+  path on CPU is the LiteRT export (`electra_tf.export.litert`).
+
+bfloat16 on a CPU without AVX512-BF16 or AMX is refused (`check_cpu`) before any
+work, with one line naming the missing flags: emulated, it would only be slower
+than float32. int8 runs everywhere. `cpu_flags` reads `/proc/cpuinfo`.
+
+Example:
+>>> check_cpu("bf16", flags={"avx512f"})
+Traceback (most recent call last):
+...
+ValueError: --precision=bf16 needs a CPU with avx512_bf16 or amx_bf16 (this one has neither): export at --precision=fp32
+>>> check_cpu("bf16", flags={"avx512_bf16"}), check_cpu("int8", flags=set())
+(None, None)
+"""
+
+import warnings
+
+import keras
+
+PRECISIONS = ("fp32", "bf16", "int8")
+# Any one of these /proc/cpuinfo flags runs the precision natively.
+CPU_FLAGS = {"bf16": ("avx512_bf16", "amx_bf16")}
+
+
+def cpu_flags(path="/proc/cpuinfo"):
+    """The instruction-set flags of the first CPU in `path` (empty where there is no such file, e.g. macOS)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def check_cpu(precision, flags=None):
+    """Refuses `precision` (a ValueError) when the CPU (`flags`, default `cpu_flags()`) cannot run it natively."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"--precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    needed = CPU_FLAGS.get(precision, ())
+    flags = cpu_flags() if flags is None else flags
+    if needed and not set(needed) & set(flags):
+        raise ValueError(f"--precision={precision} needs a CPU with {' or '.join(needed)} (this one has neither): "
+                         f"export at --precision=fp32")
+
+
+def at_precision(model, precision):
+    """`model` itself at fp32, else a copy at `precision` (the model passed in is left as it is).
+
+    Example:
+    >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
+    >>> config = ElectraConfig(vocab_size=16, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
+    ...                        intermediate_size=8)
+    >>> model = ElectraForSequenceClassification(config)
+    >>> at_precision(model, "bf16").dtype_policy.name, at_precision(model, "int8").dtype_policy.name
+    ('bfloat16', 'float32')
+    """
+    if precision == "fp32":
+        return model
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    policy = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("bfloat16" if precision == "bf16" else "float32")
+    try:
+        copy = type(model).from_config(model.get_config())
+    finally:
+        keras.config.set_dtype_policy(policy)
+    copy.set_weights(model.get_weights())  # cast to the copy's variable dtype
+    copy.label_names = getattr(model, "label_names", None)
+    if precision == "int8":
+        with warnings.catch_warnings():  # one per layer without int8 kernels (norms, dropout, ...): by design
+            warnings.filterwarnings("ignore", "Layer .* does not have a `quantize` method")
+            copy.quantize("int8")
+    return copy
