@@ -4,9 +4,10 @@ module plus its line here (and its name in `config.py`, which checks the combina
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
->>> parts = variant_parts(PretrainingConfig(objective="electra_15"))
->>> type(parts.objective).__name__, type(parts.algorithm).__name__
-('MaskedReplacedTokenDetection', 'Joint')
+>>> from electra_tf.config import ElectraConfig
+>>> parts = variant_parts(PretrainingConfig(objective="electra_15"), ElectraConfig(), special_token_ids=(0,))
+>>> type(parts.objective).__name__, type(parts.source).__name__, type(parts.algorithm).__name__
+('MaskedReplacedTokenDetection', 'GeneratorNetwork', 'Joint')
 """
 
 import dataclasses
@@ -42,11 +43,28 @@ TRAINING_ALGORITHMS = {
 @dataclasses.dataclass(frozen=True)
 class VariantParts:
     objective: object
+    source: object
     algorithm: object
 
 
-def variant_parts(pretraining_config):
-    """The objective and training algorithm `pretraining_config` names (the generator source needs the
-    model's config and the vocabulary's inputs: `GENERATOR_SOURCES[generator_type](...)`)."""
-    return VariantParts(OBJECTIVES[pretraining_config.objective](),
-                        TRAINING_ALGORITHMS[pretraining_config.training_algorithm](pretraining_config))
+def objective_of(pretraining_config):
+    """The objective `pretraining_config.objective` names."""
+    return OBJECTIVES[pretraining_config.objective]()
+
+
+def source_class(pretraining_config):
+    """The generator source class `pretraining_config.generator_type` names (its FLOPs are class methods)."""
+    return GENERATOR_SOURCES[pretraining_config.generator_type]
+
+
+def algorithm_of(pretraining_config):
+    """The training algorithm `pretraining_config.training_algorithm` names."""
+    return TRAINING_ALGORITHMS[pretraining_config.training_algorithm](pretraining_config)
+
+
+def variant_parts(pretraining_config, model_config, special_token_ids, unigram_counts=None):
+    """The objective, generator source and training algorithm of a pre-trainer of `model_config` (the source
+    takes the vocabulary's special ids and, for a unigram generator, the corpus's counts)."""
+    source = source_class(pretraining_config)(model_config, pretraining_config, special_token_ids,
+                                              unigram_counts=unigram_counts)
+    return VariantParts(objective_of(pretraining_config), source, algorithm_of(pretraining_config))

@@ -206,3 +206,14 @@ def micro_steps(optimizer):
 
 def accumulation_steps(optimizer):
     return getattr(optimizer, "inner_optimizer", optimizer).gradient_accumulation_steps or 1
+
+
+def update_step_and_micro_batch(optimizer):
+    """`(update step, micro-batch within it)` the next gradient computation is (int64 tensors).
+
+    >>> update_step_and_micro_batch(keras.optimizers.SGD(gradient_accumulation_steps=4))
+    (<tf.Tensor: shape=(), dtype=int64, numpy=0>, <tf.Tensor: shape=(), dtype=int64, numpy=0>)
+    """
+    micro_step = tf.convert_to_tensor(micro_steps(optimizer))  # a tensor, not the Keras variable
+    accumulation = accumulation_steps(optimizer)
+    return micro_step // accumulation, micro_step % accumulation
