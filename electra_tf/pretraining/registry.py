@@ -13,6 +13,7 @@ Example:
 import dataclasses
 
 from electra_tf.pretraining.all_tokens_mlm import AllTokensMLM
+from electra_tf.pretraining.corrective_lm import CorrectiveLanguageModel
 from electra_tf.pretraining.electra_15 import MaskedReplacedTokenDetection
 from electra_tf.pretraining.fast_electra import PretrainedGenerator
 from electra_tf.pretraining.generator_sources import GeneratorNetwork, UnigramGenerator
@@ -26,6 +27,7 @@ OBJECTIVES = {
     "electra_15": MaskedReplacedTokenDetection,
     "replace_mlm": ReplaceMLM,
     "all_tokens_mlm": AllTokensMLM,
+    "clm": CorrectiveLanguageModel,
     "mlm": MaskedLanguageModel,
 }
 GENERATOR_SOURCES = {
