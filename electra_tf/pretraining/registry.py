@@ -1,6 +1,7 @@
-"""The one place config names map to the pre-trainer's parts: objectives, generator sources and training
-algorithms (`PretrainingConfig.objective`, `generator_type`, `training_algorithm`). Adding a variant is its
-module plus its line here (and its name in `config.py`, which checks the combinations).
+"""The one place config names map to the pre-trainer's parts: objectives, generator sources, weight sharing and
+training algorithms (`PretrainingConfig.objective`, `generator_type`, `weight_sharing`, `training_algorithm`).
+Adding a variant is its module plus its line here (and its name in `config.py`, which checks the combinations);
+no other module branches on a name (`tests/pretraining/test_registry.py`).
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
@@ -16,7 +17,8 @@ from electra_tf.pretraining.all_tokens_mlm import AllTokensMLM
 from electra_tf.pretraining.corrective_lm import CorrectiveLanguageModel
 from electra_tf.pretraining.electra_15 import MaskedReplacedTokenDetection
 from electra_tf.pretraining.fast_electra import PretrainedGenerator
-from electra_tf.pretraining.generator_sources import GeneratorNetwork, UnigramGenerator
+from electra_tf.pretraining.generator_sources import (SHARE_ALL, SHARE_EMBEDDINGS, SHARE_GDES, SHARE_NONE,
+                                                      GeneratorNetwork, UnigramGenerator)
 from electra_tf.pretraining.mlm_objective import MaskedLanguageModel
 from electra_tf.pretraining.objective import ReplacedTokenDetection
 from electra_tf.pretraining.replace_mlm import ReplaceMLM
@@ -34,6 +36,12 @@ GENERATOR_SOURCES = {
     "masked_lm": GeneratorNetwork,
     "unigram": UnigramGenerator,
     "pretrained": PretrainedGenerator,
+}
+WEIGHT_SHARING = {
+    "none": SHARE_NONE,
+    "embeddings": SHARE_EMBEDDINGS,
+    "all": SHARE_ALL,
+    "gdes": SHARE_GDES,
 }
 TRAINING_ALGORITHMS = {
     "joint": Joint,
@@ -66,7 +74,8 @@ def algorithm_of(pretraining_config):
 
 def variant_parts(pretraining_config, model_config, special_token_ids, unigram_counts=None):
     """The objective, generator source and training algorithm of a pre-trainer of `model_config` (the source
-    takes the vocabulary's special ids and, for a unigram generator, the corpus's counts)."""
+    takes the vocabulary's special ids, the weight sharing and, for a unigram generator, the corpus's counts)."""
     source = source_class(pretraining_config)(model_config, pretraining_config, special_token_ids,
-                                              unigram_counts=unigram_counts)
+                                              unigram_counts=unigram_counts,
+                                              sharing=WEIGHT_SHARING[pretraining_config.weight_sharing])
     return VariantParts(objective_of(pretraining_config), source, algorithm_of(pretraining_config))
