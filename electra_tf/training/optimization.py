@@ -101,7 +101,8 @@ class FusedAdamW(PerVariableState, keras.optimizers.AdamW):
         # Keras (3.12-3.16) calls this once per step, then `update_step` per variable: the step's scalars
         # are computed here, once, rather than in every variable's update.
         dtype = "float32"  # the variables' dtype (Keras keeps them float32 under mixed precision)
-        learning_rate = tf.cast(learning_rate, dtype)
+        # Under a multi-replica strategy the step's rate arrives per replica (the same on each): take one.
+        learning_rate = tf.cast(distribution.experimental_local_results(learning_rate)[0], dtype)
         if self.bias_correction:
             step = tf.cast(self.iterations + 1, dtype)
             powers = tf.pow(tf.constant([self.beta_1, self.beta_2], dtype), step)
