@@ -92,7 +92,7 @@ def kept_network(pretrainer, step):
     from electra_tf.training.flops import GENERATOR_PHASE
 
     networks = pretrainer.export_networks()
-    if "discriminator" not in networks or pretrainer.phase_at(step - 1) == GENERATOR_PHASE:
+    if "discriminator" not in networks or pretrainer.algorithm.phase_at(step - 1) == GENERATOR_PHASE:
         return "generator", networks["generator"]
     return "discriminator", networks["discriminator"]
 

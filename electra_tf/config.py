@@ -30,7 +30,7 @@ from typing import Any
 from electra_tf.atomic import read_json, write_text
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
-_OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
+_OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm", "clm")
 _WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
 _GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
 _TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
@@ -201,8 +201,8 @@ class PretrainingConfig(_JsonConfig):
     """
 
     FIELD_HELP = {
-        "objective": "electra (replaced token detection), mlm (a BERT-style baseline), or the paper's "
-                     "electra_15, replace_mlm, all_tokens_mlm.",
+        "objective": "electra (replaced token detection), mlm (a BERT-style baseline), the paper's "
+                     "electra_15, replace_mlm, all_tokens_mlm, or clm (COCO-LM's corrective LM).",
         "generator_hidden_size": "Generator width as a fraction of hidden_size.",
         "generator_layers": "Generator depth as a fraction of num_layers.",
         "untied_generator_embeddings": "Give the generator its own embeddings (weight_sharing=none).",

@@ -215,8 +215,9 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and letters
         on both paths.
         """
-        self._check_vocabulary()
-        self._maybe_initialized_tf()
+        # keras-hub's error when no vocabulary is set; with one, `set_vocabulary` has built the ops
+        # (`_set_vocabulary_tf`, eagerly: tf-text is always installed here).
+        self.get_vocabulary()
         inputs = tf.convert_to_tensor(inputs, tf.string)
         scalar = inputs.shape.rank == 0
         texts = inputs[None] if scalar else inputs

@@ -25,7 +25,7 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   --weight_sharing, --generator_type=unigram (its token counts are taken from
   --train_files once and kept in <model_dir>/unigram_counts.json),
   --training_algorithm=two_stage|adversarial, --objective=electra_15|
-  replace_mlm|all_tokens_mlm, --whole_word_masking (the vocabulary's `##`
+  replace_mlm|all_tokens_mlm|clm, --whole_word_masking (the vocabulary's `##`
   pieces). The FLOPs scalar counts what the variant computes.
 """
 

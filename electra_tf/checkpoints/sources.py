@@ -133,8 +133,8 @@ def _own_folder(folder):
         if not os.path.exists(file):
             continue
         network = network_of(ours.load_keras(file))
-        expected = model_config if name == "discriminator" or pretraining.objective == "mlm" \
-            else generator_config(model_config, pretraining)
+        # (an MLM run's generator config is the model's: `generator_config` says so)
+        expected = model_config if name == "discriminator" else generator_config(model_config, pretraining)
         if network.config != expected:
             raise ValueError(f"{folder}: {name}.keras does not match config.json")
         networks["generator" if name == "generator" and networks else "model"] = network

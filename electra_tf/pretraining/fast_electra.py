@@ -45,10 +45,6 @@ class PretrainedGenerator(GeneratorNetwork):
 
     trained = False  # frozen: no MLM loss minimised, no gradient, FLOPs of a forward pass
 
-    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
-        self.pretraining_config = pretraining_config
-        self.fold = None
-
     def networks(self, config, discriminator_class):
         pc = self.pretraining_config
         generator = ElectraGenerator.from_pretrained(pc.generator_checkpoint, preprocessor=None)

@@ -16,15 +16,14 @@ Example:
 62
 """
 
-from electra_tf.pretraining.registry import GENERATOR_SOURCES, variant_parts
+from electra_tf.pretraining.registry import algorithm_of, objective_of, source_class
 from electra_tf.pretraining.training_algorithms import PHASES
 from electra_tf.training.flops import JOINT
 
 
 def training_flops_per_token(model_config, pretraining_config, phase=JOINT):
     """Training FLOPs per input token of one step (forward + backward) in `phase` (two-stage runs have two)."""
-    objective = variant_parts(pretraining_config).objective
-    source = GENERATOR_SOURCES[pretraining_config.generator_type]
+    objective, source = objective_of(pretraining_config), source_class(pretraining_config)
     generator = source.generator_forward_flops(model_config, pretraining_config) if objective.discriminates else 0
     main = objective.main_forward_flops(model_config, pretraining_config)
     trains = PHASES[phase]
@@ -48,5 +47,5 @@ def training_flops(model_config, pretraining_config, steps):
     >>> training_flops(ElectraConfig(), config, 10) < training_flops(ElectraConfig(), config, 20) / 2
     True
     """
-    return variant_parts(pretraining_config).algorithm.flops(
+    return algorithm_of(pretraining_config).flops(
         steps, lambda phase: training_flops_per_step(model_config, pretraining_config, phase))

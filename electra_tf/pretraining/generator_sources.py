@@ -1,6 +1,7 @@
 """Where the replacements come from: a generator network trained alongside (with the configured weight
 sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). `registry.GENERATOR_SOURCES`
-names them; `fast_electra.PretrainedGenerator` is a third, a frozen pre-trained masked LM.
+names them, and `registry.WEIGHT_SHARING` the ways the networks share weights; `fast_electra.PretrainedGenerator`
+is a third source, a frozen pre-trained masked LM.
 
 A source builds the networks, computes the generator's losses, draws the replacements and says what its
 generator costs per token and whether that cost is a trained or an inference-only one.
@@ -8,10 +9,12 @@ generator costs per token and whether that cost is a trained or an inference-onl
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
 >>> source = UnigramGenerator(ElectraConfig(vocab_size=4), PretrainingConfig(generator_type="unigram"), (0,),
-...                           unigram_counts=[9, 1, 1, 0])
+...                           unigram_counts=[9, 1, 1, 0], sharing=SHARE_EMBEDDINGS)
 >>> source.unigram_counts, source.generator_forward_flops(ElectraConfig(), PretrainingConfig())
 ((0.0, 1.0, 1.0, 0.0), 0)
 """
+
+import dataclasses
 
 import tensorflow as tf
 
@@ -45,27 +48,38 @@ def _share_gdes(config, gen_config, discriminator_class):
     return discriminator_class(config, embedding=embedding, name="discriminator"), generator
 
 
-# weight_sharing -> (build the networks, the discriminator as saved and exported)
-WEIGHT_SHARING = {"none": (_share_none, None), "embeddings": (_share_embeddings, None),
-                  "all": (_share_all, None), "gdes": (_share_gdes, fold)}
+@dataclasses.dataclass(frozen=True)
+class WeightSharing:
+    """How the generator and the discriminator share weights (`PretrainingConfig.weight_sharing`)."""
+
+    build: object  # (config, generator config, discriminator class) -> (discriminator, generator)
+    fold: object = None  # the discriminator as saved and exported, when it is not the trained one (GDES)
+    ties_embeddings: bool = False  # the two networks share their embedding block and nothing else
+
+
+SHARE_NONE = WeightSharing(_share_none)
+SHARE_EMBEDDINGS = WeightSharing(_share_embeddings, ties_embeddings=True)
+SHARE_ALL = WeightSharing(_share_all)  # one encoder
+SHARE_GDES = WeightSharing(_share_gdes, fold=fold)
 
 
 class GeneratorNetwork:
     """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
 
     trained = True  # the generator learns, and its MLM loss is part of the loss minimised
+    reads_unigram_counts = False  # needs the corpus's token counts (`variant_inputs`)
     unigram_counts = None
 
-    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
+    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
         self.pretraining_config = pretraining_config
-        self.build, self.fold = WEIGHT_SHARING[pretraining_config.weight_sharing]
+        self.sharing = sharing
 
     def networks(self, config, discriminator_class):
-        return self.build(config, generator_config(config, self.pretraining_config), discriminator_class)
+        return self.sharing.build(config, generator_config(config, self.pretraining_config), discriminator_class)
 
     def exported_discriminator(self, discriminator):
         """The discriminator as it is saved and exported (a GDES one with its embedding residuals folded in)."""
-        return discriminator if self.fold is None else self.fold(discriminator)
+        return discriminator if self.sharing.fold is None else self.sharing.fold(discriminator)
 
     def losses(self, outputs, denominators):
         if "mlm_logits" not in outputs:
@@ -94,15 +108,15 @@ class UnigramGenerator(GeneratorNetwork):
     """
 
     trained = False
+    reads_unigram_counts = True
 
-    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
+    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
+        super().__init__(config, pretraining_config, special_token_ids, sharing=sharing)
         counts = unigram_counts
         if counts is None or len(counts) != config.vocab_size or min(counts) < 0 or not sum(counts) > 0:
             raise ValueError(f"ElectraPretrainer: generator_type='unigram' needs unigram_counts, "
                              f"{config.vocab_size} non-negative token counts with a positive sum "
                              "(unigram.count_tokens)")
-        self.pretraining_config = pretraining_config
-        self.fold = None
         # Special tokens are never drawn: they are not what the generator replaces masked words with.
         self.unigram_counts = tuple(0.0 if i in special_token_ids else float(c) for i, c in enumerate(counts))
 

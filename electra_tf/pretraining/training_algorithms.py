@@ -23,7 +23,7 @@ import tensorflow as tf
 
 from electra_tf.pretraining import objectives
 from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE, JOINT
-from electra_tf.training.optimization import accumulation_steps, micro_steps
+from electra_tf.training.optimization import update_step_and_micro_batch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,10 +92,9 @@ class TwoStage(Joint):
             functions[phase] = pretrainer.train_function
 
         def train_function(iterator):
-            micro_step = int(micro_steps(pretrainer.optimizer).numpy())
-            accumulation = accumulation_steps(pretrainer.optimizer)
-            pretrainer.phase = self.phase_at(micro_step // accumulation)
-            if micro_step == self.pretraining_config.two_stage_generator_steps * accumulation:
+            step, micro_batch = (int(value) for value in update_step_and_micro_batch(pretrainer.optimizer))
+            pretrainer.phase = self.phase_at(step)
+            if (step, micro_batch) == (self.pretraining_config.two_stage_generator_steps, 0):
                 start_discriminator_phase(pretrainer)
             return functions[pretrainer.phase](iterator)
 
@@ -105,6 +104,18 @@ class TwoStage(Joint):
     def flops(self, steps, flops_in_phase):
         first = min(steps, self.pretraining_config.two_stage_generator_steps)
         return first * flops_in_phase(GENERATOR_PHASE) + (steps - first) * flops_in_phase(DISCRIMINATOR_PHASE)
+
+
+def phase_variables(pretrainer):
+    """What `pretrainer`'s current phase trains: the generator, then the discriminator (generator frozen), or
+    every variable but those the objective leaves untrained."""
+    phase = PHASES[pretrainer.phase]
+    if not phase.trains_discriminator:
+        return pretrainer.generator.trainable_variables
+    if not phase.trains_generator:
+        return pretrainer.discriminator.trainable_variables
+    untrained = {id(v) for v in pretrainer.objective.untrained_variables(pretrainer.discriminator)}
+    return [v for v in pretrainer.trainable_variables if id(v) not in untrained]
 
 
 def start_discriminator_phase(pretrainer):

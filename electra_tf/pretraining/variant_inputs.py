@@ -17,6 +17,7 @@ import os
 from electra_tf.atomic import read_json, write_json
 from electra_tf.data.pipeline import pretraining_dataset
 from electra_tf.pretraining.masking import continuation_token_ids
+from electra_tf.pretraining.registry import source_class
 from electra_tf.pretraining.unigram import count_tokens
 
 
@@ -30,7 +31,7 @@ def variant_inputs(pretraining_config, vocabulary, train_files, counts_file=None
     inputs = {}
     if pretraining_config.whole_word_masking:
         inputs["word_continuation_ids"] = continuation_token_ids(vocabulary)
-    if pretraining_config.generator_type == "unigram":
+    if source_class(pretraining_config).reads_unigram_counts:
         if counts_file and os.path.exists(counts_file):
             inputs["unigram_counts"] = read_json(counts_file, expect=list)
         elif not train_files:

@@ -26,6 +26,7 @@ rates["embeddings/word_embeddings/embeddings"]
 import keras
 
 from electra_tf.checkpoints.mapping import backbone_of
+from electra_tf.training.variable_state import PerVariableState
 
 
 def _encoder_depths(encoder):
@@ -56,7 +57,7 @@ def layerwise_lr_multipliers(model, decay=0.8, original_top_layer=False):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class LayerwiseAdamW(keras.optimizers.AdamW):
+class LayerwiseAdamW(PerVariableState, keras.optimizers.AdamW):
     """AdamW whose step for each variable is scaled by `lr_multipliers[variable.path]`.
 
     Every trainable variable must have a multiplier: a missing one is an
@@ -72,16 +73,16 @@ class LayerwiseAdamW(keras.optimizers.AdamW):
         if missing:
             raise ValueError(f"no learning-rate multiplier for {missing[:5]} ({len(missing)} variables)")
         self._multipliers = [self.lr_multipliers[v.path] for v in var_list]
-        self._decays = [self._use_weight_decay(v) for v in var_list]
+        self._decays = [self.decays(v) for v in var_list]
         super().build(var_list)
 
     def _apply_weight_decay(self, variables):
         """Weight decay is applied in `update_step`, at each variable's own rate."""
 
     def update_step(self, gradient, variable, learning_rate):
-        index = self._get_variable_index(variable)
+        index = self.index_of(variable)
         learning_rate = keras.ops.cast(learning_rate, variable.dtype) * self._multipliers[index]
-        if self.weight_decay and self._decays[index]:
+        if self._decays[index]:
             variable.assign_sub(variable * keras.ops.cast(self.weight_decay, variable.dtype) * learning_rate)
         super().update_step(gradient, variable, learning_rate)
 

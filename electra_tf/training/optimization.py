@@ -22,6 +22,7 @@ import keras
 import tensorflow as tf
 
 from electra_tf.training.layerwise_decay import LayerwiseAdamW
+from electra_tf.training.variable_state import PerVariableState
 
 # LayerNormalization's variables are `gamma`/`beta`; every bias ends in `bias`.
 # As the original, these are not weight-decayed.
@@ -56,7 +57,7 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class FusedAdamW(keras.optimizers.AdamW):
+class FusedAdamW(PerVariableState, keras.optimizers.AdamW):
     """Keras's AdamW with each variable's update in one TensorFlow kernel, and the original's Adam as an option.
 
     Keras (3.15) builds some thirty graph ops per variable for an AdamW step,
@@ -91,7 +92,7 @@ class FusedAdamW(keras.optimizers.AdamW):
 
     def build(self, var_list):
         super().build(var_list)
-        self._decays = [bool(self.weight_decay) and self._use_weight_decay(v) for v in var_list]
+        self._decays = [self.decays(v) for v in var_list]
 
     def _apply_weight_decay(self, variables):
         """Weight decay is applied in `update_step`, with the step's learning rate computed once."""
@@ -100,7 +101,8 @@ class FusedAdamW(keras.optimizers.AdamW):
         # Keras (3.12-3.16) calls this once per step, then `update_step` per variable: the step's scalars
         # are computed here, once, rather than in every variable's update.
         dtype = "float32"  # the variables' dtype (Keras keeps them float32 under mixed precision)
-        learning_rate = tf.cast(learning_rate, dtype)
+        # Under a multi-replica strategy the step's rate arrives per replica (the same on each): take one.
+        learning_rate = tf.cast(distribution.experimental_local_results(learning_rate)[0], dtype)
         if self.bias_correction:
             step = tf.cast(self.iterations + 1, dtype)
             powers = tf.pow(tf.constant([self.beta_1, self.beta_2], dtype), step)
@@ -114,13 +116,13 @@ class FusedAdamW(keras.optimizers.AdamW):
         return super()._distributed_tf_update_step(distribution, grads_and_vars, learning_rate)
 
     def update_step(self, gradient, variable, learning_rate):
-        index = self._get_variable_index(variable)
+        index = self.index_of(variable)
         scalars = {name: tf.cast(value, variable.dtype) for name, value in self._step_scalars.items()}
         decay = scalars.pop("decay")
         if self._decays[index]:
             variable.assign_sub(variable * decay)
-        tf.raw_ops.ResourceApplyAdam(var=_handle(variable), m=_handle(self._momentums[index]),
-                                     v=_handle(self._velocities[index]), grad=tf.cast(gradient, variable.dtype),
+        tf.raw_ops.ResourceApplyAdam(var=_handle(variable), m=_handle(self.slot(index, "momentum")),
+                                     v=_handle(self.slot(index, "velocity")), grad=tf.cast(gradient, variable.dtype),
                                      **scalars)
 
     def get_config(self):
@@ -195,11 +197,24 @@ def micro_steps(optimizer):
     """Gradient computations so far: with accumulation over k, k per update.
 
     Keras's `optimizer.iterations` counts updates; its learning-rate schedules
-    read the micro-step count, kept in the private `_iterations`.
+    read the micro-step count, its variable named "iteration".
     """
     optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # under a LossScaleOptimizer
-    return optimizer._iterations
+    if not optimizer.gradient_accumulation_steps:
+        return optimizer.iterations  # that variable itself
+    return next(variable for variable in optimizer.variables if variable.name == "iteration")
 
 
 def accumulation_steps(optimizer):
     return getattr(optimizer, "inner_optimizer", optimizer).gradient_accumulation_steps or 1
+
+
+def update_step_and_micro_batch(optimizer):
+    """`(update step, micro-batch within it)` the next gradient computation is (int64 tensors).
+
+    >>> update_step_and_micro_batch(keras.optimizers.SGD(gradient_accumulation_steps=4))
+    (<tf.Tensor: shape=(), dtype=int64, numpy=0>, <tf.Tensor: shape=(), dtype=int64, numpy=0>)
+    """
+    micro_step = tf.convert_to_tensor(micro_steps(optimizer))  # a tensor, not the Keras variable
+    accumulation = accumulation_steps(optimizer)
+    return micro_step // accumulation, micro_step % accumulation

@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from electra_tf import ElectraConfig, ElectraPretrainer, PretrainingConfig
 from electra_tf.checkpoints.safetensors_io import read_safetensors
+from electra_tf.pretraining.training_algorithms import start_discriminator_phase
 from electra_tf.training.optimization import micro_steps
 
 ELECTRA_METRICS = ["loss", "mlm_loss", "mlm_accuracy", "sampled_mlm_accuracy", "rtd_loss", "rtd_accuracy",
@@ -245,7 +246,7 @@ def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_
     generator_after = [np.asarray(v) for v in pretrainer.generator.trainable_variables]
     for before, after in zip(discriminator_before, discriminator_only):
         np.testing.assert_array_equal(before, after)  # untouched while the generator trains
-    pretrainer.start_discriminator_phase()
+    start_discriminator_phase(pretrainer)
     for d, g in zip(pretrainer.discriminator.backbone.weights, pretrainer.generator.backbone.weights):
         np.testing.assert_array_equal(d, g)
     pretrainer.fit(data, steps_per_epoch=2, epochs=1, verbose=0)  # the discriminator phase
@@ -257,7 +258,7 @@ def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_
                 pretrainer.generator.backbone.trainable_variables)
     moved = [np.abs(np.asarray(d) - np.asarray(g)).max() for d, g in pairs]
     assert max(moved) > 0  # the discriminator trains from the generator's weights
-    assert pretrainer.phase_at(1) == "generator" and pretrainer.phase_at(2) == "discriminator"
+    assert pretrainer.algorithm.phase_at(1) == "generator" and pretrainer.algorithm.phase_at(2) == "discriminator"
 
 
 @pytest.mark.parametrize("name", ["two-stage", "adversarial", "gdes", "unigram, whole words"])

@@ -2,6 +2,7 @@
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from electra_tf import PretrainingConfig, pretraining_optimizer
 from electra_tf.training.optimization import FusedAdamW, WarmupLinearDecay, create_optimizer
@@ -77,3 +78,26 @@ def test_the_fused_step_is_keras_adamw():
     assert isinstance(optimizer, keras.optimizers.AdamW) and type(optimizer) is not FusedAdamW
     for fused, reference in zip(*results, strict=True):
         np.testing.assert_allclose(fused, reference, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("options", [{}, {"bias_correction": False}], ids=["adamw", "original_adam"])
+def test_fused_adamw_on_two_replicas_steps_as_on_one_device(mirrored, options):
+    """Each replica's variables are updated with their own slots (found by the optimizer's own index) and the
+    step's one learning rate, which reaches the update per replica under a strategy. (No clipping: Keras clips
+    each replica's share of the gradient before the sum.)"""
+
+    def train(strategy, replicas):
+        with strategy.scope():
+            weights = keras.Variable(np.linspace(-1.0, 1.0, 6, dtype="float32").reshape(2, 3), name="kernel")
+            optimizer = create_optimizer(1e-2, total_steps=10, warmup_steps=2, clip_norm=1e9, **options)
+            optimizer.build([weights])
+
+        @tf.function
+        def step(gradient):
+            strategy.run(lambda: optimizer.apply([gradient / replicas], [weights]))
+
+        for gradient in (np.full((2, 3), 0.5, "float32"), np.arange(6, dtype="float32").reshape(2, 3)):
+            step(tf.constant(gradient))
+        return weights.numpy()
+
+    np.testing.assert_allclose(train(mirrored, 2), train(tf.distribute.get_strategy(), 1), atol=1e-6)
