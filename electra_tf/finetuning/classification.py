@@ -110,7 +110,7 @@ class TextClassificationTask(FinetuningTask):
         examples = self.training_examples(examples)
         dataset = classification.classification_dataset(
             examples, self.tokenizer, self.sequence_length, self.config.batch_size, shuffle=True,
-            seed=self.config.seed, drop_remainder=True, pad_to_max_length=self.config.pad_to_max_length)
+            seed=self.config.seed, pad_to_max_length=self.config.pad_to_max_length)
         return dataset, len(examples) // self.config.batch_size
 
     def model_arguments(self):

@@ -60,7 +60,7 @@ class TaggingTask(FinetuningTask):
         dataset, stats = tagging.tagging_dataset(
             sentences, self.tokenizer, self.label_names, self.sequence_length,
             self.config.batch_size if training else self.config.predict_batch_size, shuffle=training,
-            seed=self.config.seed, scheme=self.scheme, drop_remainder=training,
+            seed=self.config.seed, scheme=self.scheme,
             pad_to_max_length=self.config.pad_to_max_length)
         self.stats.update({k: v for k, v in stats.items() if k not in ("first_token_positions", "lengths")})
         return dataset, stats

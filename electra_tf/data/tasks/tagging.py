@@ -225,7 +225,7 @@ def _batch_encoder(tokenizer, sequence_length, pad_to_max_length):
 
 
 def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                    scheme="bioes", drop_remainder=False, pad_to_max_length=True):
+                    scheme="bioes", pad_to_max_length=True):
     """`(inputs, labels, sample_weight)` batches, tokenized in-graph, and statistics.
 
     Inputs are int32 `[batch, sequence_length]` `input_ids` (`[CLS] pieces
@@ -234,7 +234,7 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
     and 0 elsewhere; sample_weight is 1.0 at those positions, 0.0 elsewhere.
     A sentence longer than the model keeps the words whose pieces all fit.
     With `pad_to_max_length=False` batches are length-aware (`electra_tf.data.batching`; shuffled training
-    batches are endless).
+    batches are endless); shuffled training drops the last partial batch (`batching.batch_examples`).
 
     Returns:
         `(dataset, stats)`: stats has "sentences", "words",
@@ -269,12 +269,8 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
     labels = tf.RaggedTensor.from_row_lengths(np.concatenate(word_label_ids),
                                               [len(sentence.words) for sentence in sentences])
     dataset = tf.data.Dataset.from_tensor_slices((_texts(sentences), labels))
-    if shuffle and not pad_to_max_length:
-        dataset = batching.bucketed_batches(dataset, batching.bucket_keys(lengths), batch_size, seed)
-    else:
-        if shuffle:
-            dataset = dataset.shuffle(min(len(sentences), 10_000), seed=seed, reshuffle_each_iteration=True)
-        dataset = dataset.ragged_batch(batch_size, drop_remainder=drop_remainder)
+    keys = None if pad_to_max_length else batching.bucket_keys(lengths)
+    dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
     dataset = dataset.map(_batch_encoder(tokenizer, sequence_length, pad_to_max_length),
                           num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return dataset.prefetch(tf.data.AUTOTUNE), stats
