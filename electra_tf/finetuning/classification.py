@@ -21,6 +21,7 @@ Example:
 (10.0, 2, ('entailment', 'not_entailment'))
 """
 
+import dataclasses
 import os
 
 import keras
@@ -33,27 +34,55 @@ from electra_tf.models.sequence_classification import ElectraForSequenceClassifi
 from electra_tf.preprocessor import ElectraPreprocessor
 
 
-class TextClassificationTask(FinetuningTask):
-    """Text classification (or regression) from CSV/TSV/JSONL files (see the module docstring).
+@dataclasses.dataclass(frozen=True)
+class TextClassificationOptions:
+    """Where a text-classification file's texts and labels are.
 
-    Args (beyond `FinetuningTask`'s):
-        text_columns: one column (single texts) or two (pairs).
-        label_column: the label's column.
-        label_names: the declared labels in id order (default: those in the training file, sorted).
-        regression: labels are float scores.
+    text_columns: one column (single texts) or two (pairs).
+    label_column: the label's column.
+    label_names: the declared labels in id order (default: those in the training file, sorted).
+    regression: labels are float scores.
     """
 
+    text_columns: tuple = ("text",)
+    label_column: str = "label"
+    label_names: tuple = None
+    regression: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class GlueOptions:
+    """Where a GLUE task is read from.
+
+    tfds: read `glue/<task>` from TensorFlow Datasets (else the GLUE download's TSV files).
+    tfds_data_dir: TFDS's data folder.
+    """
+
+    tfds: bool = False
+    tfds_data_dir: str = None
+
+
+class TextClassificationTask(FinetuningTask):
+    """Text classification (or regression) from CSV/TSV/JSONL files (see the module docstring); its options:
+    `TextClassificationOptions`."""
+
+    Options = TextClassificationOptions
     model_class = ElectraForSequenceClassification
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, text_columns=("text",), label_column="label",
-                 label_names=None, regression=False):
-        super().__init__(config, tokenizer, files, data_dir)
-        self.text_columns, self.label_column, self.regression = tuple(text_columns), label_column, regression
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        super().__init__(config, tokenizer, files, data_dir, options)
+        columns = self.columns()
+        self.text_columns, self.label_column = tuple(columns.text_columns), columns.label_column
+        self.regression, label_names = columns.regression, columns.label_names
         self._label_names = tuple(label_names) if label_names else None
         self._declared = self._label_names is not None
-        if self._declared and not regression:
+        if self._declared and not self.regression:
             classification.check_label_names(self._label_names)
             self._check_classes(self._label_names, "--label_names")
+
+    def columns(self):
+        """Where the files' texts and labels are (a `TextClassificationOptions`): the task's options."""
+        return self.options
 
     @staticmethod
     def _check_classes(names, source):
@@ -159,19 +188,19 @@ class TextClassificationTask(FinetuningTask):
 
 
 class GlueTask(TextClassificationTask):
-    """A GLUE task from its TSV files (`data_dir`: the GLUE download) or from TFDS (`tfds=True`).
+    """A GLUE task from its TSV files (`data_dir`: the GLUE download) or from TFDS (`tfds=True`); its options:
+    `GlueOptions`."""
 
-    Args (beyond `FinetuningTask`'s):
-        tfds: read `glue/<task>` from TensorFlow Datasets.
-        tfds_data_dir: TFDS's data folder.
-    """
+    Options = GlueOptions
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, tfds=False, tfds_data_dir=None):
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         self.glue = classification.glue_task(config.task)
-        super().__init__(config, tokenizer, files, data_dir, text_columns=self.glue.tsv_text,
-                         label_column=self.glue.tsv_label, label_names=self.glue.label_names,
-                         regression=self.glue.label_names is None)
-        self.use_tfds, self.tfds_data_dir = tfds, tfds_data_dir
+        super().__init__(config, tokenizer, files, data_dir, options)
+        self.use_tfds, self.tfds_data_dir = self.options.tfds, self.options.tfds_data_dir
+
+    def columns(self):
+        return TextClassificationOptions(self.glue.tsv_text, self.glue.tsv_label, self.glue.label_names,
+                                         regression=self.glue.label_names is None)
 
     def task_epochs(self, name):
         return classification.glue_task(name).epochs

@@ -10,6 +10,7 @@ Example:
 ('dev.txt', 'test.txt', 256)
 """
 
+import dataclasses
 import os
 
 import keras
@@ -31,20 +32,25 @@ class TagPredictions(list):
         self.probabilities = probabilities
 
 
+@dataclasses.dataclass(frozen=True)
+class TaggingOptions:
+    """tag_column: the tag's column (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk tag).
+    scheme: the tag scheme trained on ("bioes", "iob2", or "none" for plain tags such as POS)."""
+
+    tag_column: int = -1
+    scheme: str = "bioes"
+
+
 class TaggingTask(FinetuningTask):
-    """CoNLL-format tagging (CoNLL-2003 NER by default).
+    """CoNLL-format tagging (CoNLL-2003 NER by default); its options: `TaggingOptions`."""
 
-    Args (beyond `FinetuningTask`'s):
-        tag_column: the tag's column (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk tag).
-        scheme: the tag scheme trained on ("bioes", "iob2", or "none" for plain tags such as POS).
-    """
-
+    Options = TaggingOptions
     model_class = ElectraForTokenClassification
     default_files = {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"}
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, tag_column=-1, scheme="bioes"):
-        super().__init__(config, tokenizer, files, data_dir)
-        self.tag_column, self.scheme, self._label_names = tag_column, scheme, None
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        super().__init__(config, tokenizer, files, data_dir, options)
+        self.tag_column, self.scheme, self._label_names = self.options.tag_column, self.options.scheme, None
 
     @property
     def label_names(self):

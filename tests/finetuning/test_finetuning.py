@@ -1,10 +1,12 @@
 """Each task kind fine-tunes end to end from a pre-trained folder, through `electra_tf.finetuning`."""
 
+import inspect
 import json
 
 import numpy as np
 import pytest
 
+import electra_tf
 from electra_tf.config import FinetuningConfig, default_learning_rate
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.tokenization import ElectraTokenizer
@@ -210,6 +212,23 @@ def test_unknown_task_and_missing_split(tokenizer):
     task = make_task(config("swag"), tokenizer)
     with pytest.raises(ValueError, match="no file for split 'train'"):
         task.load("train")
+
+
+def test_an_option_the_task_does_not_take_is_an_error(tokenizer):
+    with pytest.raises(ValueError, match="task 'sst2' takes no option tag_column; its options: tfds, tfds_data_dir"):
+        make_task(config("sst2"), tokenizer, tag_column=2)
+    with pytest.raises(ValueError, match="task 'conll2003' takes no option tag_colum; its options: tag_column, "):
+        make_task(config("conll2003"), tokenizer, tag_colum=2)  # misspelt: before, silently the default
+    task = make_task(config("conll2003"), tokenizer, tag_column=2, scheme="iob2")
+    assert (task.tag_column, task.scheme) == (2, "iob2")
+
+
+def test_models_fill_in_only_constructor_arguments_from_a_checkpoint():
+    classes = [value for value in vars(electra_tf).values() if isinstance(value, type)
+               and issubclass(value, electra_tf.models.base.ElectraNetwork)]
+    assert len(classes) == 7  # the encoder, discriminator, generator and four task models
+    for model_class in classes:
+        assert set(model_class.checkpoint_arguments) <= set(inspect.signature(model_class.__init__).parameters)
 
 
 def test_mnli_from_tfds_mock_data_predicts_every_split_with_glue_file_names(tmp_path, tokenizer,
