@@ -106,8 +106,9 @@ def run_trial(config, folder, model_config):
         raise ValueError("--keep_best keeps the model of the best dev score, and there is no labelled dev data: "
                          "give --dev_file (or a --data_dir holding the task's dev file), or drop --keep_best")
     os.makedirs(folder, exist_ok=True)
-    model = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
-                     log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
+    finetuned = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
+                         log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
+    model = finetuned.model
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
     for split, examples in splits.items():
         if split == "train":
@@ -116,9 +117,10 @@ def run_trial(config, folder, model_config):
         if task.scored(split):
             results["scores"][split] = task.score(examples, predictions)
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
-    results["data"] = task.stats
-    results["dev_history"] = task.dev_history
-    results["dev_majority_class"] = task.dev_baseline  # the dev accuracy of always answering train's commonest
+    results["data"] = {name: count for split, examples in splits.items()
+                       for name, count in task.data_stats(split, examples).items()}
+    results["dev_history"] = finetuned.dev_history
+    results["dev_majority_class"] = finetuned.dev_baseline  # the dev accuracy of always answering train's commonest
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
     with saying_saved(results["model"], model):

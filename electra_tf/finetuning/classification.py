@@ -94,6 +94,9 @@ class TextClassificationTask(FinetuningTask):
 
     @property
     def label_names(self):
+        """The declared labels, else the training file's (sorted), whichever split is read first."""
+        if self._label_names is None and not self.regression:
+            self.read("train")
         return self._label_names
 
     @property
@@ -105,30 +108,31 @@ class TextClassificationTask(FinetuningTask):
         return ("pearson", "spearman") if self.regression else ("accuracy",)
 
     def load(self, split):
-        """The examples of `split`, with how many there are and how many are truncated (longer than
-        `max_seq_length`) in `stats`: `<split>_examples`, `<split>_truncated`."""
-        examples = self.read(split)
-        self.stats[f"{split}_examples"] = len(examples)
-        self.stats[f"{split}_truncated"] = classification.count_truncated(examples, self.tokenizer,
-                                                                          self.sequence_length)
-        return examples
+        return self.read(split)
+
+    def data_stats(self, split, examples):
+        """How many examples there are and how many are truncated (longer than `max_seq_length`):
+        `<split>_examples`, `<split>_truncated`."""
+        return {f"{split}_examples": len(examples),
+                f"{split}_truncated": classification.count_truncated(examples, self.tokenizer, self.sequence_length)}
 
     def read(self, split):
         """The examples of `split`'s file."""
         labelled = split != "test"
+        known = self._label_names if split == "train" or self.regression else self.label_names
         try:
             examples, names = classification.read_text_file(
                 self.path(split), self.text_columns, self.label_column if labelled else None,
-                label_names=self.label_names, regression=self.regression)
+                label_names=known, regression=self.regression)
         except classification.UnknownLabelsError as error:
             if self._declared:
                 raise
             raise ValueError(f"{error}, those of the training file {self.path('train')}; declare every label "
                              f"with --label_names={','.join(sorted({*self.label_names, *error.unknown}))}") \
                 from None
-        if self._label_names is None and not self.regression and labelled:
+        if known is None and not self.regression and split == "train":
             self._check_classes(names, self.path(split))
-            self._label_names = names  # from the training file, which is read first
+            self._label_names = names
         return examples
 
     def training_examples(self, examples):

@@ -54,13 +54,21 @@ class TaggingTask(FinetuningTask):
 
     @property
     def label_names(self):
+        """The training file's labels, whichever split is read first."""
+        if self._label_names is None:
+            self.load("train")
         return self._label_names
 
     def load(self, split):
         sentences = tagging.read_conll(self.path(split), self.tag_column)
-        if self._label_names is None:
-            self._label_names = tagging.label_names(sentences, self.scheme)  # from the training file
+        if split == "train" and self._label_names is None:
+            self._label_names = tagging.label_names(sentences, self.scheme)
         return sentences
+
+    def data_stats(self, split, sentences):
+        """`<split>_sentences`, `_words`, and the words and sentences cut by truncation (`tagging.word_stats`)."""
+        positions, _ = tagging.first_token_positions_and_lengths(sentences, self.tokenizer, self.sequence_length)
+        return {f"{split}_{name}": value for name, value in tagging.word_stats(positions).items()}
 
     def _dataset(self, sentences, training):
         dataset, stats = tagging.tagging_dataset(
@@ -68,7 +76,6 @@ class TaggingTask(FinetuningTask):
             self.config.batch_size if training else self.config.predict_batch_size, shuffle=training,
             seed=self.config.seed, scheme=self.scheme,
             pad_to_max_length=self.config.pad_to_max_length)
-        self.stats.update({k: v for k, v in stats.items() if k not in ("first_token_positions", "lengths")})
         return dataset, stats
 
     def train_dataset(self, sentences):

@@ -78,9 +78,6 @@ class FinetuningTask(abc.ABC):
         self.files = {split: os.path.join(data_dir, name) for split, name in self.default_files.items()} \
             if data_dir else {}
         self.files.update({split: path for split, path in (files or {}).items() if path})
-        self.stats = {}
-        self.dev_history = []  # what `finetune` scored on the dev split during training
-        self.dev_baseline = None  # the majority class's dev accuracy, as `finetune` found it
 
     def task_epochs(self, name):
         """The default number of epochs for the task `name` (a task class may serve several names)."""
@@ -155,6 +152,10 @@ class FinetuningTask(abc.ABC):
     @abc.abstractmethod
     def load(self, split):
         """The examples of `split`."""
+
+    def data_stats(self, split, examples):
+        """What `results.json`'s `data` records of `split`'s `examples` (counts, e.g. of truncated texts)."""
+        return {}
 
     @abc.abstractmethod
     def train_dataset(self, examples):
