@@ -221,7 +221,7 @@ def test_null_for_a_field_that_needs_a_value():
         ElectraConfig.from_dict({"hidden_size": None})
     with pytest.raises(ValueError, match=r"FinetuningConfig\.batch_size: expected int, got None"):
         FinetuningConfig(batch_size=None)
-    assert PretrainingConfig(max_predictions_per_seq=None).max_predictions_per_seq == 19  # optional: derived
+    assert PretrainingConfig(max_predictions_per_seq=None).predictions_per_seq == 19  # optional: derived
 
 
 def test_a_run_config_file_that_is_not_utf8_or_has_a_bad_value_is_named(tmp_path):

@@ -58,7 +58,7 @@ class GeneratorNetwork:
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None):
         self.pretraining_config = pretraining_config
-        self.build, self.fold = WEIGHT_SHARING[pretraining_config.weight_sharing]
+        self.build, self.fold = WEIGHT_SHARING[pretraining_config.sharing]
 
     def networks(self, config, discriminator_class):
         return self.build(config, generator_config(config, self.pretraining_config), discriminator_class)

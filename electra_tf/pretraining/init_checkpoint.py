@@ -34,7 +34,7 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
     source = sources.read_source(path)
     name = f"{os.fspath(path)} ({source.format})"
     pc = pretrainer.pretraining_config
-    if pc.weight_sharing == "gdes":
+    if pc.sharing == "gdes":
         raise ValueError("weight_sharing='gdes' keeps embedding residuals that a pre-trained model does not hold; "
                          "start it from another GDES run's model_dir, or from scratch")
     parts = ([("discriminator", "model")] + ([("generator", "generator")] if pretrainer.generator is not None else [])
@@ -51,7 +51,7 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
             raise ValueError(f"{name}: its {attribute} has another model config (field: (checkpoint, this run)): "
                              f"{differing}")
         planned.append((attribute, network, source.networks[key]))
-    if len(planned) == 2 and pc.weight_sharing == "embeddings":
+    if len(planned) == 2 and pc.sharing == "embeddings":
         differing = transfer.differing_embeddings(planned[0][2].state, planned[1][2].state)
         if differing:
             raise ValueError(f"{name}: the generator's embeddings differ from the discriminator's ({differing[:3]}), "
