@@ -6,7 +6,7 @@
   (`py_function`, `numpy_function`) in the code that ends up in exported graphs.
 - The loaders as a stranger's files meet them: a pickle that would leave a mark if unpickled, a `.keras`
   file with a Python lambda. (An export's graph holds no Python callback: tests/test_bad_inputs.py
-  `test_the_export_holds_no_python_callback`, and tests/test_export.py checks every export's op list.)
+  `test_the_export_holds_no_python_callback`, and tests/export/test_export.py checks every export's op list.)
 - Every absl tool that writes refuses to replace an existing output without `--overwrite`, or resumes the
   same run by design (and refuses another run's folder).
 """
