@@ -221,8 +221,7 @@ class PretrainingConfig(_JsonConfig):
     two_stage_generator_steps: int = _field(0, "Generator-only MLM updates before the discriminator (two_stage).")
     max_seq_length: int = _field(128, "Example length, special tokens included (must match the shards).")
     mask_prob: float = _field(0.15, "Fraction of tokens to predict.")
-    max_predictions_per_seq: int | None = _field(None, "Prediction slots per example (default: derived from "
-                                                       "mask_prob).")
+    max_predictions_per_seq: int | None = _field(None, "Prediction slots per example.")
     mask_token_rate: float = _field(0.85, "Of the selected tokens, the share replaced by [MASK].")
     keep_token_rate: float = _field(0.15, "Of the selected tokens, the share kept unchanged.")
     random_token_rate: float = _field(0.0, "Of the selected tokens, the share replaced by a random token.")
