@@ -95,9 +95,9 @@ class HFPeer:
         return torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16)
 
     def mask_batch(self):
-        """The same rules as `electra_tf.models.masking.mask_tokens` (without replacement, 85 % [MASK])."""
+        """The same rules as `electra_tf.pretraining.masking.mask_tokens` (without replacement, 85 % [MASK])."""
         import torch
-        pc, slots = self.pc, self.pc.max_predictions_per_seq
+        pc, slots = self.pc, self.pc.predictions_per_seq
         ids, attention = self.ids, self.attention
         length = ids.shape[1]
         candidates = (attention > 0) & ~torch.isin(ids, self.special)

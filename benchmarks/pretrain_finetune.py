@@ -155,7 +155,7 @@ def finetune_accuracy(pretrained, files, seed):
     task = make_task(config, ElectraTokenizer.from_pretrained(pretrained), files=files,
                      text_columns=[FLAGS.text_column], label_column=FLAGS.label_column)
     train, dev = task.load("train"), task.load("dev")
-    model = finetune(task, pretrained, train)
+    model = finetune(task, pretrained, train).model
     return task.score(dev, task.predict(model, dev))["accuracy"]
 
 

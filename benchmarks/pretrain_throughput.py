@@ -251,7 +251,7 @@ class Peer:
         model_config, pc = configs(objective)
         self.worker = PeerProcess(kind, FLAGS.threads)
         batch = {key: value.tolist() for key, value in make_batch(model_config.vocab_size).items()}
-        pretraining = {**pc.to_dict(), "max_predictions_per_seq": pc.max_predictions_per_seq}
+        pretraining = {**pc.to_dict(), "max_predictions_per_seq": pc.predictions_per_seq}
         self.first_step = self.worker.call(
             "init", model=model_config.to_dict(), generator=generator_config(model_config, pc).to_dict(),
             pretraining=pretraining, batch=batch, precision=precision, mask_id=MASK_ID,

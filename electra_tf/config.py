@@ -14,7 +14,7 @@ A run's JSON file (see `configs/`) holds both under the keys `"model"` and
 >>> model_config, pretraining_config = load_run_config("electra_small")
 >>> model_config.hidden_size, pretraining_config.generator_hidden_size
 (256, 0.25)
->>> pretraining_config.max_predictions_per_seq
+>>> pretraining_config.predictions_per_seq
 19
 """
 
@@ -36,6 +36,18 @@ _GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
 _TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
 _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
+
+
+def _field(default, help_text: str):
+    """A config field with its `--help` text (`field.metadata["help"]`, the tools' flag help)."""
+    return dataclasses.field(default=default, metadata={"help": help_text})
+
+
+def field_help(field: dataclasses.Field) -> str:
+    """The `--help` text of a config field (`_field`); a field declared without one is a `TypeError`."""
+    if "help" not in field.metadata:
+        raise TypeError(f"config field {field.name!r} has no help text: declare it with _field(default, help)")
+    return field.metadata["help"]
 
 
 def _check(condition: bool, cls_name: str, field: str, message: str) -> None:
@@ -108,35 +120,20 @@ class ElectraConfig(_JsonConfig):
     ValueError: ElectraConfig.hidden_size: 65 is not divisible by num_heads=2
     """
 
-    FIELD_HELP = {
-        "vocab_size": "WordPiece vocabulary size (the tools take it from --vocab_file).",
-        "embedding_size": "Width of the embeddings (E); projected to hidden_size when it differs.",
-        "hidden_size": "Width of the transformer (H).",
-        "num_layers": "Transformer layers.",
-        "num_heads": "Attention heads (hidden_size must divide by it).",
-        "intermediate_size": "Feed-forward width.",
-        "hidden_act": "Activation: gelu (exact), gelu_approximate (tanh) or relu.",
-        "hidden_dropout": "Dropout on hidden states.",
-        "attention_dropout": "Dropout on attention probabilities.",
-        "max_position_embeddings": "Learned positions (the longest sequence the model takes).",
-        "type_vocab_size": "Segment (token type) ids.",
-        "initializer_range": "Stddev of the truncated-normal initialiser.",
-        "layer_norm_eps": "LayerNorm epsilon.",
-    }
-
-    vocab_size: int = 30522
-    embedding_size: int = 128
-    hidden_size: int = 256
-    num_layers: int = 12
-    num_heads: int = 4
-    intermediate_size: int = 1024
-    hidden_act: str = "gelu"  # exact (erf) GELU, as BERT, ELECTRA and Hugging Face.
-    hidden_dropout: float = 0.1
-    attention_dropout: float = 0.1
-    max_position_embeddings: int = 512
-    type_vocab_size: int = 2
-    initializer_range: float = 0.02
-    layer_norm_eps: float = 1e-12
+    vocab_size: int = _field(30522, "WordPiece vocabulary size (the tools take it from --vocab_file).")
+    embedding_size: int = _field(128, "Width of the embeddings (E); projected to hidden_size when it differs.")
+    hidden_size: int = _field(256, "Width of the transformer (H).")
+    num_layers: int = _field(12, "Transformer layers.")
+    num_heads: int = _field(4, "Attention heads (hidden_size must divide by it).")
+    intermediate_size: int = _field(1024, "Feed-forward width.")
+    # exact (erf) GELU, as BERT, ELECTRA and Hugging Face.
+    hidden_act: str = _field("gelu", "Activation: gelu (exact), gelu_approximate (tanh) or relu.")
+    hidden_dropout: float = _field(0.1, "Dropout on hidden states.")
+    attention_dropout: float = _field(0.1, "Dropout on attention probabilities.")
+    max_position_embeddings: int = _field(512, "Learned positions (the longest sequence the model takes).")
+    type_vocab_size: int = _field(2, "Segment (token type) ids.")
+    initializer_range: float = _field(0.02, "Stddev of the truncated-normal initialiser.")
+    layer_norm_eps: float = _field(1e-12, "LayerNorm epsilon.")
 
     def __post_init__(self):
         self._check_types()
@@ -164,7 +161,7 @@ class PretrainingConfig(_JsonConfig):
     """Replaced token detection (or plain MLM) pre-training settings.
 
     Defaults are the original code's (`configure_pretraining.py`) for
-    ELECTRA-Small. `max_predictions_per_seq` is derived when left at `None`:
+    ELECTRA-Small. `max_predictions_per_seq` left at `None` is derived (`predictions_per_seq`):
     `int((mask_prob + 0.005) * max_seq_length)`, 19 at length 128.
 
     Masking rates: each selected position becomes `[MASK]` with probability
@@ -192,7 +189,7 @@ class PretrainingConfig(_JsonConfig):
     generator-only MLM first) or `adversarial`.
 
     Example:
-    >>> PretrainingConfig(mask_prob=0.25, max_seq_length=512).max_predictions_per_seq
+    >>> PretrainingConfig(mask_prob=0.25, max_seq_length=512).predictions_per_seq
     130
     >>> PretrainingConfig(mask_prob=1.5)
     Traceback (most recent call last):
@@ -200,85 +197,56 @@ class PretrainingConfig(_JsonConfig):
     ValueError: PretrainingConfig.mask_prob: must be in (0, 1), got 1.5
     """
 
-    FIELD_HELP = {
-        "objective": "electra (replaced token detection), mlm (a BERT-style baseline), the paper's "
-                     "electra_15, replace_mlm, all_tokens_mlm, or clm (COCO-LM's corrective LM).",
-        "generator_hidden_size": "Generator width as a fraction of hidden_size.",
-        "generator_layers": "Generator depth as a fraction of num_layers.",
-        "untied_generator_embeddings": "Give the generator its own embeddings (weight_sharing=none).",
-        "weight_sharing": "Generator-discriminator sharing: none, embeddings, all, or gdes.",
-        "generator_type": "masked_lm (a small transformer), unigram (samples the corpus's token counts) or "
-                          "pretrained (Fast-ELECTRA: a frozen pre-trained masked LM, generator_checkpoint).",
-        "generator_checkpoint": "The pre-trained masked LM of generator_type=pretrained (any checkpoint format).",
-        "initial_temperature": "generator_type=pretrained: sampling temperature at step 0, annealed to temperature.",
-        "temperature_decay_steps": "generator_type=pretrained: steps of the temperature's descent (0: train_steps).",
-        "temperature_schedule": "generator_type=pretrained: exponential, linear or cosine descent.",
-        "training_algorithm": "joint, two_stage (generator first, then discriminator) or adversarial.",
-        "two_stage_generator_steps": "Generator-only MLM updates before the discriminator (two_stage).",
-        "max_seq_length": "Example length, special tokens included (must match the shards).",
-        "mask_prob": "Fraction of tokens to predict.",
-        "max_predictions_per_seq": "Prediction slots per example (default: derived from mask_prob).",
-        "mask_token_rate": "Of the selected tokens, the share replaced by [MASK].",
-        "keep_token_rate": "Of the selected tokens, the share kept unchanged.",
-        "random_token_rate": "Of the selected tokens, the share replaced by a random token.",
-        "mask_with_replacement": "Draw positions with replacement, as the original code.",
-        "whole_word_masking": "Mask whole words (a word and its ## pieces together).",
-        "temperature": "Sampling temperature of the generator's replacements.",
-        "disallow_correct": "Never sample the original token.",
-        "gen_weight": "Weight of the generator's MLM loss.",
-        "disc_weight": "Weight of the discriminator's RTD loss (50 in the paper).",
-        "optimizer": "adamw or lamb.",
-        "learning_rate": "Peak learning rate.",
-        "batch_size": "Global batch size, over all replicas.",
-        "train_steps": "Optimizer updates in all.",
-        "warmup_steps": "Linear warm-up updates (must be below train_steps).",
-        "original_lr_schedule": "Multiply the warm-up into the decay, as the original code.",
-        "gradient_accumulation_steps": "Micro-batches per update.",
-        "weight_decay_rate": "AdamW weight decay (not on LayerNorm and biases).",
-        "adam_epsilon": "Adam epsilon.",
-        "adam_bias_correction": "Adam's bias correction (off: the original's optimizer).",
-        "clip_norm": "Global gradient-norm clipping.",
-        "seed": "Seed of initialisation, masking, sampling and data order.",
-    }
+    # What an unset (None) field stands for in the tools' --help.
+    UNSET_DEFAULTS = {"max_predictions_per_seq": "derived from mask_prob and max_seq_length"}
 
-    objective: str = "electra"
-    generator_hidden_size: float = 0.25
-    generator_layers: float = 1.0
-    untied_generator_embeddings: bool = False
-    weight_sharing: str = "embeddings"
-    generator_type: str = "masked_lm"
-    generator_checkpoint: str = ""
-    initial_temperature: float = 2.0
-    temperature_decay_steps: int = 0
-    temperature_schedule: str = "exponential"
-    training_algorithm: str = "joint"
-    two_stage_generator_steps: int = 0
-    max_seq_length: int = 128
-    mask_prob: float = 0.15
-    max_predictions_per_seq: int | None = None
-    mask_token_rate: float = 0.85
-    keep_token_rate: float = 0.15
-    random_token_rate: float = 0.0
-    mask_with_replacement: bool = False
-    whole_word_masking: bool = False
-    temperature: float = 1.0
-    disallow_correct: bool = False
-    gen_weight: float = 1.0
-    disc_weight: float = 50.0
+    objective: str = _field("electra", "electra (replaced token detection), mlm (a BERT-style baseline), the "
+                                       "paper's electra_15, replace_mlm, all_tokens_mlm, or clm (COCO-LM's "
+                                       "corrective LM).")
+    generator_hidden_size: float = _field(0.25, "Generator width as a fraction of hidden_size.")
+    generator_layers: float = _field(1.0, "Generator depth as a fraction of num_layers.")
+    untied_generator_embeddings: bool = _field(False, "Give the generator its own embeddings (weight_sharing=none).")
+    weight_sharing: str = _field("embeddings", "Generator-discriminator sharing: none, embeddings, all, or gdes.")
+    generator_type: str = _field("masked_lm", "masked_lm (a small transformer), unigram (samples the corpus's token "
+                                              "counts) or pretrained (Fast-ELECTRA: a frozen pre-trained masked LM, "
+                                              "generator_checkpoint).")
+    generator_checkpoint: str = _field("", "The pre-trained masked LM of generator_type=pretrained (any checkpoint "
+                                           "format).")
+    initial_temperature: float = _field(2.0, "generator_type=pretrained: sampling temperature at step 0, annealed to "
+                                             "temperature.")
+    temperature_decay_steps: int = _field(0, "generator_type=pretrained: steps of the temperature's descent (0: "
+                                             "train_steps).")
+    temperature_schedule: str = _field("exponential", "generator_type=pretrained: exponential, linear or cosine "
+                                                      "descent.")
+    training_algorithm: str = _field("joint", "joint, two_stage (generator first, then discriminator) or adversarial.")
+    two_stage_generator_steps: int = _field(0, "Generator-only MLM updates before the discriminator (two_stage).")
+    max_seq_length: int = _field(128, "Example length, special tokens included (must match the shards).")
+    mask_prob: float = _field(0.15, "Fraction of tokens to predict.")
+    max_predictions_per_seq: int | None = _field(None, "Prediction slots per example.")
+    mask_token_rate: float = _field(0.85, "Of the selected tokens, the share replaced by [MASK].")
+    keep_token_rate: float = _field(0.15, "Of the selected tokens, the share kept unchanged.")
+    random_token_rate: float = _field(0.0, "Of the selected tokens, the share replaced by a random token.")
+    mask_with_replacement: bool = _field(False, "Draw positions with replacement, as the original code.")
+    whole_word_masking: bool = _field(False, "Mask whole words (a word and its ## pieces together).")
+    temperature: float = _field(1.0, "Sampling temperature of the generator's replacements.")
+    disallow_correct: bool = _field(False, "Never sample the original token.")
+    gen_weight: float = _field(1.0, "Weight of the generator's MLM loss.")
+    disc_weight: float = _field(50.0, "Weight of the discriminator's RTD loss (50 in the paper).")
     # Optimisation (run scripts read these; flags of the same names override them).
-    optimizer: str = "adamw"
-    learning_rate: float = 5e-4
-    batch_size: int = 128  # global, over all replicas
-    train_steps: int = 1_000_000
-    warmup_steps: int = 10_000
-    original_lr_schedule: bool = False
-    gradient_accumulation_steps: int = 1
-    weight_decay_rate: float = 0.01
-    adam_epsilon: float = 1e-6
-    clip_norm: float = 1.0
-    seed: int = 0
+    optimizer: str = _field("adamw", "adamw or lamb.")
+    learning_rate: float = _field(5e-4, "Peak learning rate.")
+    # global, over all replicas
+    batch_size: int = _field(128, "Global batch size, over all replicas.")
+    train_steps: int = _field(1_000_000, "Optimizer updates in all.")
+    warmup_steps: int = _field(10_000, "Linear warm-up updates (must be below train_steps).")
+    original_lr_schedule: bool = _field(False, "Multiply the warm-up into the decay, as the original code.")
+    gradient_accumulation_steps: int = _field(1, "Micro-batches per update.")
+    weight_decay_rate: float = _field(0.01, "AdamW weight decay (not on LayerNorm and biases).")
+    adam_epsilon: float = _field(1e-6, "Adam epsilon.")
+    clip_norm: float = _field(1.0, "Global gradient-norm clipping.")
+    seed: int = _field(0, "Seed of initialisation, masking, sampling and data order.")
     # Adam's bias correction (Keras's AdamW); false: the original's AdamWeightDecayOptimizer, which has none.
-    adam_bias_correction: bool = True
+    adam_bias_correction: bool = _field(True, "Adam's bias correction (off: the original's optimizer).")
 
     def __post_init__(self):
         self._check_types()
@@ -294,15 +262,9 @@ class PretrainingConfig(_JsonConfig):
         _check(0.0 < self.mask_prob < 1.0, name, "mask_prob", f"must be in (0, 1), got {self.mask_prob}")
         _check(self.max_seq_length >= 5, name, "max_seq_length",
                f"must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed), got {self.max_seq_length}")
-        # Derived when unset; `to_dict` writes it back as unset so a changed
-        # mask_prob or max_seq_length re-derives it.
-        object.__setattr__(self, "_derived_predictions", self.max_predictions_per_seq is None)
-        if self._derived_predictions:
-            object.__setattr__(self, "max_predictions_per_seq",
-                               int((self.mask_prob + 0.005) * self.max_seq_length))
-        _check(1 <= self.max_predictions_per_seq <= self.max_seq_length, name,
+        _check(1 <= self.predictions_per_seq <= self.max_seq_length, name,
                "max_predictions_per_seq",
-               f"must be in [1, max_seq_length={self.max_seq_length}], got {self.max_predictions_per_seq}")
+               f"must be in [1, max_seq_length={self.max_seq_length}], got {self.predictions_per_seq}")
         rates = (self.mask_token_rate, self.keep_token_rate, self.random_token_rate)
         for field, rate in zip(("mask_token_rate", "keep_token_rate", "random_token_rate"), rates):
             _check(0.0 <= rate <= 1.0, name, field, f"must be in [0, 1], got {rate}")
@@ -321,6 +283,23 @@ class PretrainingConfig(_JsonConfig):
         _check(self.weight_decay_rate >= 0, name, "weight_decay_rate", "must be >= 0")
         self._check_variants()
 
+    @property
+    def predictions_per_seq(self) -> int:
+        """`max_predictions_per_seq`, or where unset (`None`, kept so that a changed `mask_prob` or
+        `max_seq_length` derives it again) `int((mask_prob + 0.005) * max_seq_length)`."""
+        if self.max_predictions_per_seq is not None:
+            return self.max_predictions_per_seq
+        return int((self.mask_prob + 0.005) * self.max_seq_length)
+
+    @property
+    def sharing(self) -> str:
+        """The generator-discriminator weight sharing: `weight_sharing`, or `none` where the older spelling
+        `untied_generator_embeddings=true` says so."""
+        return "none" if self.untied_generator_embeddings else self.weight_sharing
+
+    def _effective(self, field: str):
+        return self.sharing if field == "weight_sharing" else getattr(self, field)
+
     def _check_variants(self) -> None:
         """The paper's variants: known values, and no impossible combination (the error names the fields)."""
         name = type(self).__name__
@@ -329,31 +308,28 @@ class PretrainingConfig(_JsonConfig):
             _check(getattr(self, field) in allowed, name, field, f"{getattr(self, field)!r} is not one of {allowed}")
         _check(not self.untied_generator_embeddings or self.weight_sharing in ("none", "embeddings"), name,
                "untied_generator_embeddings", f"contradicts weight_sharing={self.weight_sharing!r}")
-        if self.untied_generator_embeddings:  # the older spelling of weight_sharing="none"
-            object.__setattr__(self, "weight_sharing", "none")
-        object.__setattr__(self, "untied_generator_embeddings", self.weight_sharing == "none")
         defaults = {"weight_sharing": ("embeddings", "none"), "generator_type": ("masked_lm",),
                     "training_algorithm": ("joint",)}
         if self.objective == "mlm":
             for field, allowed in defaults.items():
-                _check(getattr(self, field) in allowed, name, field,
-                       f"{getattr(self, field)!r} needs a generator and a discriminator, not objective='mlm'")
+                _check(self._effective(field) in allowed, name, field,
+                       f"{self._effective(field)!r} needs a generator and a discriminator, not objective='mlm'")
         full_size = self.generator_hidden_size == 1.0 and self.generator_layers == 1.0
-        _check(self.weight_sharing != "all" or full_size, name, "weight_sharing",
+        _check(self.sharing != "all" or full_size, name, "weight_sharing",
                "'all' shares one encoder, so generator_hidden_size and generator_layers must be 1.0")
         if self.generator_type == "unigram":
             for field, bad in (("weight_sharing", ("all", "gdes")), ("disallow_correct", (True,)),
                                ("training_algorithm", ("two_stage", "adversarial"))):
-                _check(getattr(self, field) not in bad, name, field,
-                       f"{getattr(self, field)!r} needs a generator network, not generator_type='unigram'")
+                _check(self._effective(field) not in bad, name, field,
+                       f"{self._effective(field)!r} needs a generator network, not generator_type='unigram'")
         pretrained = self.generator_type == "pretrained"
         _check(pretrained == bool(self.generator_checkpoint), name, "generator_checkpoint",
                "is the generator of generator_type='pretrained', and needs it" if pretrained else
                "needs generator_type='pretrained'")
         if pretrained:  # Fast-ELECTRA: the discriminator has its own embeddings; the generator is not trained
             for field, good in (("weight_sharing", ("none",)), ("training_algorithm", ("joint",))):
-                _check(getattr(self, field) in good, name, field,
-                       f"{getattr(self, field)!r} does not go with generator_type='pretrained' (use {good[0]!r})")
+                _check(self._effective(field) in good, name, field,
+                       f"{self._effective(field)!r} does not go with generator_type='pretrained' (use {good[0]!r})")
             _check(self.initial_temperature > 0, name, "initial_temperature", "must be > 0")
             _check(self.temperature_decay_steps >= 0, name, "temperature_decay_steps", "must be >= 0")
             _check(self.temperature_schedule in _TEMPERATURE_SCHEDULES, name, "temperature_schedule",
@@ -363,8 +339,8 @@ class PretrainingConfig(_JsonConfig):
                    f"'two_stage' trains with objective='electra', not {self.objective!r}")
             _check(full_size, name, "training_algorithm", "'two_stage' initialises the discriminator from the "
                    "generator, so generator_hidden_size and generator_layers must be 1.0")
-            _check(self.weight_sharing in ("none", "embeddings"), name, "weight_sharing",
-                   f"{self.weight_sharing!r} does not go with training_algorithm='two_stage'")
+            _check(self.sharing in ("none", "embeddings"), name, "weight_sharing",
+                   f"{self.sharing!r} does not go with training_algorithm='two_stage'")
             _check(1 <= self.two_stage_generator_steps < self.train_steps, name, "two_stage_generator_steps",
                    f"must be in [1, train_steps={self.train_steps}) for 'two_stage', "
                    f"got {self.two_stage_generator_steps}")
@@ -377,8 +353,7 @@ class PretrainingConfig(_JsonConfig):
     def to_dict(self) -> dict[str, Any]:
         values = super().to_dict()
         values.pop("untied_generator_embeddings")  # read for old configs; weight_sharing says it
-        if self._derived_predictions:
-            values["max_predictions_per_seq"] = None
+        values["weight_sharing"] = self.sharing
         return values
 
 
@@ -410,57 +385,33 @@ class FinetuningConfig(_JsonConfig):
     0.0012
     """
 
-    FIELD_HELP = {
-        "task": "The task to fine-tune on.",
-        "head": "huggingface (loads in transformers) or original (ELECTRA's own).",
-        "learning_rate": "Peak learning rate (docs/finetuning.md).",
-        "layerwise_lr_decay": "Each layer down gets this factor of the rate above it.",
-        "original_top_layer_decay": "Reproduce the original code's top-layer decay quirk.",
-        "weight_decay_rate": "AdamW weight decay.",
-        "adam_epsilon": "Adam epsilon.",
-        "warmup_proportion": "Share of the steps spent warming up.",
-        "epochs": "Training epochs.",
-        "max_seq_length": "Tokens per example.",
-        "batch_size": "Training batch size.",
-        "predict_batch_size": "Evaluation and prediction batch size.",
-        "pad_to_max_length": "Pad every batch to max_seq_length (default: length-aware, to its longest).",
-        "double_unordered": "Train MRPC and STS-B on both sentence orders.",
-        "seed": "Seed of the first trial (trial i uses seed + i).",
-        "max_query_length": "Question answering: question tokens kept.",
-        "doc_stride": "Question answering: tokens between window starts.",
-        "n_best_size": "Question answering: best starts and ends considered.",
-        "max_answer_length": "Question answering: longest answer, in tokens.",
-        "beam_size": "Question answering: start candidates of the original head.",
-        "answerable_classifier": "SQuAD 2.0: the original head's answerable classifier.",
-        "answerable_weight": "SQuAD 2.0: weight of the answerable classifier's loss.",
-        "qa_na_threshold": "SQuAD 2.0: no answer above these null odds.",
-    }
     # What an unset (None) field stands for in the tools' --help, where it is not the task's default.
     UNSET_DEFAULTS = {"learning_rate": "by the model's width"}
 
-    task: str = "sst2"
-    head: str = "huggingface"
-    learning_rate: float | None = None
-    layerwise_lr_decay: float = 0.8
-    original_top_layer_decay: bool = False
-    weight_decay_rate: float = 0.01
-    adam_epsilon: float = 1e-6
-    warmup_proportion: float = 0.1
-    epochs: float | None = None
-    max_seq_length: int | None = None
-    batch_size: int = 32
-    predict_batch_size: int = 64
-    pad_to_max_length: bool = False
-    double_unordered: bool = True
-    seed: int = 0
-    max_query_length: int = 64
-    doc_stride: int = 128
-    n_best_size: int = 20
-    max_answer_length: int = 30
-    beam_size: int = 20
-    answerable_classifier: bool = True
-    answerable_weight: float = 0.5
-    qa_na_threshold: float = -2.75
+    task: str = _field("sst2", "The task to fine-tune on.")
+    head: str = _field("huggingface", "huggingface (loads in transformers) or original (ELECTRA's own).")
+    learning_rate: float | None = _field(None, "Peak learning rate (docs/finetuning.md).")
+    layerwise_lr_decay: float = _field(0.8, "Each layer down gets this factor of the rate above it.")
+    original_top_layer_decay: bool = _field(False, "Reproduce the original code's top-layer decay quirk.")
+    weight_decay_rate: float = _field(0.01, "AdamW weight decay.")
+    adam_epsilon: float = _field(1e-6, "Adam epsilon.")
+    warmup_proportion: float = _field(0.1, "Share of the steps spent warming up.")
+    epochs: float | None = _field(None, "Training epochs.")
+    max_seq_length: int | None = _field(None, "Tokens per example.")
+    batch_size: int = _field(32, "Training batch size.")
+    predict_batch_size: int = _field(64, "Evaluation and prediction batch size.")
+    pad_to_max_length: bool = _field(False, "Pad every batch to max_seq_length (default: length-aware, to its "
+                                            "longest).")
+    double_unordered: bool = _field(True, "Train MRPC and STS-B on both sentence orders.")
+    seed: int = _field(0, "Seed of the first trial (trial i uses seed + i).")
+    max_query_length: int = _field(64, "Question answering: question tokens kept.")
+    doc_stride: int = _field(128, "Question answering: tokens between window starts.")
+    n_best_size: int = _field(20, "Question answering: best starts and ends considered.")
+    max_answer_length: int = _field(30, "Question answering: longest answer, in tokens.")
+    beam_size: int = _field(20, "Question answering: start candidates of the original head.")
+    answerable_classifier: bool = _field(True, "SQuAD 2.0: the original head's answerable classifier.")
+    answerable_weight: float = _field(0.5, "SQuAD 2.0: weight of the answerable classifier's loss.")
+    qa_na_threshold: float = _field(-2.75, "SQuAD 2.0: no answer above these null odds.")
 
     @classmethod
     def for_task(cls, task: str, model_size: str | None = None, hidden_size: int | None = None,
@@ -538,7 +489,7 @@ def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> El
     64
     """
     if (pretraining.objective == "mlm" or pretraining.training_algorithm == "two_stage"
-            or pretraining.weight_sharing == "all"):
+            or pretraining.sharing == "all"):
         return model
     width = int(round(model.hidden_size * pretraining.generator_hidden_size))
     layers = int(round(model.num_layers * pretraining.generator_layers))

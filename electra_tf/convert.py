@@ -95,7 +95,7 @@ def _networks(source, name):
     pretraining = source.pretraining
     if pretraining is None:
         pretraining = _pair_pretraining(main, gen, name)
-    tied = not pretraining.untied_generator_embeddings
+    tied = pretraining.sharing != "none"
     if tied and transfer.differing_embeddings(main.state, gen.state):
         pretraining = pretraining.replace(untied_generator_embeddings=True)
         tied = False

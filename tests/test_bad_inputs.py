@@ -221,7 +221,7 @@ def test_null_for_a_field_that_needs_a_value():
         ElectraConfig.from_dict({"hidden_size": None})
     with pytest.raises(ValueError, match=r"FinetuningConfig\.batch_size: expected int, got None"):
         FinetuningConfig(batch_size=None)
-    assert PretrainingConfig(max_predictions_per_seq=None).max_predictions_per_seq == 19  # optional: derived
+    assert PretrainingConfig(max_predictions_per_seq=None).predictions_per_seq == 19  # optional: derived
 
 
 def test_a_run_config_file_that_is_not_utf8_or_has_a_bad_value_is_named(tmp_path):
@@ -396,8 +396,14 @@ def test_texts_longer_than_the_model_are_counted_for_results_json(tmp_path, fixt
     long_text = " ".join(["the"] * 40)
     task = _classification_task(tmp_path, fixture_vocab, train=f"text,label\n{long_text},x\nshort,y\nb,x\n",
                                 test=f"text\n{long_text}\n{long_text}\n")
-    task.load("train"), task.load("test")
-    assert task.stats == {"train_examples": 3, "train_truncated": 1, "test_examples": 2, "test_truncated": 2}
+    assert {**task.data_stats("train", task.load("train")), **task.data_stats("test", task.load("test"))} == {
+        "train_examples": 3, "train_truncated": 1, "test_examples": 2, "test_truncated": 2}
+
+
+def test_label_names_are_the_training_files_whichever_split_is_read_first(tmp_path, fixture_vocab):
+    task = _classification_task(tmp_path, fixture_vocab, train="text,label\na,y\nb,x\nc,w\n", dev="text,label\nc,x\n")
+    assert len(task.load("dev")) == 1  # first: before, the dev file's labels (['x']) became the task's
+    assert task.label_names == ("w", "x", "y") and task.load("train").labels.tolist() == [2, 1, 0]
 
 
 def test_fewer_training_examples_than_a_batch(tmp_path, fixture_vocab):

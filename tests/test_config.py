@@ -1,8 +1,12 @@
+import dataclasses
 import json
+import pathlib
 
 import pytest
 
+import electra_tf
 from electra_tf import ElectraConfig, PretrainingConfig, generator_config, load_run_config, save_run_config
+from electra_tf.config import FinetuningConfig, field_help
 
 
 @pytest.mark.parametrize("name, hidden, layers, heads, embedding, gen_hidden, gen_heads, mask_prob, predictions", [
@@ -21,7 +25,7 @@ def test_shipped_configs_hold_the_papers_sizes(name, hidden, layers, heads, embe
         gen_hidden, gen_heads, 4 * gen_hidden)
     assert generator.num_layers == layers and generator.embedding_size == embedding
     assert pretraining.mask_prob == mask_prob
-    assert pretraining.max_predictions_per_seq == predictions
+    assert pretraining.predictions_per_seq == predictions
     assert (pretraining.gen_weight, pretraining.disc_weight) == (1.0, 50.0)
     assert (pretraining.mask_token_rate, pretraining.keep_token_rate, pretraining.random_token_rate) == (
         0.85, 0.15, 0.0)
@@ -42,9 +46,9 @@ def test_json_round_trip_keeps_derived_fields_derived(tmp_path):
     loaded_model, loaded_pretraining = load_run_config(str(path))
     assert loaded_model == model and loaded_pretraining == pretraining
     # A changed length re-derives the number of predictions.
-    assert loaded_pretraining.replace(max_seq_length=512).max_predictions_per_seq == 79
+    assert loaded_pretraining.replace(max_seq_length=512).predictions_per_seq == 79
     # An explicit value is kept.
-    assert PretrainingConfig(max_predictions_per_seq=20).replace(max_seq_length=512).max_predictions_per_seq == 20
+    assert PretrainingConfig(max_predictions_per_seq=20).replace(max_seq_length=512).predictions_per_seq == 20
 
 
 @pytest.mark.parametrize("cls, values, field", [
@@ -106,10 +110,26 @@ def test_bad_run_config_files(tmp_path):
 
 def test_untied_generator_embeddings_is_the_older_spelling_of_no_sharing():
     old = PretrainingConfig.from_dict({"untied_generator_embeddings": True})
-    assert old.weight_sharing == "none" and old.untied_generator_embeddings
+    assert old.sharing == "none" and old.to_dict()["weight_sharing"] == "none"
     assert "untied_generator_embeddings" not in old.to_dict()
-    assert PretrainingConfig(weight_sharing="none").untied_generator_embeddings
-    assert old.replace(weight_sharing="embeddings").untied_generator_embeddings is False
+    assert PretrainingConfig(weight_sharing="none").sharing == "none"
+    assert old.replace(weight_sharing="embeddings").sharing == "embeddings"
+
+
+def test_every_config_field_has_its_help_and_no_config_is_changed_after_it_is_made():
+    for cls in (ElectraConfig, PretrainingConfig, FinetuningConfig):
+        assert all(field_help(field) for field in dataclasses.fields(cls))
+
+    @dataclasses.dataclass(frozen=True)
+    class Undocumented:
+        size: int = 1
+
+    with pytest.raises(TypeError, match="config field 'size' has no help text: declare it with _field"):
+        field_help(dataclasses.fields(Undocumented)[0])  # (a KeyError at import, in a FIELD_HELP dict)
+    # A frozen config derives (properties), it is never changed after __init__.
+    package = pathlib.Path(electra_tf.__file__).parent
+    assert not [path for path in package.rglob("*.py") if "object.__setattr__" in path.read_text(encoding="utf-8")]
+
 
 
 def test_two_stage_and_tie_all_generators_have_the_discriminators_exact_shape():

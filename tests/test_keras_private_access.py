@@ -54,9 +54,6 @@ def _own_names(trees):
                 names.add(node.attr)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "__setattr__" and \
-                    node.args[1:2] and isinstance(node.args[1], ast.Constant):
-                names.add(node.args[1].value)  # object.__setattr__(self, "_name", ...) on a frozen dataclass
     return names
 
 

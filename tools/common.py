@@ -22,6 +22,7 @@ import warnings
 
 from absl import app, flags
 
+from electra_tf.config import field_help
 from electra_tf.folder_lock import release_all
 
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
@@ -39,7 +40,7 @@ def define_config_flags(*config_classes, defaults=None):
     module = sys._getframe(1).f_globals["__name__"]
     for cls in config_classes:
         for field in dataclasses.fields(cls):
-            _FLAG_TYPES[field.type.split(" ")[0]](field.name, None, cls.FIELD_HELP[field.name],
+            _FLAG_TYPES[field.type.split(" ")[0]](field.name, None, field_help(field),
                                                    module_name=module)
     _CONFIG_GROUPS[module] = (config_classes, defaults)
 

@@ -93,8 +93,8 @@ def finetune_docstring_kinds(output_dir, model_dir, seed):
     train, dev = task.load("train"), task.load("dev")
     _step(f"fine-tuning on a labelled task from the same corpus: is a docstring a module's, a class's or a "
           f"function's? ({len(train)} training, {len(dev)} dev examples, {config.epochs:g} epochs)")
-    model = finetune(task, model_dir, train, dev_examples=dev)
-    accuracy, baseline = task.dev_history[-1]["accuracy"], task.dev_baseline
+    finetuned = finetune(task, model_dir, train, dev_examples=dev)
+    model, accuracy, baseline = finetuned.model, finetuned.dev_history[-1]["accuracy"], finetuned.dev_baseline
     model.save_pretrained(os.path.join(output_dir, "docstring_kinds", "classifier"), tokenizer=task.tokenizer,
                           label_names=task.label_names, task=task.name, max_seq_length=task.sequence_length)
     return model, task, accuracy, baseline

@@ -13,6 +13,7 @@ from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import finetune, make_task
+from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
@@ -25,17 +26,29 @@ def model_size(width):
     return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
+# The flags that are tasks' data options (each a field of some task's `Options`: tests/tools check it).
+OPTION_FLAGS = ("tfds", "tfds_data_dir", "text_columns", "label_column", "label_names", "regression", "tag_column")
+
+
+def check_option_flags(task):
+    """Refuses an option flag given for a task that does not take it (it would change nothing)."""
+    taken = task_options(task)
+    stray = [f"--{name}" for name in OPTION_FLAGS if FLAGS[name].present and name not in taken]
+    if stray:
+        raise ValueError(f"{', '.join(stray)}: not an option of task {task!r} (its options: "
+                         f"{', '.join(f'--{name}' for name in taken if name in OPTION_FLAGS) or 'none'})")
+
+
 def task_for(config):
+    """The task of `config`, with the option flags it takes."""
+    taken = task_options(config.task)
     return make_task(config, ElectraTokenizer.from_pretrained(FLAGS.init_checkpoint),
-                files={"train": FLAGS.train_file, "dev": FLAGS.dev_file, "test": FLAGS.test_file},
-                data_dir=FLAGS.data_dir, tfds=FLAGS.tfds, tfds_data_dir=FLAGS.tfds_data_dir,
-                text_columns=FLAGS.text_columns, label_column=FLAGS.label_column, label_names=FLAGS.label_names,
-                regression=FLAGS.regression, tag_column=FLAGS.tag_column)
+                     files={"train": FLAGS.train_file, "dev": FLAGS.dev_file, "test": FLAGS.test_file},
+                     data_dir=FLAGS.data_dir, **{name: FLAGS[name].value for name in OPTION_FLAGS if name in taken})
 
 
 # The flags besides the config that decide what a trial computes.
-_DATA_FLAGS = ("data_dir", "tfds", "tfds_data_dir", "train_file", "dev_file", "test_file", "text_columns",
-               "label_column", "label_names", "regression", "tag_column")
+_DATA_FLAGS = ("data_dir", "train_file", "dev_file", "test_file", *OPTION_FLAGS)
 _PATH_FLAGS = ("init_checkpoint", "data_dir", "tfds_data_dir", "train_file", "dev_file", "test_file")
 
 
@@ -93,8 +106,9 @@ def run_trial(config, folder, model_config):
         raise ValueError("--keep_best keeps the model of the best dev score, and there is no labelled dev data: "
                          "give --dev_file (or a --data_dir holding the task's dev file), or drop --keep_best")
     os.makedirs(folder, exist_ok=True)
-    model = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
-                     log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
+    finetuned = finetune(task, FLAGS.init_checkpoint, train, dev_examples=dev, eval_every=FLAGS.eval_every,
+                         log_dir=os.path.join(folder, "logs"), keep_best=FLAGS.keep_best, log_every=FLAGS.log_every)
+    model = finetuned.model
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config)}
     for split, examples in splits.items():
         if split == "train":
@@ -103,9 +117,10 @@ def run_trial(config, folder, model_config):
         if task.scored(split):
             results["scores"][split] = task.score(examples, predictions)
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
-    results["data"] = task.stats
-    results["dev_history"] = task.dev_history
-    results["dev_majority_class"] = task.dev_baseline  # the dev accuracy of always answering train's commonest
+    results["data"] = {name: count for split, examples in splits.items()
+                       for name, count in task.data_stats(split, examples).items()}
+    results["dev_history"] = finetuned.dev_history
+    results["dev_majority_class"] = finetuned.dev_baseline  # the dev accuracy of always answering train's commonest
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
     with saying_saved(results["model"], model):
@@ -128,6 +143,7 @@ def summarise(trials):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    check_option_flags(FLAGS.task)
     lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
     if FLAGS.deterministic:
         enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)

@@ -235,7 +235,7 @@ def save_google(prefix, discriminator, generator=None, pretraining=None, tied=No
     `electra/embeddings/`, when the generator shares the discriminator's (`tied=None`: when
     `pretraining` does not untie them)."""
     if tied is None:
-        tied = pretraining is None or not pretraining.untied_generator_embeddings
+        tied = pretraining is None or pretraining.sharing != "none"
     write_checkpoint(prefix, mapping.model_state(discriminator),
                      None if generator is None else mapping.model_state(generator), tied=tied,
                      run_config=(mapping.backbone_of(discriminator).config, pretraining or PretrainingConfig()))

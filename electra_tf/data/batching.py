@@ -13,12 +13,17 @@ batch padded to the maximum spends most of its compute on padding. Instead:
 
 `pad_to_max_length=True` (the tools' `--pad_to_max_length`) keeps fixed padding.
 
+`batch_examples` is the one place the task datasets (classification, multiple choice, SQuAD, tagging) batch
+their examples, so training and evaluation batches are made the same way for every task.
+
 Example:
 >>> order = length_order([30, 5, 17])
 >>> order.tolist(), restore_order(np.array([50, 170, 300]), order).tolist()
 ([1, 2, 0], [300, 50, 170])
 >>> bucket_keys([1, 16, 17, 40]).tolist()
 [1, 1, 2, 3]
+>>> [len(b) for b in batch_examples(tf.data.Dataset.range(5), batch_size=2).as_numpy_iterator()]
+[2, 2, 1]
 """
 
 import numpy as np
@@ -49,11 +54,40 @@ def restore_order(values, order):
     return restored
 
 
+SHUFFLE_BUFFER = 10_000
+"""Training shuffles over `min(examples, SHUFFLE_BUFFER)` examples (all of them on every task's usual size)."""
+
+
+def _shuffled(dataset, count, seed):
+    return dataset.shuffle(min(count, SHUFFLE_BUFFER), seed=seed, reshuffle_each_iteration=True)
+
+
+def batch_examples(dataset, batch_size, shuffle=False, seed=0, keys=None):
+    """`dataset`'s examples (one element each) in batches, for training (`shuffle=True`) or evaluation.
+
+    The settings, chosen once for every task:
+
+    - training (`shuffle=True`) shuffles over `min(examples, SHUFFLE_BUFFER)` examples, reshuffled on every
+      pass, and drops the last partial batch (every step sees `batch_size` examples); with `keys` (length
+      buckets from `bucket_keys`, for `pad_to_max_length=False`) the batches are endless and grouped by bucket
+      (`bucketed_batches`), else one pass;
+    - evaluation (`shuffle=False`) keeps the input order and every example (the last batch may be short).
+
+    Batches are `ragged_batch`es: components of one shape stay dense, variable-length ones (tagging's label
+    ids) become ragged.
+    """
+    if shuffle and keys is not None:
+        return bucketed_batches(dataset, keys, batch_size, seed)
+    if shuffle:
+        dataset = _shuffled(dataset, int(dataset.cardinality()), seed)
+    return dataset.ragged_batch(batch_size, drop_remainder=shuffle)
+
+
 def bucketed_batches(dataset, keys, batch_size, seed=0):
     """Endless training batches of `dataset`'s examples (one element each, in input order), shuffled and
     grouped so that a batch's examples share a bucket (`keys`, from `bucket_keys`)."""
     keyed = tf.data.Dataset.zip((dataset, tf.data.Dataset.from_tensor_slices(np.asarray(keys, np.int64))))
-    keyed = keyed.shuffle(min(len(keys), 10_000), seed=seed, reshuffle_each_iteration=True).repeat()
+    keyed = _shuffled(keyed, len(keys), seed).repeat()
     grouped = keyed.group_by_window(key_func=lambda _, key: key,
                                     reduce_func=lambda _, window: window.ragged_batch(batch_size, drop_remainder=True),
                                     window_size=batch_size)

@@ -58,7 +58,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
 
     Args:
-        model: an `ElectraDiscriminator` or a task model (`electra_tf.models.tasks`).
+        model: an `ElectraDiscriminator` or a task model (`electra_tf.models`).
         tokenizer: its `ElectraTokenizer` (the vocabulary and casing it was trained with); `None`: the
             model's preprocessor's.
         export_dir: the base folder TF Serving mounts (`--model_base_path` is `<export_dir>/<model_name>`).

@@ -4,7 +4,7 @@ One class per model kind, whose graph functions use TF and tf-text ops only,
 so the SavedModel needs no Python at serving time:
 
 - `serve_text(**texts)`: `serving_default`, raw strings `[None]` tokenized
-  in-graph (see `electra_tf.export.featurize`), truncated and padded to
+  in-graph (see `electra_tf.featurize`), truncated and padded to
   `max_seq_length`; it runs the model through `run_ids`;
 - `serve_ids(input_ids, attention_mask, token_type_ids)`: int32 `[None, None]`
   (`[None, num_choices, None]` for multiple choice);
@@ -152,7 +152,22 @@ class DiscriminatorServing(ServingTask):
         return {name: self.to_max_length(value, fills.get(name, 0.0)) for name, value in outputs.items()}
 
 
-class ClassificationServing(ServingTask):
+class LabelServing(ServingTask):
+    """Tasks whose logits' last axis is the labels (per text or per token): logits, probabilities, the best
+    `label_id` and, with label names, its `label`."""
+
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None):
+        super().__init__(model, tokenizer, max_seq_length, label_names)
+        self.check_label_names()
+
+    def serve_ids(self, input_ids, attention_mask, token_type_ids):
+        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
+        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return self.with_labels({"logits": logits, "probabilities": tf.nn.softmax(logits), "label_id": label_id},
+                                label_id)
+
+
+class ClassificationServing(LabelServing):
     """Sentence (pair) classification: logits, probabilities and the best label."""
 
     task = "classification"
@@ -160,13 +175,6 @@ class ClassificationServing(ServingTask):
     def __init__(self, model, tokenizer, max_seq_length, label_names=None, text_pair=False):
         super().__init__(model, tokenizer, max_seq_length, label_names)
         self.text_inputs = ("text", "text_pair") if text_pair else ("text",)
-        self.check_label_names()
-
-    def serve_ids(self, input_ids, attention_mask, token_type_ids):
-        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
-        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return self.with_labels({"logits": logits, "probabilities": tf.nn.softmax(logits),
-                                 "label_id": label_id}, label_id)
 
     def serve_text(self, text, text_pair=None):
         return self.run_ids(**self.encode(text, text_pair))
@@ -182,21 +190,11 @@ class RegressionServing(ClassificationServing):
         return {"score": tf.cast(logits, tf.float32)[:, 0]}
 
 
-class TaggingServing(ServingTask):
+class TaggingServing(LabelServing):
     """One label per whitespace-separated word, read at its first piece (as the tagging data labels words)."""
 
     task = "tagging"
     sequence_axes = {"logits": 1}
-
-    def __init__(self, model, tokenizer, max_seq_length, label_names=None):
-        super().__init__(model, tokenizer, max_seq_length, label_names)
-        self.check_label_names()
-
-    def serve_ids(self, input_ids, attention_mask, token_type_ids):
-        logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
-        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return self.with_labels({"logits": logits, "probabilities": tf.nn.softmax(logits), "label_id": label_id},
-                                label_id)
 
     def serve_text(self, text):
         inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text,

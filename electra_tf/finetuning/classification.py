@@ -21,6 +21,7 @@ Example:
 (10.0, 2, ('entailment', 'not_entailment'))
 """
 
+import dataclasses
 import os
 
 import keras
@@ -33,27 +34,55 @@ from electra_tf.models.sequence_classification import ElectraForSequenceClassifi
 from electra_tf.preprocessor import ElectraPreprocessor
 
 
-class TextClassificationTask(FinetuningTask):
-    """Text classification (or regression) from CSV/TSV/JSONL files (see the module docstring).
+@dataclasses.dataclass(frozen=True)
+class TextClassificationOptions:
+    """Where a text-classification file's texts and labels are.
 
-    Args (beyond `FinetuningTask`'s):
-        text_columns: one column (single texts) or two (pairs).
-        label_column: the label's column.
-        label_names: the declared labels in id order (default: those in the training file, sorted).
-        regression: labels are float scores.
+    text_columns: one column (single texts) or two (pairs).
+    label_column: the label's column.
+    label_names: the declared labels in id order (default: those in the training file, sorted).
+    regression: labels are float scores.
     """
 
+    text_columns: tuple = ("text",)
+    label_column: str = "label"
+    label_names: tuple = None
+    regression: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class GlueOptions:
+    """Where a GLUE task is read from.
+
+    tfds: read `glue/<task>` from TensorFlow Datasets (else the GLUE download's TSV files).
+    tfds_data_dir: TFDS's data folder.
+    """
+
+    tfds: bool = False
+    tfds_data_dir: str = None
+
+
+class TextClassificationTask(FinetuningTask):
+    """Text classification (or regression) from CSV/TSV/JSONL files (see the module docstring); its options:
+    `TextClassificationOptions`."""
+
+    Options = TextClassificationOptions
     model_class = ElectraForSequenceClassification
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, text_columns=("text",), label_column="label",
-                 label_names=None, regression=False):
-        super().__init__(config, tokenizer, files, data_dir)
-        self.text_columns, self.label_column, self.regression = tuple(text_columns), label_column, regression
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        super().__init__(config, tokenizer, files, data_dir, options)
+        columns = self.columns()
+        self.text_columns, self.label_column = tuple(columns.text_columns), columns.label_column
+        self.regression, label_names = columns.regression, columns.label_names
         self._label_names = tuple(label_names) if label_names else None
         self._declared = self._label_names is not None
-        if self._declared and not regression:
+        if self._declared and not self.regression:
             classification.check_label_names(self._label_names)
             self._check_classes(self._label_names, "--label_names")
+
+    def columns(self):
+        """Where the files' texts and labels are (a `TextClassificationOptions`): the task's options."""
+        return self.options
 
     @staticmethod
     def _check_classes(names, source):
@@ -65,6 +94,9 @@ class TextClassificationTask(FinetuningTask):
 
     @property
     def label_names(self):
+        """The declared labels, else the training file's (sorted), whichever split is read first."""
+        if self._label_names is None and not self.regression:
+            self.read("train")
         return self._label_names
 
     @property
@@ -76,30 +108,31 @@ class TextClassificationTask(FinetuningTask):
         return ("pearson", "spearman") if self.regression else ("accuracy",)
 
     def load(self, split):
-        """The examples of `split`, with how many there are and how many are truncated (longer than
-        `max_seq_length`) in `stats`: `<split>_examples`, `<split>_truncated`."""
-        examples = self.read(split)
-        self.stats[f"{split}_examples"] = len(examples)
-        self.stats[f"{split}_truncated"] = classification.count_truncated(examples, self.tokenizer,
-                                                                          self.sequence_length)
-        return examples
+        return self.read(split)
+
+    def data_stats(self, split, examples):
+        """How many examples there are and how many are truncated (longer than `max_seq_length`):
+        `<split>_examples`, `<split>_truncated`."""
+        return {f"{split}_examples": len(examples),
+                f"{split}_truncated": classification.count_truncated(examples, self.tokenizer, self.sequence_length)}
 
     def read(self, split):
         """The examples of `split`'s file."""
         labelled = split != "test"
+        known = self._label_names if split == "train" or self.regression else self.label_names
         try:
             examples, names = classification.read_text_file(
                 self.path(split), self.text_columns, self.label_column if labelled else None,
-                label_names=self.label_names, regression=self.regression)
+                label_names=known, regression=self.regression)
         except classification.UnknownLabelsError as error:
             if self._declared:
                 raise
             raise ValueError(f"{error}, those of the training file {self.path('train')}; declare every label "
                              f"with --label_names={','.join(sorted({*self.label_names, *error.unknown}))}") \
                 from None
-        if self._label_names is None and not self.regression and labelled:
+        if known is None and not self.regression and split == "train":
             self._check_classes(names, self.path(split))
-            self._label_names = names  # from the training file, which is read first
+            self._label_names = names
         return examples
 
     def training_examples(self, examples):
@@ -110,7 +143,7 @@ class TextClassificationTask(FinetuningTask):
         examples = self.training_examples(examples)
         dataset = classification.classification_dataset(
             examples, self.tokenizer, self.sequence_length, self.config.batch_size, shuffle=True,
-            seed=self.config.seed, drop_remainder=True, pad_to_max_length=self.config.pad_to_max_length)
+            seed=self.config.seed, pad_to_max_length=self.config.pad_to_max_length)
         return dataset, len(examples) // self.config.batch_size
 
     def model_arguments(self):
@@ -159,19 +192,19 @@ class TextClassificationTask(FinetuningTask):
 
 
 class GlueTask(TextClassificationTask):
-    """A GLUE task from its TSV files (`data_dir`: the GLUE download) or from TFDS (`tfds=True`).
+    """A GLUE task from its TSV files (`data_dir`: the GLUE download) or from TFDS (`tfds=True`); its options:
+    `GlueOptions`."""
 
-    Args (beyond `FinetuningTask`'s):
-        tfds: read `glue/<task>` from TensorFlow Datasets.
-        tfds_data_dir: TFDS's data folder.
-    """
+    Options = GlueOptions
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, tfds=False, tfds_data_dir=None):
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         self.glue = classification.glue_task(config.task)
-        super().__init__(config, tokenizer, files, data_dir, text_columns=self.glue.tsv_text,
-                         label_column=self.glue.tsv_label, label_names=self.glue.label_names,
-                         regression=self.glue.label_names is None)
-        self.use_tfds, self.tfds_data_dir = tfds, tfds_data_dir
+        super().__init__(config, tokenizer, files, data_dir, options)
+        self.use_tfds, self.tfds_data_dir = self.options.tfds, self.options.tfds_data_dir
+
+    def columns(self):
+        return TextClassificationOptions(self.glue.tsv_text, self.glue.tsv_label, self.glue.label_names,
+                                         regression=self.glue.label_names is None)
 
     def task_epochs(self, name):
         return classification.glue_task(name).epochs

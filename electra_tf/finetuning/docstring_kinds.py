@@ -15,16 +15,18 @@ Example:
 import os
 
 from electra_tf.data.default_corpus import write_docstring_kinds
-from electra_tf.finetuning.classification import TextClassificationTask
+from electra_tf.finetuning.classification import TextClassificationOptions, TextClassificationTask
+from electra_tf.finetuning.task import NoOptions
 
 
 class DocstringKindsTask(TextClassificationTask):
     """Three-way classification of standard-library docstrings (labels: class, function, module)."""
 
+    Options = NoOptions
     default_files = {"train": "train.jsonl", "dev": "dev.jsonl"}
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None):
-        super().__init__(config, tokenizer, files, data_dir, text_columns=("text",), label_column="label")
+    def columns(self):
+        return TextClassificationOptions()  # the files it writes: "text" and "label"
 
     def load(self, split):
         if self.data_dir and not os.path.exists(self.path(split)):

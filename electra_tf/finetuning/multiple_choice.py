@@ -7,6 +7,8 @@ Example:
 ('val.csv', 'multiple_choice')
 """
 
+import dataclasses
+
 import keras
 
 from electra_tf.data import batching
@@ -16,19 +18,23 @@ from electra_tf.metrics import classification_scores
 from electra_tf.models.multiple_choice import ElectraForMultipleChoice
 
 
+@dataclasses.dataclass(frozen=True)
+class MultipleChoiceOptions:
+    """num_choices: endings per example (`ending0` … in the files)."""
+
+    num_choices: int = 4
+
+
 class MultipleChoiceTask(FinetuningTask):
-    """SWAG-format multiple choice.
+    """SWAG-format multiple choice; its options: `MultipleChoiceOptions`."""
 
-    Args (beyond `FinetuningTask`'s):
-        num_choices: endings per example (`ending0` … in the files).
-    """
-
+    Options = MultipleChoiceOptions
     model_class = ElectraForMultipleChoice
     default_files = {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, num_choices=4):
-        super().__init__(config, tokenizer, files, data_dir)
-        self.num_choices = num_choices
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        super().__init__(config, tokenizer, files, data_dir, options)
+        self.num_choices = self.options.num_choices
 
     def load(self, split):
         return multiple_choice.read_swag(self.path(split), self.num_choices)

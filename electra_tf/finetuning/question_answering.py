@@ -17,6 +17,7 @@ import os
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from electra_tf.atomic import write_json
 from electra_tf.data import batching
@@ -90,17 +91,21 @@ class QuestionAnsweringTask(FinetuningTask):
     version_2 = True
 
     def load(self, split):
-        examples = squad.read_squad(self.path(split), on_bad_answer="skip" if split == "train" else "error")
+        return squad.read_squad(self.path(split), on_bad_answer="skip" if split == "train" else "error")
+
+    def data_stats(self, split, examples):
+        """`<split>_truncated_questions` (cut to `max_query_length`), and `<split>_skipped_questions` (a training
+        answer not where it says) when there are any."""
+        lengths = self.tokenizer(tf.constant([example.question for example in examples])).row_lengths().numpy()
+        stats = {f"{split}_truncated_questions": int(np.sum(lengths > self.config.max_query_length))}
         if examples.skipped_ids:
-            self.stats[f"{split}_skipped_questions"] = len(examples.skipped_ids)
-        return examples
+            stats[f"{split}_skipped_questions"] = len(examples.skipped_ids)
+        return stats
 
     def _features(self, examples, training):
         c = self.config
-        features = squad.squad_features(examples, self.tokenizer, self.sequence_length, c.doc_stride,
-                                        c.max_query_length, training=training)
-        self.stats["truncated_questions"] = features.truncated_questions
-        return features
+        return squad.squad_features(examples, self.tokenizer, self.sequence_length, c.doc_stride,
+                                    c.max_query_length, training=training)
 
     @property
     def answerable_classifier(self):

@@ -10,9 +10,11 @@ Example:
 Traceback (most recent call last):
 ...
 ValueError: unknown task 'sst3'; the tasks are: chunk, cola, conll2003, docstring_kinds, mnli, mrpc, ...
+>>> make_task(FinetuningConfig(task="squadv1"), tokenizer, tag_colum=1)
+Traceback (most recent call last):
+...
+ValueError: task 'squadv1' takes no option tag_colum; its options: none
 """
-
-import inspect
 
 from electra_tf.data.tasks.classification import GLUE_TASKS, glue_task
 from electra_tf.finetuning.classification import GlueTask, TextClassificationTask
@@ -20,6 +22,7 @@ from electra_tf.finetuning.docstring_kinds import DocstringKindsTask
 from electra_tf.finetuning.multiple_choice import MultipleChoiceTask
 from electra_tf.finetuning.question_answering import QuestionAnsweringTask, SquadV1Task
 from electra_tf.finetuning.tagging import ChunkingTask, TaggingTask
+from electra_tf.finetuning.task import option_names
 
 TASKS = {
     **{name: GlueTask for name in GLUE_TASKS if name != "ax"},  # AX is predicted by an MNLI run
@@ -44,16 +47,16 @@ def task_class(name):
 
 
 def task_options(name):
-    """The data options the task `name` takes (its constructor's keyword arguments beyond the common ones)."""
-    parameters = inspect.signature(task_class(name).__init__).parameters
-    return tuple(p for p in parameters if p not in ("self", "config", "tokenizer", "files", "data_dir"))
+    """The data options the task `name` takes: the fields of its `Options` dataclass."""
+    return option_names(task_class(name).Options)
 
 
 def make_task(config, tokenizer, files=None, data_dir=None, **options):
-    """The task named by `config.task` (see `TASKS`), reading `files` (split → path) or `data_dir`.
-
-    `options` may hold any task's data options (e.g. the tool's flags); each task takes its own.
-    """
+    """The task named by `config.task` (see `TASKS`), reading `files` (split → path) or `data_dir`, with
+    `options` (the fields of the task's `Options`); an option the task does not take is a `ValueError`."""
     cls = task_class(config.task)
-    taken = task_options(config.task)
-    return cls(config, tokenizer, files, data_dir, **{k: v for k, v in options.items() if k in taken})
+    unknown = sorted(set(options) - set(option_names(cls.Options)))
+    if unknown:
+        raise ValueError(f"task {config.task!r} takes no option {', '.join(unknown)}; its options: "
+                         f"{', '.join(option_names(cls.Options)) or 'none'}")
+    return cls(config, tokenizer, files, data_dir, cls.Options(**options))

@@ -10,6 +10,7 @@ Example:
 ('dev.txt', 'test.txt', 256)
 """
 
+import dataclasses
 import os
 
 import keras
@@ -31,38 +32,50 @@ class TagPredictions(list):
         self.probabilities = probabilities
 
 
+@dataclasses.dataclass(frozen=True)
+class TaggingOptions:
+    """tag_column: the tag's column (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk tag).
+    scheme: the tag scheme trained on ("bioes", "iob2", or "none" for plain tags such as POS)."""
+
+    tag_column: int = -1
+    scheme: str = "bioes"
+
+
 class TaggingTask(FinetuningTask):
-    """CoNLL-format tagging (CoNLL-2003 NER by default).
+    """CoNLL-format tagging (CoNLL-2003 NER by default); its options: `TaggingOptions`."""
 
-    Args (beyond `FinetuningTask`'s):
-        tag_column: the tag's column (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk tag).
-        scheme: the tag scheme trained on ("bioes", "iob2", or "none" for plain tags such as POS).
-    """
-
+    Options = TaggingOptions
     model_class = ElectraForTokenClassification
     default_files = {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"}
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None, tag_column=-1, scheme="bioes"):
-        super().__init__(config, tokenizer, files, data_dir)
-        self.tag_column, self.scheme, self._label_names = tag_column, scheme, None
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        super().__init__(config, tokenizer, files, data_dir, options)
+        self.tag_column, self.scheme, self._label_names = self.options.tag_column, self.options.scheme, None
 
     @property
     def label_names(self):
+        """The training file's labels, whichever split is read first."""
+        if self._label_names is None:
+            self.load("train")
         return self._label_names
 
     def load(self, split):
         sentences = tagging.read_conll(self.path(split), self.tag_column)
-        if self._label_names is None:
-            self._label_names = tagging.label_names(sentences, self.scheme)  # from the training file
+        if split == "train" and self._label_names is None:
+            self._label_names = tagging.label_names(sentences, self.scheme)
         return sentences
+
+    def data_stats(self, split, sentences):
+        """`<split>_sentences`, `_words`, and the words and sentences cut by truncation (`tagging.word_stats`)."""
+        positions, _ = tagging.first_token_positions_and_lengths(sentences, self.tokenizer, self.sequence_length)
+        return {f"{split}_{name}": value for name, value in tagging.word_stats(positions).items()}
 
     def _dataset(self, sentences, training):
         dataset, stats = tagging.tagging_dataset(
             sentences, self.tokenizer, self.label_names, self.sequence_length,
             self.config.batch_size if training else self.config.predict_batch_size, shuffle=training,
-            seed=self.config.seed, scheme=self.scheme, drop_remainder=training,
+            seed=self.config.seed, scheme=self.scheme,
             pad_to_max_length=self.config.pad_to_max_length)
-        self.stats.update({k: v for k, v in stats.items() if k not in ("first_token_positions", "lengths")})
         return dataset, stats
 
     def train_dataset(self, sentences):

@@ -12,8 +12,10 @@ A task declares, in its own module:
   (`write_predictions`);
 - its **defaults**: `default_epochs`, `default_max_seq_length`, filled into its
   config where the user left them unset;
-- its **options**: the keyword arguments of its constructor (the tool passes
-  each task only the data options it takes).
+- its **options**: a frozen dataclass, `Options` (`NoOptions` when it takes
+  none), given to its constructor as `options=`; `make_task` refuses an option
+  the task does not declare, and the tool passes each task the flags its
+  `Options` name (refusing a data flag set for a task that does not take it).
 
 Adding a task is one module with a subclass, and one line in
 `electra_tf.finetuning.registry.TASKS`.
@@ -27,12 +29,23 @@ Example:
 """
 
 import abc
+import dataclasses
 import os
 
 import numpy as np
 
 from electra_tf.atomic import write_text
 from electra_tf.data import batching
+
+
+@dataclasses.dataclass(frozen=True)
+class NoOptions:
+    """The options of a task that takes none."""
+
+
+def option_names(options_class):
+    """The options an `Options` dataclass declares, in order."""
+    return tuple(field.name for field in dataclasses.fields(options_class))
 
 
 class FinetuningTask(abc.ABC):
@@ -43,14 +56,20 @@ class FinetuningTask(abc.ABC):
         tokenizer: the pre-trained model's `ElectraTokenizer`.
         files: split name → file path, for splits not in `data_dir` under their default names.
         data_dir: a folder with the task's files under their usual names.
+        options: the task's data options, an instance of its `Options` (default: `Options()`).
     """
 
+    Options = NoOptions
     model_class = None
     default_files = {}
     default_epochs = 3.0
     default_max_seq_length = 128
 
-    def __init__(self, config, tokenizer, files=None, data_dir=None):
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        if options is not None and not isinstance(options, self.Options):
+            raise TypeError(f"{type(self).__name__} takes {self.Options.__name__} options, not "
+                            f"{type(options).__name__}")
+        self.options = self.Options() if options is None else options
         self.config = config.replace(
             epochs=config.epochs if config.epochs is not None else float(self.task_epochs(config.task)),
             max_seq_length=config.max_seq_length or self.default_max_seq_length)
@@ -59,9 +78,6 @@ class FinetuningTask(abc.ABC):
         self.files = {split: os.path.join(data_dir, name) for split, name in self.default_files.items()} \
             if data_dir else {}
         self.files.update({split: path for split, path in (files or {}).items() if path})
-        self.stats = {}
-        self.dev_history = []  # what `finetune` scored on the dev split during training
-        self.dev_baseline = None  # the majority class's dev accuracy, as `finetune` found it
 
     def task_epochs(self, name):
         """The default number of epochs for the task `name` (a task class may serve several names)."""
@@ -136,6 +152,10 @@ class FinetuningTask(abc.ABC):
     @abc.abstractmethod
     def load(self, split):
         """The examples of `split`."""
+
+    def data_stats(self, split, examples):
+        """What `results.json`'s `data` records of `split`'s `examples` (counts, e.g. of truncated texts)."""
+        return {}
 
     @abc.abstractmethod
     def train_dataset(self, examples):

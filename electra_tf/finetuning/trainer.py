@@ -10,11 +10,13 @@ Example (with a model from `make demo`):
 >>> config = FinetuningConfig.for_task("docstring_kinds", model_size="small")
 >>> task = make_task(config, ElectraTokenizer.from_pretrained("runs/demo/model"),
 ...                  data_dir="runs/demo/docstring_kinds")  # doctest: +SKIP
->>> model = finetune(task, "runs/demo/model", task.load("train"))  # doctest: +SKIP
+>>> model = finetune(task, "runs/demo/model", task.load("train")).model  # doctest: +SKIP
 >>> dev = task.load("dev")  # doctest: +SKIP
 >>> task.score(dev, task.predict(model, dev))  # doctest: +SKIP
 {'accuracy': 0.6...}
 """
+
+import dataclasses
 
 import keras
 import numpy as np
@@ -42,15 +44,24 @@ def check_sequence_length(sequence_length, model_config, init_checkpoint):
                          f"{model_config.max_position_embeddings} or less")
 
 
+@dataclasses.dataclass(frozen=True)
+class Finetuned:
+    """What `finetune` returns: the model; the dev scores during training (`[{"step": ..., <metric>: ...}]`,
+    empty without dev examples); the majority class's dev accuracy (`None` without dev examples or where the
+    task has no one class per example)."""
+
+    model: keras.Model
+    dev_history: list
+    dev_baseline: float | None
+
+
 def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=None, eval_every=None,
              log_dir=None, keep_best=False, log_every=50, report=print):
-    """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns the model.
+    """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns it as `Finetuned`.
 
     Prints a progress line every `log_every` steps (`report=None`: silent); given `dev_examples`, scores them
     each epoch (or every `eval_every` steps) and at the end, and with `keep_best` returns the model of the best
-    dev score. `log_dir`: TensorBoard scalars (loss, learning rate, dev metrics). The dev scores are in
-    `task.dev_history` (empty without dev examples), the majority class's dev accuracy in
-    `task.dev_baseline` (`None` where the task has no one class per example); `task.config` ends with
+    dev score. `log_dir`: TensorBoard scalars (loss, learning rate, dev metrics). `task.config` ends with
     the learning rate used.
     """
     keras.utils.set_random_seed(task.config.seed)
@@ -69,13 +80,13 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     config = task.config
     steps = max(1, int(batches_per_epoch * config.epochs))
     callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]
-    evaluation, task.dev_baseline = None, None
+    evaluation, baseline = None, None
     if dev_examples is not None:
         labels = task.class_labels(dev_examples), task.class_labels(train_examples)
         if labels[0] is not None:
-            task.dev_baseline = majority_baseline(labels[1], labels[0])
+            baseline = majority_baseline(labels[1], labels[0])
         evaluation = DevEvaluation(task, dev_examples, eval_every or batches_per_epoch, steps, batches_per_epoch,
-                                   log_dir, keep_best, report, baseline=task.dev_baseline)
+                                   log_dir, keep_best, report, baseline=baseline)
         callbacks.append(evaluation)
     rates = layerwise_lr_multipliers(model, config.layerwise_lr_decay, config.original_top_layer_decay)
     optimizer = create_optimizer(config.learning_rate, steps, int(config.warmup_proportion * steps),
@@ -89,5 +100,4 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     loss = history.history["loss"][-1]
     if not np.isfinite(loss):
         raise FloatingPointError(f"fine-tuning {config.task}: the training loss is {loss}")
-    task.dev_history = evaluation.history if evaluation else []
-    return model
+    return Finetuned(model, evaluation.history if evaluation else [], baseline)

@@ -37,7 +37,6 @@ Example:
 ('ElectraForPreTraining', 'electra', 'discriminator')
 """
 
-import inspect
 import os
 
 import keras
@@ -85,6 +84,9 @@ class ElectraNetwork(keras.Model):
 
     hf_class = None
     serving_task = None
+    # The constructor arguments a checkpoint of this very class implies ("head", "num_labels",
+    # "classifier_dropout"), filled in by `from_pretrained` where the caller left them out.
+    checkpoint_arguments = ()
     takes_text = False
     hf_complete = False
 
@@ -225,12 +227,11 @@ class ElectraNetwork(keras.Model):
         arguments = dict(arguments)
         if network.architecture != cls.hf_class:
             return arguments
-        parameters = inspect.signature(cls.__init__).parameters
         implied = {"head": "huggingface" if source.format != sources.OURS else None,
                    "num_labels": source.num_labels, "classifier_dropout": source.classifier_dropout}
-        for name, value in implied.items():
-            if name in parameters and value is not None:
-                arguments.setdefault(name, value)
+        for name in cls.checkpoint_arguments:
+            if implied[name] is not None:
+                arguments.setdefault(name, implied[name])
         return arguments
 
     def without_optimizer(self):

@@ -41,6 +41,7 @@ class ElectraForQuestionAnswering(ElectraNetwork):
     """
 
     hf_class = "ElectraForQuestionAnswering"
+    checkpoint_arguments = ("head",)
     serving_task = "question_answering"
 
     def __init__(self, config, head="original", beam_size=20, answerable_classifier=True, hidden_size=512,

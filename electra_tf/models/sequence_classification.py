@@ -44,6 +44,7 @@ class ElectraForSequenceClassification(ElectraNetwork):
 
     takes_text = True
     hf_class = "ElectraForSequenceClassification"
+    checkpoint_arguments = ("head", "num_labels", "classifier_dropout")
 
     def __init__(self, config, num_labels=2, head="huggingface", classifier_dropout=None, **kwargs):
         config = as_config(config)

@@ -30,6 +30,7 @@ class ElectraForTokenClassification(ElectraNetwork):
 
     takes_text = True
     hf_class = "ElectraForTokenClassification"
+    checkpoint_arguments = ("head", "num_labels")
     serving_task = "tagging"
 
     def __init__(self, config, num_labels=2, head="huggingface", **kwargs):

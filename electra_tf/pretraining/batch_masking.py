@@ -63,7 +63,7 @@ class BatchMasker:
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
         return mask_tokens(
             input_ids, inputs["attention_mask"], rng.row_keys(pc.seed, counter, row_ids, rng.MASKING),
-            mask_prob=pc.mask_prob, max_predictions=pc.max_predictions_per_seq,
+            mask_prob=pc.mask_prob, max_predictions=pc.predictions_per_seq,
             mask_token_id=self.mask_token_id, special_token_ids=self.special_token_ids,
             vocab_size=self.vocab_size, mask_token_rate=pc.mask_token_rate,
             random_token_rate=pc.random_token_rate, with_replacement=pc.mask_with_replacement,

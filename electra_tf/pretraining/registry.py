@@ -77,5 +77,5 @@ def variant_parts(pretraining_config, model_config, special_token_ids, unigram_c
     takes the vocabulary's special ids, the weight sharing and, for a unigram generator, the corpus's counts)."""
     source = source_class(pretraining_config)(model_config, pretraining_config, special_token_ids,
                                               unigram_counts=unigram_counts,
-                                              sharing=WEIGHT_SHARING[pretraining_config.weight_sharing])
+                                              sharing=WEIGHT_SHARING[pretraining_config.sharing])
     return VariantParts(objective_of(pretraining_config), source, algorithm_of(pretraining_config))

@@ -38,6 +38,6 @@ def rtd_head_flops(config):
 
 def masked_lm_forward_flops(config, pretraining_config):
     """Forward FLOPs per input token of a masked LM of `config`: its encoder and its head at the masked positions."""
-    masked_share = pretraining_config.max_predictions_per_seq / pretraining_config.max_seq_length
+    masked_share = pretraining_config.predictions_per_seq / pretraining_config.max_seq_length
     return (encoder_forward_flops(config, pretraining_config.max_seq_length)
             + masked_share * masked_lm_head_flops(config))

@@ -1,10 +1,12 @@
 """Each task kind fine-tunes end to end from a pre-trained folder, through `electra_tf.finetuning`."""
 
+import inspect
 import json
 
 import numpy as np
 import pytest
 
+import electra_tf
 from electra_tf.config import FinetuningConfig, default_learning_rate
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.tokenization import ElectraTokenizer
@@ -44,7 +46,7 @@ def test_text_classification_learns_a_marker_word_and_writes_predictions(tmp_pat
         (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
     task = make_task(config("text_classification", head="original"), tokenizer,  # (the head these steps suit)
                      files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
-    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    model = finetune(task, tiny_pretrained_dir, task.load("train")).model
     dev = task.load("dev")
     predictions = task.predict(model, dev)
     assert task.score(dev, predictions)["accuracy"] >= 0.9
@@ -66,13 +68,13 @@ def test_dev_scores_during_training_and_the_best_model_kept(tmp_path, tokenizer,
                      files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
     lines = []
     dev = task.load("dev")
-    model = finetune(task, tiny_pretrained_dir, task.load("train"), dev_examples=dev, eval_every=3, keep_best=True,
-                     log_every=4, log_dir=str(tmp_path / "logs"), report=lines.append)
-    steps = [entry["step"] for entry in task.dev_history]
+    finetuned = finetune(task, tiny_pretrained_dir, task.load("train"), dev_examples=dev, eval_every=3,
+                         keep_best=True, log_every=4, log_dir=str(tmp_path / "logs"), report=lines.append)
+    steps = [entry["step"] for entry in finetuned.dev_history]
     assert steps == [3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 32]  # every 3 steps and at the last
-    best = max(task.dev_history, key=lambda entry: entry["accuracy"])
-    assert best["step"] < 32 and task.dev_history[-1]["accuracy"] < best["accuracy"]
-    assert task.score(dev, task.predict(model, dev))["accuracy"] == best["accuracy"]
+    best = max(finetuned.dev_history, key=lambda entry: entry["accuracy"])
+    assert best["step"] < 32 and finetuned.dev_history[-1]["accuracy"] < best["accuracy"]
+    assert task.score(dev, task.predict(finetuned.model, dev))["accuracy"] == best["accuracy"]
     assert any(f"kept the best dev model: step {best['step']}" in line for line in lines[-2:])  # (a warning may follow)
     assert sum(line.startswith("dev at step ") for line in lines) == len(steps)
     assert [line for line in lines if line.startswith("step ")][-1].startswith("step 32/32 (100%) · loss ")
@@ -89,11 +91,12 @@ def test_a_run_says_the_majority_class_and_when_it_learned_one_class_only(tmp_pa
     task = make_task(config("text_classification", learning_rate=None, epochs=2.0), tokenizer,
                      files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
     lines = []
-    finetune(task, tiny_pretrained_dir, task.load("train"), dev_examples=task.load("dev"), report=lines.append)
+    finetuned = finetune(task, tiny_pretrained_dir, task.load("train"), dev_examples=task.load("dev"),
+                         report=lines.append)
     # The default learning rate follows the model's width (32: twice Small's 3e-4 x 256 / 32 line's cap).
     assert task.config.learning_rate == default_learning_rate(32) == 0.0024
     assert lines[0].endswith("12 steps in all, learning rate 0.0024") and not any("note:" in line for line in lines)
-    assert task.dev_baseline == 0.5
+    assert finetuned.dev_baseline == 0.5
     assert all(line.endswith("(majority class 0.5000)") or line.endswith("(majority class 0.5000) (best)")
                for line in lines if line.startswith("dev at step "))
     assert lines[-1].startswith("warning: ") and "dev predictions" in lines[-1] and "'common'" in lines[-1]
@@ -108,9 +111,9 @@ def test_a_head_that_cannot_be_passed_on_is_named_when_the_run_starts(tmp_path, 
     task = make_task(config("text_classification", head="original", epochs=1.0), tokenizer,
                      files={"train": str(tmp_path / "train.jsonl")})
     lines = []
-    finetune(task, tiny_pretrained_dir, task.load("train"), report=lines.append)
+    finetuned = finetune(task, tiny_pretrained_dir, task.load("train"), report=lines.append)
     assert lines[0].startswith("note: head='original' has no transformers class") and "--head=huggingface" in lines[0]
-    assert task.dev_baseline is None
+    assert finetuned.dev_baseline is None and finetuned.dev_history == []
 
 
 def test_regression_on_glue_tsv_files(tmp_path, tokenizer, tiny_pretrained_dir):
@@ -129,7 +132,7 @@ def test_regression_on_glue_tsv_files(tmp_path, tokenizer, tiny_pretrained_dir):
     task = make_task(config("stsb", epochs=10.0), tokenizer, data_dir=str(tmp_path))
     train = task.load("train")
     assert task.train_dataset(train)[1] == 2 * 64 // 8  # sentence-order doubling
-    model = finetune(task, tiny_pretrained_dir, train)
+    model = finetune(task, tiny_pretrained_dir, train).model
     dev = task.load("dev")
     assert task.score(dev, task.predict(model, dev))["pearson"] > 0.8
     test = task.load("test")
@@ -150,7 +153,7 @@ def test_tagging_learns_entities(tmp_path, tokenizer, tiny_pretrained_dir):
             lines.append("")
         (tmp_path / f"{split}.txt").write_text("-DOCSTART- -X- -X- O\n\n" + "\n".join(lines))
     task = make_task(config("conll2003", epochs=8.0, max_seq_length=48), tokenizer, data_dir=str(tmp_path))
-    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    model = finetune(task, tiny_pretrained_dir, task.load("train")).model
     dev = task.load("dev")
     predictions = task.predict(model, dev)
     assert [len(p) for p in predictions] == [len(s.words) for s in dev]
@@ -180,7 +183,7 @@ def test_question_answering_finds_the_answer(tmp_path, tokenizer, tiny_pretraine
     _squad_file(tmp_path / "dev.json", rng, 24, version_2)
     task = make_task(config(task_name, head=head, epochs=10.0, max_seq_length=32, doc_stride=8), tokenizer,
                      files={"train": str(tmp_path / "train.json"), "dev": str(tmp_path / "dev.json")})
-    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    model = finetune(task, tiny_pretrained_dir, task.load("train")).model
     dev = task.load("dev")
     predictions = task.predict(model, dev)
     assert set(predictions) == {e.qas_id for e in dev}
@@ -199,7 +202,7 @@ def test_multiple_choice_picks_the_marked_ending(tmp_path, tokenizer, tiny_pretr
             rows.append(f"{' '.join(rng.choice(WORDS, 4))},the,{','.join(endings)},{i % 4}")
         (tmp_path / f"{split}.csv").write_text("\n".join(rows) + "\n")
     task = make_task(config("swag", epochs=10.0), tokenizer, data_dir=str(tmp_path))
-    model = finetune(task, tiny_pretrained_dir, task.load("train"))
+    model = finetune(task, tiny_pretrained_dir, task.load("train")).model
     dev = task.load("dev")
     assert task.score(dev, task.predict(model, dev))["accuracy"] >= 0.75
 
@@ -212,6 +215,23 @@ def test_unknown_task_and_missing_split(tokenizer):
         task.load("train")
 
 
+def test_an_option_the_task_does_not_take_is_an_error(tokenizer):
+    with pytest.raises(ValueError, match="task 'sst2' takes no option tag_column; its options: tfds, tfds_data_dir"):
+        make_task(config("sst2"), tokenizer, tag_column=2)
+    with pytest.raises(ValueError, match="task 'conll2003' takes no option tag_colum; its options: tag_column, "):
+        make_task(config("conll2003"), tokenizer, tag_colum=2)  # misspelt: before, silently the default
+    task = make_task(config("conll2003"), tokenizer, tag_column=2, scheme="iob2")
+    assert (task.tag_column, task.scheme) == (2, "iob2")
+
+
+def test_models_fill_in_only_constructor_arguments_from_a_checkpoint():
+    classes = [value for value in vars(electra_tf).values() if isinstance(value, type)
+               and issubclass(value, electra_tf.models.base.ElectraNetwork)]
+    assert len(classes) == 7  # the encoder, discriminator, generator and four task models
+    for model_class in classes:
+        assert set(model_class.checkpoint_arguments) <= set(inspect.signature(model_class.__init__).parameters)
+
+
 def test_mnli_from_tfds_mock_data_predicts_every_split_with_glue_file_names(tmp_path, tokenizer,
                                                                           tiny_pretrained_dir):
     import tensorflow_datasets as tfds
@@ -219,7 +239,7 @@ def test_mnli_from_tfds_mock_data_predicts_every_split_with_glue_file_names(tmp_
     task = make_task(config("mnli", epochs=1.0, batch_size=4), tokenizer, tfds=True)
     assert task.splits == ("train", "dev", "dev_mismatched", "test", "test_mismatched", "ax")
     with tfds.testing.mock_data(num_examples=8, policy=tfds.testing.MockPolicy.USE_CODE):
-        model = finetune(task, tiny_pretrained_dir, task.load("train"))
+        model = finetune(task, tiny_pretrained_dir, task.load("train")).model
         names = {}
         for split in task.splits[1:]:
             examples = task.load(split)

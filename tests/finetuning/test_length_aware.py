@@ -93,7 +93,7 @@ def test_training_batches_share_a_bucket_and_are_padded_to_it(tokenizer):
                                              "label")[0]
     lengths = classification.packed_lengths(examples, tokenizer, 64)
     dataset = classification.classification_dataset(examples, tokenizer, 64, batch_size=4, shuffle=True,
-                                                     drop_remainder=True, pad_to_max_length=False)
+                                                     pad_to_max_length=False)
     widths = set()
     for inputs, _ in dataset.take(30):
         real = inputs["attention_mask"].numpy().sum(axis=1)

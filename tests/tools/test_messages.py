@@ -22,6 +22,33 @@ def test_keep_best_without_dev_data_is_refused_before_any_work(tmp_path, tiny_pr
     assert not (tmp_path / "out" / "trial_0").exists()
 
 
+@pytest.mark.parametrize("task, option_flags, expected", [
+    ("rte", ["--tfds", "--tfds_data_dir=/tfds"], {"tfds": True, "tfds_data_dir": "/tfds"}),
+    ("text_classification", ["--text_columns=a,b", "--label_column=y", "--label_names=p,q", "--regression"],
+     {"text_columns": ["a", "b"], "label_column": "y", "label_names": ["p", "q"], "regression": True}),
+    ("conll2003", ["--tag_column=2"], {"tag_column": 2})])
+def test_each_option_flag_reaches_its_task(tmp_path, tiny_pretrained_dir, run_tool, monkeypatch, task,
+                                           option_flags, expected):
+    seen = []
+
+    def stop_once_made(*args, **kwargs):
+        seen.append(finetuning.registry.make_task(*args, **kwargs).options)
+        raise ValueError("made")
+
+    monkeypatch.setattr(finetuning, "make_task", stop_once_made)  # what the tool imports afresh
+    flags = [f"--task={task}", f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={tmp_path}/out"]
+    assert run_tool("run_finetuning", *flags, *option_flags)[0] == 2
+    assert {name: getattr(seen[0], name) for name in expected} == expected
+
+
+def test_an_option_flag_for_a_task_that_does_not_take_it_is_refused(tmp_path, tiny_pretrained_dir, refused,
+                                                                     run_tool):
+    refused(run_tool("run_finetuning", *_finetune_flags(tmp_path, tiny_pretrained_dir), "--tag_column=2", "--tfds"),
+            "--tfds, --tag_column: not an option of task 'text_classification' (its options: --text_columns, "
+            "--label_column, --label_names, --regression)")
+    assert not (tmp_path / "out").exists()
+
+
 def test_ctrl_c_in_a_fine_tune_says_the_trial_starts_over(tmp_path, tiny_pretrained_dir, run_tool, monkeypatch):
     def interrupted_training(*args, **kwargs):
         raise KeyboardInterrupt

@@ -464,23 +464,19 @@ def count_truncated(examples, tokenizer, sequence_length):
 
 
 def classification_dataset(examples, tokenizer, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                           drop_remainder=False, pad_to_max_length=True):
+                           pad_to_max_length=True):
     """`(inputs, labels)` batches, tokenized in-graph; long examples are truncated (`count_truncated`).
 
     Inputs are the model's `input_ids`, `attention_mask`, `token_type_ids`, padded to `sequence_length`, or
     with `pad_to_max_length=False` length-aware (`electra_tf.data.batching`: training batches grouped by
-    length, endless; evaluation batches each padded to its longest); labels are class ids (int32) or
+    length, endless; evaluation batches each padded to its longest; shuffled training drops the last partial
+    batch: `batching.batch_examples`); labels are class ids (int32) or
     scores (float32, `[batch, 1]`), -1 when unlabelled.
     """
     labels = examples.labels if examples.labels.dtype != np.float32 else examples.labels[:, None]
     dataset = tf.data.Dataset.from_tensor_slices((tuple(np.asarray(c, object) for c in examples.texts), labels))
-    if shuffle and not pad_to_max_length:
-        keys = batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
-        dataset = batching.bucketed_batches(dataset, keys, batch_size, seed)
-    else:
-        if shuffle:
-            dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed, reshuffle_each_iteration=True)
-        dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+    keys = None if pad_to_max_length else batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
+    dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
 
     def encode(texts, batch_labels):
         pairs = texts[1] if len(texts) == 2 else None

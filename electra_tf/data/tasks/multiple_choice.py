@@ -83,17 +83,13 @@ def packed_lengths(examples, tokenizer, sequence_length):
 def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuffle=False, seed=0,
                    pad_to_max_length=True):
     """`(inputs, labels)` batches with inputs `[batch, choices, sequence]`, tokenized in-graph; with
-    `pad_to_max_length=False` length-aware (`electra_tf.data.batching`; training batches endless)."""
+    `pad_to_max_length=False` length-aware (`electra_tf.data.batching`; training batches endless); shuffled
+    training drops the last partial batch (`batching.batch_examples`)."""
     n = examples.num_choices
     contexts = np.repeat(np.asarray(examples.contexts, object)[:, None], n, axis=1)
     dataset = tf.data.Dataset.from_tensor_slices(((contexts, np.asarray(examples.choices, object)), examples.labels))
-    if shuffle and not pad_to_max_length:
-        keys = batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
-        dataset = batching.bucketed_batches(dataset, keys, batch_size, seed)
-    else:
-        if shuffle:
-            dataset = dataset.shuffle(min(len(examples), 10_000), seed=seed)
-        dataset = dataset.batch(batch_size)
+    keys = None if pad_to_max_length else batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
+    dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
 
     def encode(texts, labels):
         flat = featurize.encode(tokenizer, sequence_length, tf.reshape(texts[0], [-1]), tf.reshape(texts[1], [-1]),

@@ -249,7 +249,7 @@ def squad_dataset(features, batch_size, training, shuffle=False, seed=0, pad_to_
     `[B, L]` `input_ids`, `attention_mask`, `token_type_ids` (and, in training,
     the gold `start_positions` `[B]` the joint head conditions its end logits
     on); y holds int32 `[B]` `start_positions`, `end_positions`,
-    `is_impossible`. Training drops the last partial batch.
+    `is_impossible`. Shuffled training drops the last partial batch (`batching.batch_examples`).
     """
     x = {"input_ids": features.input_ids, "attention_mask": features.attention_mask,
          "token_type_ids": features.token_type_ids}
@@ -262,13 +262,8 @@ def squad_dataset(features, batch_size, training, shuffle=False, seed=0, pad_to_
         if training:
             x["start_positions"] = features.start_positions
     dataset = tf.data.Dataset.from_tensor_slices((x, y) if labelled else x)
-    if shuffle and not pad_to_max_length:
-        keys = batching.bucket_keys(features.attention_mask.sum(axis=1))
-        dataset = batching.bucketed_batches(dataset, keys, batch_size, seed)
-    else:
-        if shuffle:
-            dataset = dataset.shuffle(len(features), seed=seed, reshuffle_each_iteration=True)
-        dataset = dataset.batch(batch_size, drop_remainder=training)
+    keys = None if pad_to_max_length else batching.bucket_keys(features.attention_mask.sum(axis=1))
+    dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
     if not pad_to_max_length:
         dataset = dataset.map(lambda *batch: (batching.to_longest(batch[0]), *batch[1:]) if labelled
                               else batching.to_longest(batch[0]))

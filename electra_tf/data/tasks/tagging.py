@@ -224,8 +224,20 @@ def _batch_encoder(tokenizer, sequence_length, pad_to_max_length):
     return encode
 
 
+def word_stats(first_token_positions):
+    """"sentences", "words", and the "truncated_words" and "truncated_sentences" of the sentences whose
+    `first_token_positions` are given (-1: a word cut by truncation).
+
+    >>> word_stats([np.array([1, 2, -1]), np.array([1])])
+    {'sentences': 2, 'words': 4, 'truncated_words': 1, 'truncated_sentences': 1}
+    """
+    truncated = [int(np.sum(row < 0)) for row in first_token_positions]
+    return {"sentences": len(first_token_positions), "words": sum(len(row) for row in first_token_positions),
+            "truncated_words": sum(truncated), "truncated_sentences": sum(n > 0 for n in truncated)}
+
+
 def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batch_size=32, shuffle=False, seed=0,
-                    scheme="bioes", drop_remainder=False, pad_to_max_length=True):
+                    scheme="bioes", pad_to_max_length=True):
     """`(inputs, labels, sample_weight)` batches, tokenized in-graph, and statistics.
 
     Inputs are int32 `[batch, sequence_length]` `input_ids` (`[CLS] pieces
@@ -234,7 +246,7 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
     and 0 elsewhere; sample_weight is 1.0 at those positions, 0.0 elsewhere.
     A sentence longer than the model keeps the words whose pieces all fit.
     With `pad_to_max_length=False` batches are length-aware (`electra_tf.data.batching`; shuffled training
-    batches are endless).
+    batches are endless); shuffled training drops the last partial batch (`batching.batch_examples`).
 
     Returns:
         `(dataset, stats)`: stats has "sentences", "words",
@@ -259,22 +271,15 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
         raise ValueError(f"sequence_length {sequence_length} leaves no room for a word between [CLS] and [SEP]")
     word_label_ids = _label_ids(sentences, label_names, scheme)
     positions, lengths = first_token_positions_and_lengths(sentences, tokenizer, sequence_length)
-    truncated = [int(np.sum(row < 0)) for row in positions]
-    stats = {"sentences": len(sentences), "words": sum(len(row) for row in positions),
-             "truncated_words": sum(truncated), "truncated_sentences": sum(n > 0 for n in truncated),
-             "first_token_positions": positions, "lengths": lengths}
+    stats = {**word_stats(positions), "first_token_positions": positions, "lengths": lengths}
     if stats["truncated_words"]:
         logging.warning("%d of %d sentences are longer than %d tokens: %d words are cut and tagged O",
                         stats["truncated_sentences"], len(sentences), sequence_length, stats["truncated_words"])
     labels = tf.RaggedTensor.from_row_lengths(np.concatenate(word_label_ids),
                                               [len(sentence.words) for sentence in sentences])
     dataset = tf.data.Dataset.from_tensor_slices((_texts(sentences), labels))
-    if shuffle and not pad_to_max_length:
-        dataset = batching.bucketed_batches(dataset, batching.bucket_keys(lengths), batch_size, seed)
-    else:
-        if shuffle:
-            dataset = dataset.shuffle(min(len(sentences), 10_000), seed=seed, reshuffle_each_iteration=True)
-        dataset = dataset.ragged_batch(batch_size, drop_remainder=drop_remainder)
+    keys = None if pad_to_max_length else batching.bucket_keys(lengths)
+    dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
     dataset = dataset.map(_batch_encoder(tokenizer, sequence_length, pad_to_max_length),
                           num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return dataset.prefetch(tf.data.AUTOTUNE), stats
