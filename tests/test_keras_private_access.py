@@ -14,17 +14,8 @@ import keras
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 
-_TRANSFORMER = "electra_tf/layers/transformer_layer.py"
 _OPTIMIZATION = "electra_tf/training/optimization.py"
-_BLOCK = "the block subclasses keras-hub's TransformerEncoder and runs its sub-layers in its own call"
 ALLOWED = {
-    **{(_TRANSFORMER, name): _BLOCK for name in (
-        "_self_attention_layer", "_self_attention_layer_norm", "_self_attention_dropout",
-        "_feedforward_intermediate_dense", "_feedforward_output_dense", "_feedforward_layer_norm",
-        "_feedforward_dropout")},
-    (_TRANSFORMER, "_dropout"): "MultiHeadAttention takes one dropout rate; its probability rate is set after build",
-    (_TRANSFORMER, "_dropout_layer"): "MultiHeadAttention's attention-probability dropout, applied in our call",
-    ("electra_tf/layers/counter_dropout.py", "_flatten_layers"): "finds the Dropout layers of a model to swap",
     ("electra_tf/tokenization.py", "_check_vocabulary"): "keras-hub's WordPieceTokenizer vocabulary check",
     ("electra_tf/tokenization.py", "_maybe_initialized_tf"): "keras-hub tokenizer's lazy TF initialisation",
     **{(_OPTIMIZATION, name): "the original's Adam written as a Keras optimizer: its slot variables and step"

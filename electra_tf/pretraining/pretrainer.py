@@ -26,7 +26,6 @@ import tensorflow as tf
 
 from electra_tf import rng
 from electra_tf.config import PretrainingConfig
-from electra_tf.layers.counter_dropout import counter_dropout_scope
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import scatter_positions
@@ -363,9 +362,7 @@ class ElectraPretrainer(keras.Model):
         step = self._losses_and_gradients
         if getattr(self, "replica_jit_compile", False):  # one compiled function per phase
             step = self._compiled_steps.setdefault(self.phase, tf.function(step, jit_compile=True))
-        # Dropout masks from `counter_dropout` (faster, and the same with XLA) in the traced step.
-        with counter_dropout_scope(self):
-            outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
+        outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
         self.optimizer.apply(gradients, self.phase_variables())
         return self._update_metrics(outputs, losses)
 
