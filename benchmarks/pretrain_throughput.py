@@ -208,12 +208,7 @@ class _OursParts:
 
     def run(self, batch):
         import tensorflow as tf
-
-        from electra_tf.layers.counter_dropout import counter_dropout_scope
-        with counter_dropout_scope(self.model):  # the step's dropout masks, as in `train_step`
-            return self._run(batch, tf.convert_to_tensor(self.model.optimizer.iterations))
-
-    def _run(self, batch, counter):
+        counter = tf.convert_to_tensor(self.model.optimizer.iterations)
         clock = [time.perf_counter()]
         generated, generator_gradients = _fetch(self.generator(batch, counter))
         clock.append(time.perf_counter())

@@ -15,16 +15,7 @@ import keras
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 
-_TRANSFORMER = "electra_tf/layers/transformer_layer.py"
-_BLOCK = "the block subclasses keras-hub's TransformerEncoder and runs its sub-layers in its own call"
 ALLOWED = {
-    **{(_TRANSFORMER, name): _BLOCK for name in (
-        "_self_attention_layer", "_self_attention_layer_norm", "_self_attention_dropout",
-        "_feedforward_intermediate_dense", "_feedforward_output_dense", "_feedforward_layer_norm",
-        "_feedforward_dropout")},
-    (_TRANSFORMER, "_dropout"): "MultiHeadAttention takes one dropout rate; its probability rate is set after build",
-    (_TRANSFORMER, "_dropout_layer"): "MultiHeadAttention's attention-probability dropout, applied in our call",
-    ("electra_tf/layers/counter_dropout.py", "_flatten_layers"): "finds the Dropout layers of a model to swap",
     **{(path, "def _apply_weight_decay"): "the decoupled weight decay is applied in `update_step` (at each "
        "variable's rate; with the step's rate computed once): Keras's AdamW has no public switch for it"
        for path in ("electra_tf/training/optimization.py", "electra_tf/training/layerwise_decay.py")},

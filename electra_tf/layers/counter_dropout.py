@@ -1,4 +1,4 @@
-"""Dropout with counter-based masks, used by the pre-training step.
+"""Dropout with counter-based masks, used by the embedding and transformer blocks.
 
 Keras's dropout draws its masks with TensorFlow's stateless Philox, whose
 numbers differ between TensorFlow's kernel and XLA's, so an XLA-compiled step
@@ -11,10 +11,6 @@ interrupted one would have. They are also cheaper to draw than Philox's.
 No library offers a dropout whose random bits XLA and TensorFlow compute
 alike, hence this small module.
 """
-
-import collections
-import contextlib
-import threading
 
 import keras
 import tensorflow as tf
@@ -42,48 +38,15 @@ def counter_dropout(inputs, rate, seed):
 
 
 class CounterDropout(keras.layers.Dropout):
-    """`keras.layers.Dropout` drawing `counter_dropout`'s masks from its own seed generator."""
+    """`keras.layers.Dropout` drawing `counter_dropout`'s masks from its own seed generator.
+
+    Example:
+    >>> layer = CounterDropout(0.5, seed=1)
+    >>> bool(tf.reduce_any(layer(tf.ones([100]), training=True) == 0)), float(layer(tf.ones([2]))[0])
+    (True, 1.0)
+    """
 
     def call(self, inputs, training=False):
         if training and self.rate > 0:
             return counter_dropout(inputs, self.rate, self.seed_generator.next())
         return inputs
-
-
-_lock = threading.Lock()
-_open_scopes = collections.Counter()  # id(layer) -> number of open scopes holding it
-
-
-@contextlib.contextmanager
-def counter_dropout_scope(*models):
-    """While open, every `keras.layers.Dropout` inside `models` draws `counter_dropout`'s masks.
-
-    Meant around the tracing of a training step: the traced graph keeps the
-    counter masks, and on exit the layers are plain `Dropout` again (so the
-    models save and load as usual); weights and seed states are untouched.
-    Safe when replicas trace the step in parallel threads (MirroredStrategy).
-
-    Example:
-    >>> model = keras.Sequential([keras.Input([8]), keras.layers.Dropout(0.5)])
-    >>> with counter_dropout_scope(model):
-    ...     type(model.layers[0]).__name__
-    'CounterDropout'
-    >>> type(model.layers[0]).__name__
-    'Dropout'
-    """
-    layers = [layer for model in models
-              for layer in model._flatten_layers(include_self=False, recursive=True)
-              if type(layer) in (keras.layers.Dropout, CounterDropout)]
-    with _lock:
-        for layer in layers:
-            _open_scopes[id(layer)] += 1
-            layer.__class__ = CounterDropout
-    try:
-        yield
-    finally:
-        with _lock:
-            for layer in layers:  # held by `layers` meanwhile, so their ids stay theirs
-                _open_scopes[id(layer)] -= 1
-                if not _open_scopes[id(layer)]:
-                    del _open_scopes[id(layer)]
-                    layer.__class__ = keras.layers.Dropout

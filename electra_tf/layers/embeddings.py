@@ -11,6 +11,8 @@ second model can share, hence this small composite.
 import keras
 import keras_hub
 
+from electra_tf.layers.counter_dropout import CounterDropout
+
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraEmbedding(keras.layers.Layer):
@@ -57,7 +59,7 @@ class ElectraEmbedding(keras.layers.Layer):
             dtype=self.dtype_policy, name="token_type_embeddings")
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
-        self.dropout = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="dropout")
+        self.dropout = CounterDropout(dropout, dtype=self.dtype_policy, name="dropout")
 
     def build(self, input_ids_shape, token_type_ids_shape=None):
         self.word_embeddings.build(input_ids_shape)

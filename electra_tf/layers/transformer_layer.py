@@ -1,37 +1,162 @@
-"""One post-LN BERT encoder block, keras-hub's `TransformerEncoder` with two dropout rates and 2-D matmuls.
+"""One post-LN BERT encoder block, in the manner of Model Garden's `TransformerEncoderBlock`; our own layer.
 
-BERT (and so ELECTRA and Hugging Face) has separate rates for the attention
-probabilities and for the hidden activations; keras-hub's layer takes one rate
-for both. This subclass sets the attention-probability rate after the parent
-has built its `MultiHeadAttention`, so the weights keep keras-hub's layout
-(query/key/value/output `EinsumDense` kernels of shape `[hidden, heads,
-head_size]`, which reshape one-to-one onto the Hugging Face and Google
-checkpoints).
+self-attention → dropout → residual + LayerNorm → feed-forward (GELU) →
+dropout → residual + LayerNorm, with separate rates for the attention
+probabilities and the hidden activations (as BERT, ELECTRA and Hugging Face),
+and `CounterDropout` for both: the same masks with and without XLA.
 
-It also computes the block with the same layers and weights in the shape
-TensorFlow's CPU graph rewrites match (see docs/results.md for what fires and
-what it gains): every projection is one 2-D `MatMul` on `[batch·sequence,
-hidden]` followed by its `BiasAdd` (Grappler's remapper fuses the pair into
-`_FusedMatMul`; Keras's `Dense` on a 3-D input puts a `Reshape` between them,
-and its `EinsumDense` runs a broadcast batch matmul whose kernel gradient is
-one small matmul per sequence plus a sum), and the attention scores are
-`matmul(q, k) · scale + mask bias` (one additive mask instead of Keras's two
-`where`s around the softmax). No library offers the block in this shape;
-`call(..., return_attention_scores=True)`, pre-LN blocks and a block quantized by
-`model.quantize("int8")` (its `EinsumDense` kernels are int8 with scales, which
-only the layers' own calls apply) take keras-hub's own path.
+The weights keep the layout a keras-hub `TransformerEncoder` had (which this
+layer replaced), so every checkpoint format loads unchanged: query/key/value/
+output `EinsumDense` kernels of shape `[hidden, heads, head_size]` (they
+reshape one-to-one onto the Hugging Face and Google checkpoints), the same
+layer names (variable paths `.../self_attention_layer/query/kernel`), the
+same attribute names (`_self_attention_layer/_query_dense/...` in a
+`tf.train.Checkpoint`; `query_dense` in a `.keras` file) and the same class
+name (a `.keras` file keys a layer's weights by it). The sub-layers are
+created in keras-hub's order, so a seeded model draws the same initial
+weights and dropout seeds.
+
+The block is computed in the shape TensorFlow's CPU graph rewrites match (see
+docs/results.md): every projection is one 2-D `MatMul` on `[batch·sequence,
+hidden]` followed by its `BiasAdd` (Grappler fuses the pair into
+`_FusedMatMul`; an `EinsumDense` call runs a broadcast batch matmul whose
+kernel gradient is one small matmul per sequence plus a sum), the three input
+projections are one matmul on the concatenated kernels, and the attention
+scores are `matmul(q, k) · scale + mask bias` (one additive mask instead of
+Keras's two `where`s around the softmax). A block quantized by
+`model.quantize("int8")` runs its `EinsumDense` layers' own calls instead.
+No library offers the block in this shape, hence this module.
 """
 
 import keras
-import keras_hub
 import tensorflow as tf
+
+from electra_tf.layers.counter_dropout import CounterDropout
 
 _MASKED = -1e9  # as Keras's masked softmax
 
 
+def _clone(initializer):
+    """A fresh copy of `initializer` (an unseeded one draws its own seed, as keras-hub's and Keras's layers do)."""
+    if isinstance(initializer, keras.initializers.Initializer):
+        return initializer.__class__.from_config(initializer.get_config())
+    return initializer
+
+
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraTransformerLayer(keras_hub.layers.TransformerEncoder):
-    """`TransformerEncoder` with `attention_dropout` for the attention probabilities.
+class SelfAttention(keras.layers.Layer):
+    """Multi-head self-attention on `[batch·sequence, hidden]` rows, with dropout on the probabilities.
+
+    Holds the weights as `keras.layers.MultiHeadAttention` does (attributes and
+    layer names included), computes them with 2-D matmuls.
+
+    Example:
+    >>> import numpy as np
+    >>> layer = SelfAttention(num_heads=2, key_dim=4)
+    >>> layer.build([None, 8])
+    >>> layer(np.zeros((6, 8), "float32"), shape=[2, 3], mask_bias=None).shape
+    TensorShape([6, 8])
+    """
+
+    def __init__(self, num_heads, key_dim, dropout=0.0, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", **kwargs):
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+        self.key_dim = key_dim
+        self.dropout = dropout
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
+
+    def _dense(self, equation, output_shape, bias_axes, name):
+        return keras.layers.EinsumDense(
+            equation, output_shape=output_shape, bias_axes=bias_axes, dtype=self.dtype_policy, name=name,
+            kernel_initializer=_clone(self.kernel_initializer), bias_initializer=_clone(self.bias_initializer))
+
+    def build(self, rows_shape):
+        width = rows_shape[-1]
+        heads, size = self.num_heads, self.key_dim
+        projected = [None, None, width]
+        self._query_dense, self._key_dense, self._value_dense = (
+            self._dense("abc,cde->abde", [None, heads, size], "de", name) for name in ("query", "key", "value"))
+        for dense in (self._query_dense, self._key_dense, self._value_dense):
+            dense.build(projected)
+        self._dropout_layer = CounterDropout(self.dropout, dtype=self.dtype_policy)
+        self._output_dense = self._dense("abcd,cde->abe", [None, width], "e", "attention_output")
+        self._output_dense.build([None, None, heads, size])
+
+    # `.keras` files name these sub-layers by their public names, as MultiHeadAttention's.
+    @property
+    def query_dense(self):
+        return self._query_dense
+
+    @property
+    def key_dense(self):
+        return self._key_dense
+
+    @property
+    def value_dense(self):
+        return self._value_dense
+
+    @property
+    def output_dense(self):
+        return self._output_dense
+
+    def call(self, rows, shape, mask_bias, training=None):
+        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores."""
+        heads, size = self.num_heads, self.key_dim
+        dtype = rows.dtype
+        if self._query_dense.quantization_mode is not None:
+            return self._quantized_call(rows, shape, mask_bias, training)
+        kernel = tf.concat([tf.reshape(tf.cast(dense.kernel, dtype), [-1, heads * size]) for dense in
+                            (self._query_dense, self._key_dense, self._value_dense)], axis=1)
+        bias = tf.concat([tf.reshape(tf.cast(dense.bias, dtype), [-1]) for dense in
+                          (self._query_dense, self._key_dense, self._value_dense)], axis=0)
+        projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
+        query, key, value = tf.unstack(tf.transpose(projected, [2, 0, 3, 1, 4]))  # [batch, heads, sequence, size]
+        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(size ** -0.5, dtype)
+        if mask_bias is not None:
+            scores += mask_bias
+        probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
+        context = tf.reshape(tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3]), [-1, heads * size])
+        output_kernel = tf.reshape(tf.cast(self._output_dense.kernel, dtype), [heads * size, -1])
+        return tf.nn.bias_add(tf.matmul(context, output_kernel), tf.cast(self._output_dense.bias, dtype))
+
+    def _quantized_call(self, rows, shape, mask_bias, training):
+        """The same attention through the `EinsumDense` layers' own calls: after `model.quantize("int8")` their
+        kernels are int8 with scales, which only those calls apply."""
+        sequences = tf.reshape(rows, [shape[0], shape[1], rows.shape[-1]])
+        query, key, value = (tf.transpose(dense(sequences), [0, 2, 1, 3])  # [batch, heads, sequence, size]
+                             for dense in (self._query_dense, self._key_dense, self._value_dense))
+        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(self.key_dim ** -0.5, rows.dtype)
+        if mask_bias is not None:
+            scores += mask_bias
+        probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
+        context = tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3])  # [batch, sequence, heads, size]
+        return tf.reshape(self._output_dense(context), [-1, rows.shape[-1]])
+
+    def get_config(self):
+        return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
+                "dropout": self.dropout,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "bias_initializer": keras.initializers.serialize(self.bias_initializer)}
+
+
+@keras.saving.register_keras_serializable(package="electra_tf")
+class ElectraTransformerLayer(keras.layers.Layer):
+    """A post-LN transformer encoder block with `dropout` on hidden states and `attention_dropout` on probabilities.
+
+    Args:
+        intermediate_dim: width of the feed-forward layer.
+        num_heads: attention heads (the hidden width must divide by it).
+        dropout: dropout rate after the attention and the feed-forward.
+        attention_dropout: dropout rate on the attention probabilities (`dropout` when None).
+        activation: the feed-forward activation (a Keras identifier).
+        layer_norm_epsilon: LayerNorm epsilon.
+        kernel_initializer, bias_initializer: Keras initializers.
+        normalize_first: must be False (accepted so configs saved by the keras-hub layer load).
+
+    Call with `inputs` `[batch, sequence, hidden]`, `padding_mask` (1 for real
+    tokens) and/or `attention_mask` `[batch, queries, keys]`.
 
     Example:
     >>> import numpy as np
@@ -41,33 +166,65 @@ class ElectraTransformerLayer(keras_hub.layers.TransformerEncoder):
     TensorShape([1, 4, 16])
     """
 
-    def __init__(self, *args, attention_dropout=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.attention_dropout = self.dropout if attention_dropout is None else attention_dropout
+    def __init__(self, intermediate_dim, num_heads, dropout=0.0, attention_dropout=None, activation="relu",
+                 layer_norm_epsilon=1e-5, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 normalize_first=False, **kwargs):
+        if normalize_first:
+            raise ValueError("ElectraTransformerLayer is a post-LN block: normalize_first must be False")
+        super().__init__(**kwargs)
+        self.intermediate_dim = intermediate_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.attention_dropout = dropout if attention_dropout is None else attention_dropout
+        self.activation = keras.activations.get(activation)
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.bias_initializer = keras.initializers.get(bias_initializer)
 
     def build(self, inputs_shape):
-        super().build(inputs_shape)
-        # keras.layers.MultiHeadAttention keeps its rate in `_dropout` and
-        # applies it through `_dropout_layer` (keras 3.12-3.16).
-        attention = self._self_attention_layer
-        attention._dropout = self.attention_dropout
-        attention._dropout_layer.rate = self.attention_dropout
+        width = inputs_shape[-1]
+        if width % self.num_heads:
+            raise ValueError(f"hidden width {width} does not divide into {self.num_heads} heads")
+        rows = [None, width]
+        self._self_attention_layer = SelfAttention(
+            self.num_heads, width // self.num_heads, dropout=self.attention_dropout,
+            kernel_initializer=_clone(self.kernel_initializer), bias_initializer=_clone(self.bias_initializer),
+            dtype=self.dtype_policy, name="self_attention_layer")
+        self._self_attention_layer.build(rows)
+        self._self_attention_layer_norm = self._layer_norm("self_attention_layer_norm", rows)
+        self._self_attention_dropout = CounterDropout(self.dropout, dtype=self.dtype_policy,
+                                                      name="self_attention_dropout")
+        self._feedforward_layer_norm = self._layer_norm("feedforward_layer_norm", rows)
+        self._feedforward_intermediate_dense = self._dense(
+            self.intermediate_dim, self.activation, "feedforward_intermediate_dense", rows)
+        self._feedforward_output_dense = self._dense(
+            width, None, "feedforward_output_dense", [None, self.intermediate_dim])
+        self._feedforward_dropout = CounterDropout(self.dropout, dtype=self.dtype_policy,
+                                                   name="feedforward_dropout")
 
-    def call(self, inputs, padding_mask=None, attention_mask=None, training=None, return_attention_scores=False):
-        quantized = self._self_attention_layer.query_dense.quantization_mode is not None
-        if return_attention_scores or self.normalize_first or quantized:
-            return super().call(inputs, padding_mask=padding_mask, attention_mask=attention_mask,
-                                training=training, return_attention_scores=return_attention_scores)
+    def _layer_norm(self, name, shape):
+        layer = keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon, dtype=self.dtype_policy, name=name)
+        layer.build(shape)
+        return layer
+
+    def _dense(self, units, activation, name, shape):
+        layer = keras.layers.Dense(units, activation=activation, kernel_initializer=_clone(self.kernel_initializer),
+                                   bias_initializer=_clone(self.bias_initializer), dtype=self.dtype_policy, name=name)
+        layer.build(shape)
+        return layer
+
+    def call(self, inputs, padding_mask=None, attention_mask=None, training=None):
         shape = tf.shape(inputs)
-        width = inputs.shape[-1]
-        x = tf.reshape(inputs, [-1, width])  # [batch·sequence, hidden]
-        attended = self._attention(x, shape, self._mask_bias(padding_mask, attention_mask, x.dtype), training)
+        x = tf.reshape(inputs, [-1, inputs.shape[-1]])  # [batch·sequence, hidden]
+        attended = self._self_attention_layer(x, shape=shape[:2], mask_bias=self._mask_bias(
+            padding_mask, attention_mask, x.dtype), training=training)
         x = self._self_attention_layer_norm(self._self_attention_dropout(attended, training=training) + x)
         hidden = self._feedforward_output_dense(self._feedforward_intermediate_dense(x))
         x = self._feedforward_layer_norm(self._feedforward_dropout(hidden, training=training) + x)
         return tf.reshape(x, shape)
 
-    def _mask_bias(self, padding_mask, attention_mask, dtype):
+    @staticmethod
+    def _mask_bias(padding_mask, attention_mask, dtype):
         """0 where a query may attend, -1e9 where not: `[batch, 1, 1 or queries, keys]`, or None."""
         mask = None
         if padding_mask is not None:
@@ -79,28 +236,13 @@ class ElectraTransformerLayer(keras_hub.layers.TransformerEncoder):
             return None
         return tf.where(mask, tf.zeros([], dtype), tf.constant(_MASKED, dtype))[:, None]
 
-    def _attention(self, x, shape, mask_bias, training):
-        """Multi-head self-attention on `x` `[batch·sequence, hidden]`, through the attention layer's weights."""
-        attention = self._self_attention_layer
-        heads, size = attention.num_heads, attention.key_dim
-
-        def project(dense):  # [batch, heads, sequence, size]
-            kernel = tf.reshape(tf.cast(dense.kernel, x.dtype), [-1, heads * size])
-            y = tf.nn.bias_add(tf.matmul(x, kernel), tf.reshape(tf.cast(dense.bias, x.dtype), [-1]))
-            return tf.transpose(tf.reshape(y, [shape[0], shape[1], heads, size]), [0, 2, 1, 3])
-
-        query, key, value = (project(dense) for dense in
-                             (attention.query_dense, attention.key_dense, attention.value_dense))
-        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(size ** -0.5, x.dtype)
-        if mask_bias is not None:
-            scores += mask_bias
-        probabilities = attention._dropout_layer(tf.nn.softmax(scores), training=training)
-        context = tf.reshape(tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3]), [-1, heads * size])
-        output = attention.output_dense
-        kernel = tf.reshape(tf.cast(output.kernel, x.dtype), [heads * size, -1])
-        return tf.nn.bias_add(tf.matmul(context, kernel), tf.cast(output.bias, x.dtype))
+    def compute_output_shape(self, inputs_shape):
+        return inputs_shape
 
     def get_config(self):
-        config = super().get_config()
-        config["attention_dropout"] = self.attention_dropout
-        return config
+        return {**super().get_config(), "intermediate_dim": self.intermediate_dim, "num_heads": self.num_heads,
+                "dropout": self.dropout, "attention_dropout": self.attention_dropout,
+                "activation": keras.activations.serialize(self.activation),
+                "layer_norm_epsilon": self.layer_norm_epsilon,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "bias_initializer": keras.initializers.serialize(self.bias_initializer)}

@@ -11,7 +11,6 @@ import tensorflow as tf
 
 from electra_tf import rng
 from electra_tf.config import PretrainingConfig
-from electra_tf.layers.counter_dropout import counter_dropout_scope
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import scatter_positions
@@ -221,9 +220,7 @@ class ElectraPretrainer(keras.Model):
         masked = self.mask_batch(inputs, counter, micro_batch)
         denominators = self.denominators(masked, inputs["attention_mask"])
         step = self.replica_jit.step(self._losses_and_gradients, self.phase)
-        # Dropout masks from `counter_dropout` (faster, and the same with XLA) in the traced step.
-        with counter_dropout_scope(self):
-            outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
+        outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
         self.optimizer.apply(gradients, self.phase_variables())
         return self.step_metrics.update(outputs, losses)
 

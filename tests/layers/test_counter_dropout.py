@@ -1,5 +1,4 @@
 import os
-import threading
 
 import keras
 import numpy as np
@@ -7,7 +6,7 @@ import pytest
 import tensorflow as tf
 from scipy import stats
 
-from electra_tf.layers.counter_dropout import CounterDropout, counter_dropout, counter_dropout_scope
+from electra_tf.layers.counter_dropout import CounterDropout, counter_dropout
 
 
 def all_layers(layer):
@@ -51,46 +50,8 @@ def test_gradient_flows_through_kept_elements_only():
     np.testing.assert_allclose(gradient, y.numpy())
 
 
-def test_scope_swaps_plain_dropout_layers_and_restores_them():
-    class OwnDropout(keras.layers.Dropout):
-        pass
-
-    model = keras.Sequential([keras.Input([4]), keras.layers.Dropout(0.5), OwnDropout(0.5)])
-    plain, own = model.layers
-    with counter_dropout_scope(model):
-        assert type(plain) is CounterDropout and type(own) is OwnDropout  # subclasses are left as they are
-        with counter_dropout_scope(model):
-            pass
-        assert type(plain) is CounterDropout  # still open: the outer scope keeps it
-    assert type(plain) is keras.layers.Dropout
-
-
-def test_scopes_opened_by_parallel_threads_keep_the_swap_until_the_last_closes():
-    model = keras.Sequential([keras.Input([4]), keras.layers.Dropout(0.5)])
-    inside, release, seen = threading.Barrier(2), threading.Event(), []
-
-    def replica(first):
-        with counter_dropout_scope(model):
-            inside.wait()
-            if first:
-                return  # closes while the other is still inside
-            release.wait(5)
-            seen.append(type(model.layers[0]))
-
-    threads = [threading.Thread(target=replica, args=(first,)) for first in (True, False)]
-    for thread in threads:
-        thread.start()
-    threads[0].join()
-    release.set()
-    threads[1].join()
-    assert seen == [CounterDropout]
-    assert type(model.layers[0]) is keras.layers.Dropout
-
-
-
-
-def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_plain_layers(tiny_config, tmp_path,
-                                                                                          tiny_vocab):
+def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_and_loads(tiny_config, tmp_path,
+                                                                                       tiny_vocab):
     config = tiny_config.replace(hidden_dropout=0.1, attention_dropout=0.1)
     data = tf.data.Dataset.from_tensor_slices(tiny_vocab.batch(batch_size=8, seq_length=16, seed=8)).batch(4)
     losses = []
@@ -104,7 +65,7 @@ def test_pretraining_with_dropout_is_the_same_with_and_without_xla_and_saves_pla
     assert no_dropout.fit(data.repeat(2), epochs=1, verbose=0).history["loss"][0] != pytest.approx(losses[0])
 
     dropouts = [layer for layer in all_layers(pretrainer) if isinstance(layer, keras.layers.Dropout)]
-    assert dropouts and all(type(layer) is keras.layers.Dropout for layer in dropouts)
+    assert dropouts and all(type(layer) is CounterDropout for layer in dropouts)  # built in, nothing swapped
     path = os.path.join(tmp_path, "pretrainer.keras")
     pretrainer.save(path)
     restored = keras.saving.load_model(path)

@@ -1,5 +1,6 @@
-"""`ElectraTransformerLayer` computes keras-hub's `TransformerEncoder` block with 2-D matmuls: same weights,
-same outputs and gradients (the layer's own path against keras-hub's, on the same layer)."""
+"""`ElectraTransformerLayer`, our own block, computes what keras-hub's `TransformerEncoder` computes (which it
+replaced): same weight layout and names, same seeded initial weights, same outputs and gradients."""
+import keras
 import keras_hub
 import numpy as np
 import pytest
@@ -7,34 +8,63 @@ import tensorflow as tf
 
 from electra_tf.layers.transformer_layer import ElectraTransformerLayer
 
+SETTINGS = dict(intermediate_dim=48, num_heads=3, dropout=0.1, activation="gelu", layer_norm_epsilon=1e-12,
+                kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02), name="block")
+
+
+def _pair(seed=0):
+    """Ours and keras-hub's block, each built from the same global seed."""
+    layers = []
+    for make in (lambda: ElectraTransformerLayer(attention_dropout=0.1, **SETTINGS),
+                 lambda: keras_hub.layers.TransformerEncoder(**SETTINGS)):
+        keras.utils.set_random_seed(seed)
+        layer = make()
+        layer.build([None, 7, 24])
+        layers.append(layer)
+    return layers
+
+
+def test_seeded_blocks_have_keras_hub_s_variables_and_initial_values():
+    ours, theirs = _pair()
+    assert [v.path for v in ours.weights] == [v.path for v in theirs.weights]
+    assert ours.weights[0].path == "block/self_attention_layer/query/kernel"
+    for a, b in zip(ours.weights, theirs.weights, strict=True):
+        np.testing.assert_array_equal(a, b, err_msg=a.path)
+
 
 @pytest.mark.parametrize("with_attention_mask", [False, True])
 def test_outputs_and_gradients_equal_keras_hub_s_block(with_attention_mask):
-    layer = ElectraTransformerLayer(intermediate_dim=48, num_heads=3, dropout=0.1, attention_dropout=0.1,
-                                    activation="gelu", layer_norm_epsilon=1e-12, name="block")
+    ours, theirs = _pair()
     rng = np.random.default_rng(0)
     x = tf.constant(rng.normal(size=(3, 7, 24)), tf.float32)
     padding = tf.constant([[1] * 7, [1] * 5 + [0] * 2, [1] * 2 + [0] * 5])
     attention = tf.constant(np.tril(np.ones((7, 7), "int32"))[None].repeat(3, 0)) if with_attention_mask else None
-    layer(x, padding_mask=padding)
-    assert [v.path for v in layer.weights][:2] == ["block/self_attention_layer/query/kernel",
-                                                   "block/self_attention_layer/query/bias"]  # keras-hub's layout
-    for variable in layer.weights:  # random biases and LayerNorm parameters too
-        variable.assign(rng.normal(scale=0.3, size=variable.shape).astype("float32"))
+    for a, b in zip(ours.weights, theirs.weights, strict=True):  # random biases and LayerNorm parameters too
+        value = rng.normal(scale=0.3, size=a.shape).astype("float32")
+        a.assign(value)
+        b.assign(value)
     upstream = tf.constant(rng.normal(size=(3, 7, 24)), tf.float32)
 
-    def outputs_and_gradients(call):
+    def outputs_and_gradients(layer):
         with tf.GradientTape() as tape:
             tape.watch(x)
-            y = call(x, padding_mask=padding, attention_mask=attention, training=False)
+            y = layer(x, padding_mask=padding, attention_mask=attention, training=False)
             loss = tf.reduce_sum(y * upstream)
         return [y] + tape.gradient(loss, [x] + layer.trainable_variables)
 
-    ours = outputs_and_gradients(layer)
-    theirs = outputs_and_gradients(lambda *a, **k: keras_hub.layers.TransformerEncoder.call(layer, *a, **k))
-    names = ["output", "input"] + [v.path for v in layer.trainable_variables]
-    for name, a, b in zip(names, ours, theirs, strict=True):
+    names = ["output", "input"] + [v.path for v in ours.trainable_variables]
+    for name, a, b in zip(names, outputs_and_gradients(ours), outputs_and_gradients(theirs), strict=True):
         if name.endswith("key/bias"):  # 0 in exact arithmetic (softmax ignores it): round-off only
             assert np.abs(a).max() < 1e-5 and np.abs(b).max() < 1e-5
             continue
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * float(np.abs(b).max()), err_msg=name)
+
+
+def test_dropout_rates_apply_apart_and_a_pre_ln_block_is_refused():
+    layer = ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.0, attention_dropout=0.5)
+    x = tf.random.normal([2, 5, 4], seed=1)
+    layer(x)
+    assert not np.allclose(layer(x, training=True), layer(x))  # only the probabilities are dropped
+    assert ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.3).attention_dropout == 0.3
+    with pytest.raises(ValueError, match="normalize_first"):
+        ElectraTransformerLayer(intermediate_dim=8, num_heads=2, normalize_first=True)
