@@ -197,11 +197,47 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
     def tokenize(self, inputs):
         """Token ids of a string or a `[batch]` of strings.
 
-        Runs tf-text's fused `FastWordpieceTokenizer` (end-to-end mode) on
-        text normalised as `bert_normalize` does (a batch of ASCII text only
-        needs lower-casing), and `tokenize_by_rules` for the rows where the
-        fused op can differ from BERT's rules, so the ids are always those of
-        `tokenize_by_rules`:
+        A batch of printable ASCII (and tab, newline, carriage return) only
+        needs lower-casing before tf-text's fused `FastWordpieceTokenizer`
+        (end-to-end mode: it splits on whitespace and BERT's punctuation
+        itself), which gives BERT's ids on such text. Any other batch runs
+        `tokenize_mixed`: its fixes around the op, and a per-row fallback to
+        `tokenize_by_rules`. So the ids are always those of
+        `tokenize_by_rules`.
+
+        The non-ASCII path is a separate graph function that is never inlined
+        (`_noinline`): inlined, its ~150 ops sat in the untaken branch of
+        the `tf.cond`, and a graph still visits every op of an untaken branch
+        (to pass on its dead inputs), which cost a batch of 32 ASCII texts
+        about 3× the fused op's own time.
+        """
+        self._check_vocabulary()
+        self._maybe_initialized_tf()
+        inputs = tf.convert_to_tensor(inputs, tf.string)
+        scalar = inputs.shape.rank == 0
+        texts = inputs[None] if scalar else inputs
+        all_ascii = tf.reduce_all(tf.strings.regex_full_match(texts, ASCII_TEXT))
+        tokens = tf.cond(all_ascii, lambda: self._fused_word_piece.tokenize(
+            tf.strings.lower(texts) if self.lowercase else texts), lambda: self._graph("mixed")(texts))
+        if self.sequence_length:
+            tokens = tokens.to_tensor(shape=[None, self.sequence_length])
+        return tokens[0] if scalar else tokens
+
+    def _graph(self, name):
+        """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function on `[batch]` strings
+        that calls inside other graphs keep as one op (`_noinline`, see `tokenize`). The method is looked up
+        when the function is traced, not when it is made."""
+        graphs = self.__dict__.setdefault("_noinline_graphs", {})  # plain dict: not state Keras tracks or saves
+        if name not in graphs:
+            method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
+            graphs[name] = tf.function(lambda texts: getattr(self, method)(texts),
+                                       input_signature=[tf.TensorSpec([None], tf.string)],
+                                       experimental_attributes={"_noinline": True})
+        return graphs[name]
+
+    def tokenize_mixed(self, texts):
+        """Token ids of a `[batch]` of strings that are not all ASCII: the fused op on text normalised as
+        `bert_normalize` does, and `tokenize_by_rules` for the rows where the op can differ from BERT's rules:
 
         - a non-ASCII row with an unknown token: the op's 100-byte word limit
           is BERT's 100-character limit only on ASCII;
@@ -211,23 +247,11 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         Whitespace, controls and accents are handled before the op because
         its own rules differ: it keeps no-break spaces inside words, turns
         control characters into spaces rather than removing them, and (as
-        `FastBertNormalizer`, not used here) case-folds with NFKC (`ß` →
-        `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and letters
-        on both paths.
+        `FastBertNormalizer`, not used for that reason) case-folds with NFKC
+        (`ß` → `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and
+        letters on both paths.
         """
-        self._check_vocabulary()
-        self._maybe_initialized_tf()
-        inputs = tf.convert_to_tensor(inputs, tf.string)
-        scalar = inputs.shape.rank == 0
-        texts = inputs[None] if scalar else inputs
         ascii_rows = tf.strings.regex_full_match(texts, ASCII_TEXT)
-        tokens = tf.cond(tf.reduce_all(ascii_rows), lambda: self._fused_word_piece.tokenize(
-            tf.strings.lower(texts) if self.lowercase else texts), lambda: self._tokenize_mixed(texts, ascii_rows))
-        if self.sequence_length:
-            tokens = tokens.to_tensor(shape=[None, self.sequence_length])
-        return tokens[0] if scalar else tokens
-
-    def _tokenize_mixed(self, texts, ascii_rows):
         tokens = self._fused_word_piece.tokenize(bert_normalize(texts, self.lowercase, self.strip_accents))
         unknown = tf.cast(tokens.flat_values == self.token_to_id(self.oov_token), tf.int32)
         has_unknown = tf.math.unsorted_segment_max(unknown, tokens.value_rowids(), tokens.nrows()) > 0
@@ -237,7 +261,7 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
     def _replace_rows(self, tokens, redo, texts):
         """`tokens` with the rows where `redo` holds tokenized by `tokenize_by_rules` instead."""
         kept, redone = tf.where(~redo)[:, 0], tf.where(redo)[:, 0]
-        rows = tf.concat([tf.gather(tokens, kept), self.tokenize_by_rules(tf.gather(texts, redone))], axis=0)
+        rows = tf.concat([tf.gather(tokens, kept), self._graph("rules")(tf.gather(texts, redone))], axis=0)
         return tf.gather(rows, tf.argsort(tf.concat([kept, redone], axis=0)))
 
     def tokenize_by_rules(self, texts):
