@@ -138,7 +138,7 @@ def compare_tokenizers(tokenizer, vocab, lines):
     rust = tokenizers.BertWordPieceTokenizer(vocab, lowercase=True)
     try:
         import transformers
-        fast = transformers.ElectraTokenizerFast(vocab_file=vocab, do_lower_case=True)
+        fast = transformers.ElectraTokenizerFast(vocab, do_lower_case=True)  # (see peer_worker._electra_tokenizer)
     except ImportError:  # the project's own venv has tokenizers but not transformers
         fast = None
     spec = [tf.TensorSpec([None], tf.string)]
