@@ -175,7 +175,8 @@ class HFPeer:
 def _electra_tokenizer(vocab_file, lowercase):
     """transformers' fast WordPiece tokenizer on our vocabulary (the same ids as ours)."""
     import transformers
-    return transformers.ElectraTokenizerFast(vocab_file=vocab_file, do_lower_case=lowercase)
+    # Positional: transformers 4 names it `vocab_file`, 5 `vocab`, and 5 ignores `vocab_file=` (every piece [UNK]).
+    return transformers.ElectraTokenizerFast(vocab_file, do_lower_case=lowercase)
 
 
 def _classifier(model, num_labels):

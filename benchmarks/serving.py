@@ -27,16 +27,20 @@ b. the same model exported with `pad_to_max_length=True` (every request padded t
 c. the same model exported with `compile=True` (the model call under XLA, over bucketed shapes);
 c'. (`--low_precision`) the same model exported at `precision="bf16"` and `"int8"`, and as LiteRT fp32 and
    int8 (`tf.lite.Interpreter` on the ids of the in-graph featurization: tokenization included);
-d. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
+d. the Python path (`--python`): `model.predict` on the raw texts (a `TextPredictor`), and
+   `electra_tf.pipeline("text-classification", ...)`, also with `compile=True`;
+e. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
    its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip.
 
 And first (`--tokenizer`), the tokenizer alone on short corpus lines (cut to --max_chars characters):
 ours before (`tokenize_by_rules`: BERT's rules as TF string ops, today the fallback) and now (`tokenize`:
-tf-text's fused WordPiece), each eagerly and in a `tf.function`, against Hugging Face's Rust tokenizer
-(`tokenizers.BertWordPieceTokenizer`, the core of transformers' `BertTokenizerFast`) on the same
-`vocab.txt`; the ids are checked equal before timing.
+tf-text's fused WordPiece), each eagerly, as a `tf.function` called from Python, and in-graph (the op time of
+one batch inside a graph: --graph_repeats batches in one `tf.while_loop`, no Python call per batch, as a
+serving graph runs it), against Hugging Face's Rust tokenizer (`tokenizers.BertWordPieceTokenizer`, the
+core of transformers' `BertTokenizerFast`) and, where transformers is installed, `ElectraTokenizerFast`
+itself, on the same `vocab.txt`; the ids are checked equal before timing.
 """
 
 import os
@@ -67,6 +71,8 @@ flags.DEFINE_bool("compiled", True, "Add the XLA-compiled export (compile=True) 
 flags.DEFINE_list("low_precision", [], "Add these exports to the "
                   "comparison with the peer: bf16, int8 (export_model(precision=...)), litert_fp32, litert_int8 "
                   "(model.tflite in tf.lite.Interpreter, on ids tokenized in a tf.function).")
+flags.DEFINE_bool("python", True, "Add model.predict and electra_tf.pipeline (raw text) to the comparison.")
+flags.DEFINE_integer("graph_repeats", 100, "Batches per graph call of the tokenizer's in-graph rows.")
 
 
 PEER = "transformers (tokenizer + model)"
@@ -115,18 +121,40 @@ def texts_of_length(lines, tokenizer, length, count, seed=0):
     return texts
 
 
+def in_graph(tokenize, repeats):
+    """A graph running `tokenize` on its `[batch]` strings `repeats` times in a `tf.while_loop` (each time on
+    the texts joined to an empty string made from the loop counter, so no pass can hoist the work out)."""
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def run(texts):
+        def body(step, total):
+            fresh = tf.strings.join([texts, tf.strings.substr(tf.strings.as_string(step), 0, 0)])
+            return step + 1, total + tf.reduce_sum(tf.cast(tokenize(fresh).flat_values, tf.int64))
+        return tf.while_loop(lambda step, _: step < repeats, body, [tf.constant(0), tf.constant(0, tf.int64)])[1]
+    return run
+
+
 def compare_tokenizers(tokenizer, vocab, lines):
-    """Ours before and now, eager and in-graph, against `tokenizers.BertWordPieceTokenizer` at --batch_sizes."""
+    """Ours before and now (eager, tf.function, in-graph) against Hugging Face's fast tokenizers at --batch_sizes."""
     import tensorflow as tf
     import tokenizers
 
     rust = tokenizers.BertWordPieceTokenizer(vocab, lowercase=True)
+    try:
+        import transformers
+        fast = transformers.ElectraTokenizerFast(vocab, do_lower_case=True)  # (see peer_worker._electra_tokenizer)
+    except ImportError:  # the project's own venv has tokenizers but not transformers
+        fast = None
     spec = [tf.TensorSpec([None], tf.string)]
     graph_rules = tf.function(tokenizer.tokenize_by_rules, input_signature=spec)
     graph_fused = tf.function(tokenizer.tokenize, input_signature=spec)
+    repeats = FLAGS.graph_repeats
+    loop_rules, loop_fused = in_graph(tokenizer.tokenize_by_rules, repeats), in_graph(tokenizer.tokenize, repeats)
     lines = [line[:FLAGS.max_chars].rsplit(" ", 1)[0] if len(line) > FLAGS.max_chars else line for line in lines]
-    print(f"\ntokenizer alone: corpus lines cut to {FLAGS.max_chars} characters")
-    header = f"{'batch':>5}  {'path':<44} {'p50 ms':>8} {'texts/s':>9} {'vs before':>9}"
+    print(f"\ntokenizer alone: corpus lines cut to {FLAGS.max_chars} characters; in-graph: per batch, {repeats} "
+          "batches in one graph call")
+    header = f"{'batch':>5}  {'path':<48} {'p50 ms':>8} {'texts/s':>9} {'vs before':>9} {'vs HF':>6}"
     print(header + "\n" + "-" * len(header))
     rows, rng = [], np.random.default_rng(0)
     for batch_size in map(int, FLAGS.batch_sizes):
@@ -137,18 +165,27 @@ def compare_tokenizers(tokenizer, vocab, lines):
             encoding.ids for encoding in rust.encode_batch(texts, add_special_tokens=False)]
         runs = {"ours before: string-op rules, eager": lambda: tokenizer.tokenize_by_rules(batch),
                 "ours before: string-op rules, tf.function": lambda: graph_rules(batch),
+                "ours before: string-op rules, in-graph": lambda: loop_rules(batch),
                 "ours now: fused WordPiece, eager": lambda: tokenizer(batch),
                 "ours now: fused WordPiece, tf.function": lambda: graph_fused(batch),
+                "ours now: fused WordPiece, in-graph": lambda: loop_fused(batch),
                 "HF tokenizers (Rust), encode_batch": lambda: rust.encode_batch(texts, add_special_tokens=False)}
+        if fast is not None:
+            assert fast(texts, add_special_tokens=False)["input_ids"] == expected
+            runs["transformers ElectraTokenizerFast, __call__"] = lambda: fast(texts, add_special_tokens=False)
         times = latencies(runs, FLAGS.seconds / 4)
+        for name in times:
+            if name.endswith("in-graph"):
+                times[name] = times[name] / repeats
         medians = {name: np.median(values) for name, values in times.items()}
+        rust_median = medians["HF tokenizers (Rust), encode_batch"]
         for name, values in times.items():
             before = medians[name.replace("now: fused WordPiece", "before: string-op rules")]
             ratio = f"{before / medians[name]:.1f}x" if "now" in name else ""
             rows.append({"batch_size": batch_size, "path": name, "p50_ms": 1e3 * medians[name],
                          "texts_per_s": batch_size / np.mean(values)})
-            print(f"{batch_size:>5}  {name:<44} {rows[-1]['p50_ms']:8.3f} {rows[-1]['texts_per_s']:9.0f} "
-                  f"{ratio:>9}", flush=True)
+            print(f"{batch_size:>5}  {name:<48} {rows[-1]['p50_ms']:8.3f} {rows[-1]['texts_per_s']:9.0f} "
+                  f"{ratio:>9} {rust_median / medians[name]:5.2f}x", flush=True)
     return rows
 
 
@@ -166,7 +203,7 @@ def cpu_description():
 
 
 def low_precision_calls(model, tokenizer, work):
-    """name → function(texts tensor) for the exports of --low_precision (raw text in, probabilities out)."""
+    """name → function(texts) for the exports of --low_precision (a list of raw texts in, probabilities out)."""
     import tensorflow as tf
 
     from electra_tf import featurize
@@ -182,11 +219,11 @@ def low_precision_calls(model, tokenizer, work):
                                  precision=name.split("_")[1])
             runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE)).get_signature_runner()
             calls[f"export, LiteRT {name.split('_')[1]}"] = (
-                lambda texts, runner=runner: runner(**{k: v.numpy() for k, v in encode(texts).items()}))
+                lambda texts, runner=runner: runner(**{k: v.numpy() for k, v in encode(tf.constant(texts)).items()}))
         else:
             path = export_model(model, tokenizer, work, model_name=name, max_seq_length=length, precision=name)
             signature = load_export(path).signatures["serving_default"]
-            calls[f"export, {name}"] = lambda texts, signature=signature: signature(text=texts)
+            calls[f"export, {name}"] = lambda texts, signature=signature: signature(text=tf.constant(texts))
     return calls
 
 
@@ -204,9 +241,18 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
     if FLAGS.compiled:
         exports["export, compiled (XLA)"] = export_model(model, tokenizer, work, model_name="compiled",
                                                          max_seq_length=length, compile=True)
-    signatures = {name: load_export(path).signatures["serving_default"] for name, path in exports.items()}
-    calls = {name: (lambda texts, signature=signature: signature(text=texts)) for name, signature in signatures.items()}
-    calls.update(low_precision_calls(model, tokenizer, work))
+    runs_of = {name: (lambda texts, signature=load_export(path).signatures["serving_default"]:
+                      signature(text=tf.constant(texts))) for name, path in exports.items()}
+    if FLAGS.python:
+        from electra_tf import pipeline
+        from electra_tf.preprocessor import ElectraPreprocessor
+
+        model.preprocessor = ElectraPreprocessor(tokenizer, length)
+        classify = pipeline("text-classification", model, tokenizer=tokenizer, max_seq_length=length)
+        compiled = pipeline("text-classification", model, tokenizer=tokenizer, max_seq_length=length, compile=True)
+        runs_of.update({"Python: model.predict (raw text)": lambda texts: model.predict(texts, verbose=0),
+                        "Python: pipeline": classify, "Python: pipeline, compile=True": compiled})
+    runs_of.update(low_precision_calls(model, tokenizer, work))
     peer = None
     if FLAGS.peer != "none":
         peer = PeerProcess(FLAGS.peer)
@@ -222,14 +268,14 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                 batch = texts_of_length(texts, tokenizer, min(tokens, length), batch_size)
                 constant = tf.constant(batch)
                 measured = float(np.mean(tokenizer(constant).row_lengths().numpy())) + 2  # with [CLS], [SEP]
-                runs = {name: (lambda call=call: call(constant)) for name, call in calls.items()}
+                runs = {name: (lambda run=run: run(batch)) for name, run in runs_of.items()}
                 times = latencies(runs, FLAGS.peer_seconds, peer=peer and (lambda: peer.call("step", texts=batch)))
                 medians = {name: np.median(values) for name, values in times.items()}
                 for name, values in times.items():
                     row = {"batch_size": batch_size, "tokens": tokens, "text_tokens": measured, "path": name,
                            "p50_ms": 1e3 * medians[name],
                            "p95_ms": 1e3 * np.percentile(values, 95), "texts_per_s": batch_size / np.mean(values)}
-                    ours = name.startswith("export")
+                    ours = name.startswith(("export", "Python"))
                     vs_peer = f"{medians[PEER] / medians[name]:.2f}x" if ours and PEER in medians else ""
                     vs_fixed = (f"{medians[f'export, padded to {length}'] / medians[name]:.2f}x"
                                 if name in ("export, padded to longest", "export, compiled (XLA)") else "")

@@ -20,7 +20,11 @@ result out; a list in, a list out):
 
 Offsets count characters of the raw input, `end` exclusive. The graph is the
 serving graph (`electra_tf.export.signatures`), so a pipeline and an export of
-the same model give the same numbers.
+the same model give the same numbers, at the same cost per call: it is traced
+once (`Pipeline.traces`) and each request padded to its longest text;
+`compile=True` runs the model call under XLA over bucketed shapes, as
+`electra-export --compile` does (faster for short requests; each new shape
+compiles once, in seconds).
 
 Example:
 >>> import tempfile
@@ -64,6 +68,11 @@ class Pipeline:
         self.serving = serving_task(model, tokenizer, max_seq_length, label_names=self.label_names, **options)
         # One trace per input signature, as the export runs it.
         self._run = tf.function(self.serving.serve_text, input_signature=self.serving.text_signature())
+
+    @property
+    def traces(self):
+        """How many times the serving graph was traced: once, whatever the requests' sizes."""
+        return self._run.experimental_get_tracing_count()
 
     def run(self, *texts):
         return {name: value.numpy() for name, value in self._run(*(tf.constant(t, tf.string) for t in texts)).items()}
@@ -196,7 +205,8 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         max_seq_length: tokens per input (default: the folder's, the preprocessor's, else 128 or the model's
             position table if shorter).
         options: the pipeline's (`aggregation_strategy` for token classification) or the serving task's
-            (`max_answer_length`, `null_threshold`, ... for question answering).
+            (`compile=True`: the model call under XLA; `max_answer_length`, `null_threshold`, ... for question
+            answering).
     """
     if task not in TASKS:
         raise ValueError(f"task must be one of {sorted(TASKS)}, got {task!r}")

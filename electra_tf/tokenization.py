@@ -197,23 +197,19 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
     def tokenize(self, inputs):
         """Token ids of a string or a `[batch]` of strings.
 
-        Runs tf-text's fused `FastWordpieceTokenizer` (end-to-end mode) on
-        text normalised as `bert_normalize` does (a batch of ASCII text only
-        needs lower-casing), and `tokenize_by_rules` for the rows where the
-        fused op can differ from BERT's rules, so the ids are always those of
-        `tokenize_by_rules`:
+        A batch of printable ASCII (and tab, newline, carriage return) only
+        needs lower-casing before tf-text's fused `FastWordpieceTokenizer`
+        (end-to-end mode: it splits on whitespace and BERT's punctuation
+        itself), which gives BERT's ids on such text. Any other batch runs
+        `tokenize_mixed`: its ASCII rows as above, the others with fixes around
+        the op and a per-row fallback to `tokenize_by_rules`. So the ids are
+        always those of `tokenize_by_rules`.
 
-        - a non-ASCII row with an unknown token: the op's 100-byte word limit
-          is BERT's 100-character limit only on ASCII;
-        - a row with a code point unassigned in TensorFlow's regex tables
-          (ICU's newer tables may call it punctuation).
-
-        Whitespace, controls and accents are handled before the op because
-        its own rules differ: it keeps no-break spaces inside words, turns
-        control characters into spaces rather than removing them, and (as
-        `FastBertNormalizer`, not used here) case-folds with NFKC (`ß` →
-        `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and letters
-        on both paths.
+        The non-ASCII path is a separate graph function that is never inlined
+        (`_noinline`): inlined, its ~150 ops sat in the untaken branch of
+        the `tf.cond`, and a graph still visits every op of an untaken branch
+        (to pass on its dead inputs), which cost a batch of 32 ASCII texts
+        about 3× the fused op's own time.
         """
         # keras-hub's error when no vocabulary is set; with one, `set_vocabulary` has built the ops
         # (`_set_vocabulary_tf`, eagerly: tf-text is always installed here).
@@ -221,25 +217,59 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         inputs = tf.convert_to_tensor(inputs, tf.string)
         scalar = inputs.shape.rank == 0
         texts = inputs[None] if scalar else inputs
-        ascii_rows = tf.strings.regex_full_match(texts, ASCII_TEXT)
-        tokens = tf.cond(tf.reduce_all(ascii_rows), lambda: self._fused_word_piece.tokenize(
-            tf.strings.lower(texts) if self.lowercase else texts), lambda: self._tokenize_mixed(texts, ascii_rows))
+        all_ascii = tf.reduce_all(tf.strings.regex_full_match(texts, ASCII_TEXT))
+        tokens = tf.cond(all_ascii, lambda: self._ascii_tokens(texts), lambda: self._graph("mixed")(texts))
         if self.sequence_length:
             tokens = tokens.to_tensor(shape=[None, self.sequence_length])
         return tokens[0] if scalar else tokens
 
-    def _tokenize_mixed(self, texts, ascii_rows):
-        tokens = self._fused_word_piece.tokenize(bert_normalize(texts, self.lowercase, self.strip_accents))
+    def _graph(self, name):
+        """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function on `[batch]` strings
+        that calls inside other graphs keep as one op (`_noinline`, see `tokenize`). The method is looked up
+        when the function is traced, not when it is made."""
+        graphs = self.__dict__.setdefault("_noinline_graphs", {})  # plain dict: not state Keras tracks or saves
+        if name not in graphs:
+            method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
+            graphs[name] = tf.function(lambda texts: getattr(self, method)(texts),
+                                       input_signature=[tf.TensorSpec([None], tf.string)],
+                                       experimental_attributes={"_noinline": True})
+        return graphs[name]
+
+    def tokenize_mixed(self, texts):
+        """Token ids of a `[batch]` of strings that are not all ASCII: its ASCII rows as `tokenize` runs them,
+        the others by the fused op on text normalised as `bert_normalize` does, and by `tokenize_by_rules`
+        where the op can differ from BERT's rules:
+
+        - a row with an unknown token: the op's 100-byte word limit
+          is BERT's 100-character limit only on ASCII;
+        - a row with a code point unassigned in TensorFlow's regex tables
+          (ICU's newer tables may call it punctuation).
+
+        Whitespace, controls and accents are handled before the op because
+        its own rules differ: it keeps no-break spaces inside words, turns
+        control characters into spaces rather than removing them, and (as
+        `FastBertNormalizer`, not used for that reason) case-folds with NFKC
+        (`ß` → `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and
+        letters on both paths.
+        """
+        ascii_rows = tf.strings.regex_full_match(texts, ASCII_TEXT)
+        plain, other = tf.where(ascii_rows)[:, 0], tf.where(~ascii_rows)[:, 0]
+        other_texts = tf.gather(texts, other)
+        tokens = self._fused_word_piece.tokenize(bert_normalize(other_texts, self.lowercase, self.strip_accents))
         unknown = tf.cast(tokens.flat_values == self.token_to_id(self.oov_token), tf.int32)
         has_unknown = tf.math.unsorted_segment_max(unknown, tokens.value_rowids(), tokens.nrows()) > 0
-        redo = ~ascii_rows & (has_unknown | tf.strings.regex_full_match(texts, f"(?s).*{UNASSIGNED}.*"))
-        return tf.cond(tf.reduce_any(redo), lambda: self._replace_rows(tokens, redo, texts), lambda: tokens)
+        redo = has_unknown | tf.strings.regex_full_match(other_texts, f"(?s).*{UNASSIGNED}.*")
+        tokens = tf.cond(tf.reduce_any(redo), lambda: self._replace_rows(tokens, redo, other_texts), lambda: tokens)
+        return _interleave(self._ascii_tokens(tf.gather(texts, plain)), plain, tokens, other)
+
+    def _ascii_tokens(self, texts):
+        """Token ids of printable-ASCII texts: only lower-casing before the fused op (see `tokenize`)."""
+        return self._fused_word_piece.tokenize(tf.strings.lower(texts) if self.lowercase else texts)
 
     def _replace_rows(self, tokens, redo, texts):
         """`tokens` with the rows where `redo` holds tokenized by `tokenize_by_rules` instead."""
         kept, redone = tf.where(~redo)[:, 0], tf.where(redo)[:, 0]
-        rows = tf.concat([tf.gather(tokens, kept), self.tokenize_by_rules(tf.gather(texts, redone))], axis=0)
-        return tf.gather(rows, tf.argsort(tf.concat([kept, redone], axis=0)))
+        return _interleave(tf.gather(tokens, kept), kept, self._graph("rules")(tf.gather(texts, redone)), redone)
 
     def tokenize_by_rules(self, texts):
         """Token ids of a `[batch]` of strings by BERT's rules written out as TF string ops
@@ -262,3 +292,10 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         texts = tf.convert_to_tensor(texts, tf.string)
         return featurize.encode(self, sequence_length, texts, None if pairs is None else
                                 tf.convert_to_tensor(pairs, tf.string))
+
+
+def _interleave(first, first_rows, second, second_rows):
+    """The rows of two ragged tensors, whose row indices in one batch are `first_rows` and `second_rows`, in
+    that batch's order."""
+    rows = tf.concat([first, second], axis=0)
+    return tf.gather(rows, tf.argsort(tf.concat([first_rows, second_rows], axis=0)))

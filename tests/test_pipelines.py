@@ -44,6 +44,11 @@ def test_text_classification_gives_labels_and_scores_as_transformers_does(tiny, 
     assert [entry["score"] for entry in every] == sorted((entry["score"] for entry in every), reverse=True)
     assert {entry["label"] for entry in every} == {"negative", "neutral", "positive"}
     assert classifier([]) == []
+    assert classifier.traces == 1  # requests of 1 and 2 texts ran the one graph
+    compiled = electra_tf.pipeline("text-classification", str(tmp_path), compile=True)
+    assert [result["score"] for result in compiled(texts)] == pytest.approx(
+        [result["score"] for result in results], abs=1e-5)
+    assert compiled.serving.compiled is not None and compiled.traces == 1
 
 
 def test_text_pairs_are_given_as_transformers_takes_them(tiny, tmp_path):

@@ -72,12 +72,25 @@ def test_long_words_are_unknown_by_characters_on_both_paths():
 
 def test_the_fused_op_does_the_work_on_ascii_and_on_text_without_unknown_pieces(monkeypatch):
     tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"))
-    def refuse(texts):
-        raise AssertionError(f"fell back for {texts}")
-    monkeypatch.setattr(tokenizer, "tokenize_by_rules", refuse)
-    assert tokenizer(tf.constant(["The foxes, 3$!", "Héllo Wörld"])).to_list()  # eager: only the branch taken runs
-    with pytest.raises(AssertionError, match="fell back"):
-        tokenizer(tf.constant(["中文 \U0001e5ff"]))
+    # The fallback marks the rows it tokenizes (it is traced into a graph, so it must give tensors, not raise).
+    monkeypatch.setattr(tokenizer, "tokenize_by_rules", lambda texts: ElectraTokenizer.tokenize_by_rules(
+        tokenizer, texts) + 10_000)
+    ids = tokenizer(tf.constant(["The foxes, 3$!", "Héllo Wörld", "中文 \U0001e5ff"])).to_list()
+    assert [max(row) >= 10_000 for row in ids] == [False, False, True]
+    graph = tf.function(tokenizer.tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    assert graph(tf.constant(["The foxes, 3$!", "中文 \U0001e5ff"])).to_list() == [ids[0], ids[2]]
+
+
+def test_a_graph_keeps_the_non_ascii_path_as_one_uninlined_call():
+    """Inlined, the non-ASCII path's ops would all be visited (dead) on every ASCII batch (see `tokenize`)."""
+    graph = tf.function(_TOKENIZERS["uncased"].tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    definition = graph.get_concrete_function().graph.as_graph_def()
+    functions = {function.signature.name: function for function in definition.library.function}
+    (cond,) = [node for node in definition.node if node.op in ("If", "StatelessIf")]
+    fallback = functions[cond.attr["else_branch"].func.name]
+    ops = [node for node in fallback.node_def if node.op not in ("Identity", "NoOp")]
+    assert [node.op for node in ops] in (["PartitionedCall"], ["StatefulPartitionedCall"])
+    assert functions[ops[0].attr["f"].func.name].attr["_noinline"].b
 
 
 def test_vocabulary_entries_holding_whitespace_are_never_matched_across_a_space():

@@ -47,7 +47,7 @@ from electra_tf.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, sources, transfer
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
-from electra_tf.preprocessor import ElectraPreprocessor, is_pair, is_text
+from electra_tf.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
 from electra_tf.tokenization import ElectraTokenizer
 
 # The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
@@ -167,10 +167,17 @@ class ElectraNetwork(keras.Model):
             x, y, batch_size = self._text_dataset(x, y, batch_size), None, None
         return super().evaluate(x, y, batch_size=batch_size, **kwargs)
 
-    def predict(self, x, batch_size=None, **kwargs):
+    def predict(self, x, batch_size=None, verbose="auto", **kwargs):
+        """Keras's `predict`; raw text (without `callbacks` or `steps`) runs a `TextPredictor`: one graph traced
+        once, batch after batch, no progress bar."""
+        if self._reads(x) and not kwargs:
+            predictor = self.__dict__.get("_text_predictor")  # a plain attribute: not state Keras tracks or saves
+            if predictor is None or predictor.preprocessor is not self.preprocessor:
+                predictor = self.__dict__["_text_predictor"] = TextPredictor(self)
+            return predictor(x, batch_size or 32)
         if self._reads(x):
             x, batch_size = self._text_dataset(x, batch_size=batch_size), None
-        return super().predict(x, batch_size=batch_size, **kwargs)
+        return super().predict(x, batch_size=batch_size, verbose=verbose, **kwargs)
 
     # === Checkpoints ===
     @classmethod

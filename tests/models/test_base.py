@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from electra_tf import ElectraConfig, ElectraForQuestionAnswering, ElectraForSequenceClassification, ElectraTokenizer
+from electra_tf import (ElectraConfig, ElectraForQuestionAnswering, ElectraForSequenceClassification,
+                        ElectraForTokenClassification, ElectraTokenizer)
 from electra_tf.convert import convert
 from electra_tf.export import export_model, query_export
 from electra_tf.preprocessor import ElectraPreprocessor
@@ -65,6 +66,23 @@ def test_a_model_with_a_preprocessor_fits_evaluates_and_predicts_raw_text_and_sa
     answer = query_export(path, ["zebra cat dog", "red blue tree"])
     np.testing.assert_allclose(answer["logits"], logits, atol=1e-5)
     assert answer["label"].tolist() == ["zebra", "plain"]  # strings as str, not bytes
+
+
+def test_predict_on_raw_text_traces_once_and_gives_what_the_keras_path_gives(config, tokenizer):
+    keras.utils.set_random_seed(0)
+    model = ElectraForSequenceClassification(config, num_labels=3,
+                                             preprocessor=ElectraPreprocessor(tokenizer, sequence_length=16))
+    texts = ["zebra cat dog", "red", "blue tree house car"]
+    keras_path = keras.Model.predict(model, model._text_dataset(texts), verbose=0)["logits"]  # (padded to 16)
+    np.testing.assert_allclose(model.predict(texts, batch_size=2, verbose=0)["logits"], keras_path, atol=1e-5)
+    model.predict(["cat"], verbose=0)
+    model.predict(["a longer text of words than before", "dog"], verbose=0)
+    assert model._text_predictor.traces == 1  # one graph for every batch size and length
+    model.predict((["cat"], ["dog"]), verbose=0)
+    assert model._text_predictor.traces == 2  # pairs: their own graph, once
+    tagger = ElectraForTokenClassification(config, num_labels=2,
+                                           preprocessor=ElectraPreprocessor(tokenizer, sequence_length=16))
+    assert tagger.predict(texts, batch_size=2, verbose=0)["logits"].shape == (3, 16, 2)  # per token: fixed length
 
 
 def test_a_model_without_text_inputs_refuses_a_preprocessor(config, tokenizer):
