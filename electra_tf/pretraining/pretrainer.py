@@ -17,8 +17,8 @@ from electra_tf.pretraining.masking import scatter_positions
 from electra_tf.pretraining.registry import variant_parts
 from electra_tf.pretraining.replica_jit import ReplicaJit
 from electra_tf.pretraining.replicas import denominators
-from electra_tf.pretraining.step_metrics import StepMetrics
 from electra_tf.pretraining.step_losses import step_losses
+from electra_tf.pretraining.step_metrics import StepMetrics
 from electra_tf.pretraining.training_algorithms import PHASES, phase_variables
 from electra_tf.training.flops import JOINT
 from electra_tf.training.optimization import update_step_and_micro_batch

@@ -17,8 +17,14 @@ from electra_tf.pretraining.all_tokens_mlm import AllTokensMLM
 from electra_tf.pretraining.corrective_lm import CorrectiveLanguageModel
 from electra_tf.pretraining.electra_15 import MaskedReplacedTokenDetection
 from electra_tf.pretraining.fast_electra import PretrainedGenerator
-from electra_tf.pretraining.generator_sources import (SHARE_ALL, SHARE_EMBEDDINGS, SHARE_GDES, SHARE_NONE,
-                                                      GeneratorNetwork, UnigramGenerator)
+from electra_tf.pretraining.generator_sources import (
+    SHARE_ALL,
+    SHARE_EMBEDDINGS,
+    SHARE_GDES,
+    SHARE_NONE,
+    GeneratorNetwork,
+    UnigramGenerator,
+)
 from electra_tf.pretraining.mlm_objective import MaskedLanguageModel
 from electra_tf.pretraining.objective import ReplacedTokenDetection
 from electra_tf.pretraining.replace_mlm import ReplaceMLM

@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from electra_tf import (ElectraConfig, ElectraForQuestionAnswering, ElectraForSequenceClassification,
-                        ElectraForTokenClassification, ElectraTokenizer)
+from electra_tf import (
+    ElectraConfig,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+    ElectraTokenizer,
+)
 from electra_tf.convert import convert
 from electra_tf.export import export_model, query_export
 from electra_tf.preprocessor import ElectraPreprocessor
