@@ -75,8 +75,12 @@ def at_precision(model, precision):
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     policy = keras.config.dtype_policy()
     keras.config.set_dtype_policy("bfloat16" if precision == "bf16" else "float32")
+    # The copy shares the model's preprocessor: a tokenizer's vocabulary is an asset, which a config does not hold.
+    config = {**model.get_config(), "preprocessor": None}
     try:
-        copy = type(model).from_config(model.get_config())
+        copy = type(model).from_config(config)
+        if getattr(model, "preprocessor", None) is not None:
+            copy.preprocessor = model.preprocessor
     finally:
         keras.config.set_dtype_policy(policy)
     copy.set_weights(model.get_weights())  # cast to the copy's variable dtype
@@ -84,5 +88,7 @@ def at_precision(model, precision):
     if precision == "int8":
         with warnings.catch_warnings():  # one per layer without int8 kernels (norms, dropout, ...): by design
             warnings.filterwarnings("ignore", "Layer .* does not have a `quantize` method")
-            copy.quantize("int8")
+            # Built layers only: a preprocessor's tokenizer is never built (it holds no weights), and Keras
+            # refuses to quantize an unbuilt layer.
+            copy.quantize("int8", filters=lambda layer: layer.built)
     return copy

@@ -136,6 +136,20 @@ def test_bf16_is_refused_in_one_line_before_any_work_on_a_cpu_without_it(classif
     assert not os.path.exists(tmp_path / "exports")
 
 
+def test_a_model_with_a_preprocessor_is_copied_at_each_precision_with_it(classifier):
+    from electra_tf.preprocessor import ElectraPreprocessor
+
+    _, model, tokenizer = classifier
+    with_text = ElectraForSequenceClassification.from_config(model.get_config())
+    with_text.set_weights(model.get_weights())
+    with_text.preprocessor = ElectraPreprocessor(tokenizer, MAX_LEN)
+    for name in ("bf16", "int8"):
+        copy = precision.at_precision(with_text, name)  # int8 used to fail: "Cannot quantize ... not built"
+        assert copy.preprocessor is with_text.preprocessor
+        np.testing.assert_allclose(copy.predict(TEXTS[:2], verbose=0)["logits"],
+                                   with_text.predict(TEXTS[:2], verbose=0)["logits"], atol=5e-2)
+
+
 def test_cpu_flags_are_read_from_cpuinfo(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu avx512f avx512_bf16 amx_tile\n\n"
