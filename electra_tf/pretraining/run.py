@@ -100,7 +100,7 @@ class RunResult:
     stopped_by: str | None = None
 
 
-def check_vocabulary(vocab_file, files):
+def check_shard_vocabulary(vocab_file, files):
     """Refuses, before any step, shards built with another vocabulary than `vocab_file` (their folders'
     `manifest.json` records the vocabulary's hash and size); returns the shard build's settings."""
     settings, wanted = {}, vocabulary_hash(vocab_file)
@@ -227,7 +227,7 @@ def run_pretraining(model, pretraining, options):
     (a `PretrainingConfig`) as `options` (`RunOptions`) say, resuming the run in `options.model_dir` if there
     is one; returns a `RunResult`. Bad input raises `ValueError` before anything is written."""
     train_files = ",".join(list_files(options.train_files)) if options.train_files else None
-    shard_settings = check_vocabulary(options.vocab_file, list_files(",".join(
+    shard_settings = check_shard_vocabulary(options.vocab_file, list_files(",".join(
         filter(None, [train_files, options.eval_files])))) if train_files else {}
     if train_files and options.skip_corrupt_records:
         damaged = find_corrupt_records(train_files.split(","))
