@@ -44,7 +44,7 @@ from electra_tf import answer_spans, featurize
 from electra_tf.export.compiled import CompiledCall
 from electra_tf.models.base import INPUT_NAMES
 
-TASKS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
+SERVING_KINDS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
 
 
 PAIR_ROWS_MESSAGE = "text and text_pair need the same number of rows (one pair per row)"
