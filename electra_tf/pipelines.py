@@ -47,7 +47,7 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf.convert import load_model
-from electra_tf.export.signatures import serving_task
+from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -65,7 +65,7 @@ class Pipeline:
     def __init__(self, model, tokenizer, max_seq_length, label_names=None, **options):
         self.model, self.tokenizer = model, tokenizer
         self.label_names = list(label_names) if label_names else None
-        self.serving = serving_task(model, tokenizer, max_seq_length, label_names=self.label_names, **options)
+        self.serving = make_serving_task(model, tokenizer, max_seq_length, label_names=self.label_names, **options)
         # One trace per input signature, as the export runs it.
         self._run = tf.function(self.serving.serve_text, input_signature=self.serving.text_signature())
 
