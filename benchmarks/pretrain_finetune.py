@@ -102,18 +102,14 @@ def pretrain(name, variant, steps, budgets, vocab, shards, folder):
     (a fraction of the steps); returns {budget: (folder, step)}."""
     import keras
 
-    from electra_tf import ElectraPretrainer, ElectraTokenizer, pretraining_optimizer
     from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.data.pipeline import pretraining_dataset
-    from electra_tf.pretraining.variant_inputs import variant_inputs
+    from electra_tf.pretraining.run import build_pretrainer
     from electra_tf.vocabulary import load_vocabulary
 
-    tokenizer = ElectraTokenizer(vocab)
-    model, pretraining = configs(tokenizer.vocabulary_size(), steps, **variant)
-    extra = variant_inputs(pretraining, load_vocabulary(vocab), shards)
+    model, pretraining = configs(len(load_vocabulary(vocab)), steps, **variant)
     keras.utils.set_random_seed(0)
-    pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids, **extra)
-    pretrainer.compile(optimizer=pretraining_optimizer(pretraining))
+    pretrainer = build_pretrainer(model, pretraining, vocab, shards)
     data = pretraining_dataset(shards, FLAGS.batch_size, FLAGS.seq_length, seed=0)
     saved, done, start, logs = {}, 0, time.perf_counter(), {}
     for budget in sorted(budgets):

@@ -24,7 +24,7 @@ from electra_tf.config import (
     save_run_config,
 )
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.keras_hub_presets import ElectraTextClassifier, save_keras_hub_preset
+from electra_tf.keras_hub_export import ElectraTextClassifier, save_keras_hub_preset
 from electra_tf.layers.embeddings import ElectraEmbedding
 from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.models.encoder import ElectraModel

@@ -47,11 +47,11 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf.convert import load_model
-from electra_tf.export.signatures import serving_task
+from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
 from electra_tf.tokenization import ElectraTokenizer
 
-TASKS = {"text-classification": "classification", "sentiment-analysis": "classification",
+PIPELINE_TASKS = {"text-classification": "classification", "sentiment-analysis": "classification",
          "token-classification": "tagging", "ner": "tagging", "question-answering": "question_answering"}
 
 
@@ -65,7 +65,7 @@ class Pipeline:
     def __init__(self, model, tokenizer, max_seq_length, label_names=None, **options):
         self.model, self.tokenizer = model, tokenizer
         self.label_names = list(label_names) if label_names else None
-        self.serving = serving_task(model, tokenizer, max_seq_length, label_names=self.label_names, **options)
+        self.serving = make_serving_task(model, tokenizer, max_seq_length, label_names=self.label_names, **options)
         # One trace per input signature, as the export runs it.
         self._run = tf.function(self.serving.serve_text, input_signature=self.serving.text_signature())
 
@@ -208,8 +208,8 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
             (`compile=True`: the model call under XLA; `max_answer_length`, `null_threshold`, ... for question
             answering).
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {sorted(TASKS)}, got {task!r}")
+    if task not in PIPELINE_TASKS:
+        raise ValueError(f"task must be one of {sorted(PIPELINE_TASKS)}, got {task!r}")
     info = {}
     if isinstance(model, str) or hasattr(model, "__fspath__"):
         folder = str(model)
@@ -220,7 +220,7 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
     if tokenizer is None:
         raise ValueError("this model has no tokenizer: give tokenizer=, or a folder with its vocab.txt")
     kind = getattr(model, "serving_task", None)
-    if TASKS[task] != kind:
+    if PIPELINE_TASKS[task] != kind:
         raise ValueError(f"a {task} pipeline needs a model of that task; this one is a {type(model).__name__} "
                          f"({kind})")
     length = max_seq_length or info.get("max_seq_length") or (

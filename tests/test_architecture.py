@@ -19,7 +19,7 @@ LAYERS = (
     ("models",),
     ("pretraining", "data", "metrics"),
     ("finetuning",),
-    ("export", "convert", "keras_hub_presets"),
+    ("export", "convert", "keras_hub_export"),
     ("pipelines",),
 )
 

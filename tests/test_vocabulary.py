@@ -59,7 +59,7 @@ def test_shards_accept_a_crlf_copy_of_their_vocabulary(tmp_path):
     out = tmp_path / "data"
     build_pretraining_shards([str(corpus)], str(paths["clean"]), str(out), max_seq_length=8)
     manifest = json.loads((out / MANIFEST).read_text())
-    # What tools/run_pretraining.py compares (`check_vocabulary`): the manifest's hash and the vocabulary's.
+    # What electra_tf/pretraining/run.py compares (`check_shard_vocabulary`): the manifest's hash and the vocabulary's.
     assert manifest["settings"]["vocab_sha256"] == vocabulary_hash(str(paths["crlf"]))
     shutil.copyfile(paths["crlf"], paths["clean"])  # the same build, resumed with the CRLF copy: same settings
     build_pretraining_shards([str(corpus)], str(paths["clean"]), str(out), max_seq_length=8)

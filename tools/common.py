@@ -7,17 +7,14 @@ nothing that imports TensorFlow, and `<tool>.py` holds its `main`, wrapped in `e
 `electra_tf_cli`, import `<tool>.py` only then).
 """
 
-import contextlib
 import csv
 import dataclasses
 import errno
 import functools
 import logging
-import math
 import os
 import sys
 import textwrap
-import time
 import warnings
 
 from absl import app, flags
@@ -200,23 +197,6 @@ def exits_cleanly_on_bad_input(main):
         finally:
             release_all()  # the folder locks `main` took (`electra_tf.folder_lock`)
     return wrapped
-
-
-def weight_megabytes(*models):
-    """The size of the models' weights in MB, about what saving them writes (shared weights counted once; a
-    dtype's bytes from its name, `float32` → 4, so that this module needs no numpy)."""
-    weights = {id(w): w for model in models for w in model.weights}.values()
-    return sum(math.prod(w.shape) * max(1, int("0" + "".join(filter(str.isdigit, str(w.dtype)))) // 8)
-               for w in weights) / 1e6
-
-
-@contextlib.contextmanager
-def saying_saved(path, *models):
-    """Prints a line before the models are saved to `path` (with their size) and one when they are."""
-    print(f"saving the model to {path} ({weight_megabytes(*models):,.1f} MB of weights)…", flush=True)
-    started = time.perf_counter()
-    yield
-    print(f"saved in {time.perf_counter() - started:.1f} s", flush=True)
 
 
 def ensure_new_output(path, overwrite):

@@ -10,7 +10,7 @@ from electra_tf.convert import load_model
 from electra_tf.export import export_info, export_model, task_of
 from electra_tf.export.litert import export_litert
 from electra_tf.export.precision import check_cpu
-from electra_tf.finetuning.trainer import check_vocabulary
+from electra_tf.finetuning.trainer import check_vocabulary_size
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
@@ -41,7 +41,7 @@ def main(argv):
                                                      strip_accents=FLAGS.strip_accents)
     except ValueError as e:
         raise ValueError(f"{e} (pass --vocab)" if not FLAGS.vocab else str(e)) from None
-    check_vocabulary(tokenizer, model, FLAGS.model, FLAGS.vocab)
+    check_vocabulary_size(tokenizer, model, FLAGS.model, FLAGS.vocab)
     task = task_of(model)
     if FLAGS.format == "litert" and task != "classification":
         raise ValueError(f"--format=litert exports a classifier; {FLAGS.model} is a {task} model")

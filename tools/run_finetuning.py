@@ -10,6 +10,7 @@ import os
 import statistics
 
 from electra_tf.atomic import read_json, write_json
+from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import finetune, make_task
@@ -17,7 +18,7 @@ from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool, saying_saved
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool
 from electra_tf.tools.run_finetuning_flags import FLAGS
 from electra_tf.training.determinism import enable_determinism
 

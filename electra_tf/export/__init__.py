@@ -15,7 +15,7 @@ Example:
 
 from electra_tf.export.archive import SIGNATURES, export_model, versions
 from electra_tf.export.client import export_info, load_export, query_export
-from electra_tf.export.signatures import TASKS, serving_task, task_of
+from electra_tf.export.signatures import SERVING_KINDS, make_serving_task, task_of
 
-__all__ = ["SIGNATURES", "TASKS", "export_info", "export_model", "load_export", "query_export", "serving_task",
-           "task_of", "versions"]
+__all__ = ["SERVING_KINDS", "SIGNATURES", "export_info", "export_model", "load_export", "make_serving_task",
+           "query_export", "task_of", "versions"]

@@ -25,7 +25,7 @@ import tensorflow_text as tf_text
 
 from electra_tf.atomic import atomic_folder, write_json
 from electra_tf.export.precision import at_precision, check_cpu
-from electra_tf.export.signatures import serving_task
+from electra_tf.export.signatures import make_serving_task
 from electra_tf.folder_lock import lock_folder
 
 SIGNATURES = ("serving_default", "serve_ids", "serve_examples")
@@ -90,7 +90,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         tokenizer = preprocessor.tokenizer
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
-    task = serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
+    task = make_serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
     model = task.model = at_precision(model, precision)

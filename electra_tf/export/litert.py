@@ -32,7 +32,7 @@ import tensorflow_text as tf_text
 from electra_tf.atomic import atomic_folder, write_json
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.export.archive import version_path
-from electra_tf.export.signatures import serving_task
+from electra_tf.export.signatures import make_serving_task
 from electra_tf.folder_lock import lock_folder
 
 MODEL_FILE = "model.tflite"
@@ -86,7 +86,7 @@ def export_litert(model, tokenizer, export_dir, model_name="electra", version=No
     tokenizer = tokenizer or preprocessor.tokenizer
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
-    task = serving_task(model, tokenizer, max_seq_length, label_names, text_pair=text_pair)
+    task = make_serving_task(model, tokenizer, max_seq_length, label_names, text_pair=text_pair)
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
     flatbuffer = convert(task, precision)

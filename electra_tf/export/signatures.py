@@ -31,8 +31,8 @@ Example:
 >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"])
 >>> config = ElectraConfig(vocab_size=8, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
 ...                        intermediate_size=8)
->>> task = serving_task(ElectraForSequenceClassification(config, num_labels=2), tokenizer, max_seq_length=8,
-...                     label_names=["neg", "pos"])
+>>> task = make_serving_task(ElectraForSequenceClassification(config, num_labels=2), tokenizer, max_seq_length=8,
+...                          label_names=["neg", "pos"])
 >>> outputs = task.serve_text(text=tf.constant(["Good film", "bad"]))
 >>> sorted(outputs), outputs["probabilities"].shape
 (['label', 'label_id', 'logits', 'probabilities'], TensorShape([2, 2]))
@@ -44,7 +44,7 @@ from electra_tf import answer_spans, featurize
 from electra_tf.export.compiled import CompiledCall
 from electra_tf.models.base import INPUT_NAMES
 
-TASKS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
+SERVING_KINDS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
 
 
 PAIR_ROWS_MESSAGE = "text and text_pair need the same number of rows (one pair per row)"
@@ -305,8 +305,8 @@ _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServin
                                       TaggingServing, QuestionAnsweringServing, MultipleChoiceServing)}
 
 
-def serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False, compile=False,
-                 **options):
+def make_serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False,
+                      compile=False, **options):
     """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
     `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
     `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text).

@@ -27,7 +27,7 @@ from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
 
 
-def check_vocabulary(tokenizer, model, init_checkpoint, vocabulary_source=None):
+def check_vocabulary_size(tokenizer, model, init_checkpoint, vocabulary_source=None):
     """A vocabulary of another size than the model's embedding table is refused (in one line), naming the
     vocabulary (`vocabulary_source`, when it is not the checkpoint's own) and the model."""
     if tokenizer.vocabulary_size() != model.config.vocab_size:
@@ -69,7 +69,7 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     if batches_per_epoch < 1:
         raise ValueError(f"{len(train_examples)} training examples make no batch of {task.config.batch_size}")
     model = task.build_model(init_checkpoint)
-    check_vocabulary(task.tokenizer, model, init_checkpoint)
+    check_vocabulary_size(task.tokenizer, model, init_checkpoint)
     check_sequence_length(task.sequence_length, model.config, init_checkpoint)
     report = report or (lambda line: None)
     if model.hf_architecture is None:

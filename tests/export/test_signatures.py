@@ -15,7 +15,7 @@ from electra_tf import (
     ElectraTokenizer,
     featurize,
 )
-from electra_tf.export.signatures import serving_task
+from electra_tf.export.signatures import make_serving_task
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
 LENGTH = 24
@@ -42,13 +42,13 @@ def test_classification_and_the_discriminator_give_fixed_paddings_outputs(config
     batch = texts()
     fixed = featurize.encode(tokenizer, LENGTH, batch)
     classifier = ElectraForSequenceClassification(config, num_labels=3)
-    served = serving_task(classifier, tokenizer, LENGTH).serve_text(text=batch)
+    served = make_serving_task(classifier, tokenizer, LENGTH).serve_text(text=batch)
     np.testing.assert_allclose(served["logits"], classifier(fixed)["logits"], atol=1e-5)
-    one = serving_task(classifier, tokenizer, LENGTH).serve_text(text=batch[:1])  # a request of one short text
+    one = make_serving_task(classifier, tokenizer, LENGTH).serve_text(text=batch[:1])  # a request of one short text
     np.testing.assert_allclose(one["logits"], classifier(featurize.encode(tokenizer, LENGTH, batch[:1]))["logits"],
                                atol=1e-5)
     discriminator = ElectraDiscriminator(config)
-    served = serving_task(discriminator, tokenizer, LENGTH).serve_text(text=batch)
+    served = make_serving_task(discriminator, tokenizer, LENGTH).serve_text(text=batch)
     real = fixed["attention_mask"].numpy() > 0
     expected = discriminator(fixed)["logits"].numpy()
     assert served["logits"].shape == served["tokens"].shape == (len(batch), LENGTH)
@@ -59,7 +59,7 @@ def test_classification_and_the_discriminator_give_fixed_paddings_outputs(config
 @pytest.mark.parametrize("pad_to_max_length", [False, True])
 def test_a_request_runs_the_model_at_its_longest_text_or_at_max_seq_length(config, tokenizer, pad_to_max_length):
     classifier = ElectraForSequenceClassification(config, num_labels=3)
-    task = serving_task(classifier, tokenizer, LENGTH, pad_to_max_length=pad_to_max_length)
+    task = make_serving_task(classifier, tokenizer, LENGTH, pad_to_max_length=pad_to_max_length)
     shapes, run = [], task.run_ids
     task.run_ids = lambda **inputs: shapes.append(tuple(inputs["input_ids"].shape)) or run(**inputs)
     short = tf.constant(["red cat"])  # 4 tokens with [CLS] and [SEP]: one bucket of 16
@@ -71,7 +71,7 @@ def test_a_request_runs_the_model_at_its_longest_text_or_at_max_seq_length(confi
 def test_tagging_and_question_answering_give_fixed_paddings_answers(config, tokenizer):
     batch = texts()
     tagger = ElectraForTokenClassification(config, num_labels=3)
-    served = serving_task(tagger, tokenizer, LENGTH).serve_text(text=batch)
+    served = make_serving_task(tagger, tokenizer, LENGTH).serve_text(text=batch)
     inputs, _, first_piece = featurize.tagging_features(tokenizer, LENGTH, batch)
     probabilities = tf.nn.softmax(tagger(inputs)["logits"]).numpy()
     positions = first_piece.to_tensor(-1).numpy()
@@ -79,7 +79,7 @@ def test_tagging_and_question_answering_give_fixed_paddings_answers(config, toke
     np.testing.assert_array_equal(served["label_id"], expected)
     for head in ("original", "huggingface"):
         model = ElectraForQuestionAnswering(config, head=head, beam_size=4, hidden_size=8)
-        task = serving_task(model, tokenizer, LENGTH, max_query_length=4)
+        task = make_serving_task(model, tokenizer, LENGTH, max_query_length=4)
         served = task.serve_text(question=batch[:8], context=batch[-8:])
         inputs, _, _ = featurize.squad_window(tokenizer, LENGTH, 4, batch[:8], batch[-8:])
         full = task.serve_ids(**inputs)  # the answer over the window padded to LENGTH
@@ -92,7 +92,7 @@ def test_tagging_and_question_answering_give_fixed_paddings_answers(config, toke
 def test_the_compiled_model_call_pads_to_buckets_and_gives_the_uncompiled_outputs(config, tokenizer):
     """`compile=True` (multiple choice: `[batch, choices, sequence]` inputs; the export test covers the rest)."""
     model = ElectraForMultipleChoice(config, num_choices=2)
-    compiled, default = (serving_task(model, tokenizer, LENGTH, compile=flag) for flag in (True, False))
+    compiled, default = (make_serving_task(model, tokenizer, LENGTH, compile=flag) for flag in (True, False))
     seen = []
     function = compiled.compiled.function
     compiled.compiled.function = lambda inputs: seen.append(tuple(inputs["input_ids"].shape)) or function(inputs)

@@ -15,12 +15,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.checkpoints import ours
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.pretraining import run as run_module
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import build_vocabulary
-from electra_tf.training import distribute
 from electra_tf.vocabulary import save_vocabulary
 
 # As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
@@ -337,11 +336,11 @@ def _signal_inside(monkeypatch, owner, name, number=signal.SIGINT):
 # Where a Ctrl-C lands, as the function it interrupts, and the step then saved. Each moment is one run of
 # 2 steps in this process; the signal is raised in this very process, inside that function: no timing race.
 _MOMENTS = {
-    "start-up": (distribute, "get_strategy", None, ()),
+    "start-up": (run_module, "get_strategy", None, ()),
     "first step": (ElectraPretrainer, "train_step", 1, ()),  # (while it is traced)
     "a save": (tf.train.CheckpointManager, "save", 1, ("--save_every=1",)),
     "evaluation": (ElectraPretrainer, "test_step", 1, ("--eval_every=1", "--eval_steps=1")),
-    "the final save": (ours, "write_run_folder", 2, ()),
+    "the final save": (run_module, "write_run_folder", 2, ()),
 }
 
 

@@ -1,4 +1,5 @@
-"""Our models as keras-hub presets, and ELECTRA's text classifier as a keras-hub task (keras-hub ships none).
+"""Writing our models as keras-hub presets (reading one is `checkpoints.keras_hub_preset`), and ELECTRA's text
+classifier as a keras-hub task (keras-hub ships none).
 
 `save_keras_hub_preset(model, folder, tokenizer)` writes our encoder (of any of our models) as the preset
 keras-hub's own `ElectraBackbone.save_to_preset` and `ElectraTokenizer.save_to_preset` write, so

@@ -1,0 +1,45 @@
+"""`electra_tf.pretraining.run` as a library: `RunOptions` mirrors the tool's flags, bad input is refused first.
+
+The runs themselves (resume, preemption, logs, ...) are tested through the tool, `tests/tools/test_run_pretraining.py`.
+"""
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from electra_tf.config import load_run_config
+from electra_tf.pretraining.run import RunOptions, run_pretraining
+
+FLAGS_MODULE = Path(__file__).parents[2] / "tools" / "run_pretraining_flags.py"
+# The tool's flags that are no run option: they make the configs.
+CONFIG_FLAGS = {"config", "warmup_fraction"}
+
+
+def tool_flag_defaults():
+    """{name: default} of each flag `tools/run_pretraining_flags.py` defines itself (read with `ast`)."""
+    calls = [node for node in ast.walk(ast.parse(FLAGS_MODULE.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call) and getattr(node.func, "attr", "").startswith("DEFINE_")]
+    return {ast.literal_eval(call.args[0]): ast.literal_eval(call.args[1]) for call in calls}
+
+
+def test_each_run_option_is_the_flag_of_that_name_with_its_default():
+    flags = {name: default for name, default in tool_flag_defaults().items() if name not in CONFIG_FLAGS}
+    fields = {field.name: None if field.default is dataclasses.MISSING else field.default
+              for field in dataclasses.fields(RunOptions)}
+    assert fields == flags
+
+
+@pytest.mark.parametrize("name", ["save_every", "keep_checkpoints", "eval_every", "eval_steps", "log_every"])
+def test_a_count_below_one_is_refused(name):
+    with pytest.raises(ValueError, match=f"--{name} must be >= 1, got 0"):
+        RunOptions(model_dir="m", vocab_file="v", train_files="t", **{name: 0})
+
+
+def test_a_model_config_of_another_vocabulary_size_is_refused_before_anything_is_written(tmp_path, fixture_vocab):
+    model, pretraining = load_run_config("electra_tiny")
+    options = RunOptions(model_dir=str(tmp_path / "run"), vocab_file=fixture_vocab, train_text_files=fixture_vocab)
+    with pytest.raises(ValueError, match=f"ElectraConfig.vocab_size=999 but {fixture_vocab} holds 1418 tokens"):
+        run_pretraining(model.replace(vocab_size=999), pretraining, options)
+    assert not (tmp_path / "run").exists()
