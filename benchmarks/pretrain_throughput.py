@@ -69,8 +69,6 @@ flags.DEFINE_integer("threads", 0, "Threads per framework (TensorFlow intra- and
                      "defaults (all cores). 1 is steadier on a busy machine.")
 flags.DEFINE_integer("matmul_size", 2048, "Size of the square matmul that measures the machine's limit.")
 flags.DEFINE_string("json", None, "Also write all figures to this JSON file.")
-flags.DEFINE_bool("graph_optimizer", False, "Our steps with TensorFlow's Grappler (as electra-pretrain "
-                  "--graph_optimizer); off: electra-pretrain's default (the fusion count then needs it on).")
 flags.DEFINE_bool("graph", True, "Split our first step into its phases and count the fusions in its optimised "
                   "graph (each in a fresh subprocess).")
 flags.DEFINE_string("probe", None, "Internal: side:objective:precision:jit, measure one step's peak memory; "
@@ -480,7 +478,8 @@ def main(argv):
         run_probe(FLAGS.probe)
         return
     import tensorflow as tf
-    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": not FLAGS.graph_optimizer})
+
+    from electra_tf.training.graph_optimizer import grappler_pays
     if FLAGS.threads:
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
         tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
@@ -514,6 +513,9 @@ def main(argv):
             for jit in jits:
                 start = time.perf_counter()
                 name = f"electra_tf ({('XLA+oneDNN' if FLAGS.xla_onednn else 'XLA') if jit else 'tf.function'})"
+                # electra-pretrain's default: Grappler only where it pays (read when the step first runs)
+                tf.config.optimizer.set_experimental_options(
+                    {"disable_meta_optimizer": not grappler_pays(precision != "fp32")})
                 models[name] = Ours(objective, precision, jit)
                 models[name].step()  # traces (and compiles) the step
                 first_steps[name] = time.perf_counter() - start

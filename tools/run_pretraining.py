@@ -29,7 +29,7 @@ from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.training import callbacks as cb
 from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.graph_optimizer import graph_optimizer
+from electra_tf.training.graph_optimizer import graph_optimizer, grappler_pays
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.stop_signals import StopSignals
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
@@ -170,7 +170,10 @@ def train(pretrainer, strategy, pretraining, done, train_files, callbacks, valid
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    with graph_optimizer(FLAGS.graph_optimizer):  # Grappler: ~18 s of the first step, no faster a step (CPU)
+    enabled = FLAGS.graph_optimizer
+    if enabled is None:  # Grappler: ~18 s of the first step; a faster step only under mixed precision (CPU)
+        enabled = grappler_pays(FLAGS.mixed_precision is not None)
+    with graph_optimizer(enabled):
         run()
 
 
