@@ -97,7 +97,7 @@ class HFPeer:
     def mask_batch(self):
         """The same rules as `electra_tf.pretraining.masking.mask_tokens` (without replacement, 85 % [MASK])."""
         import torch
-        pc, slots = self.pc, self.pc.predictions_per_seq
+        pc, slots = self.pc, self.pc.max_predictions_per_seq  # (sent resolved)
         ids, attention = self.ids, self.attention
         length = ids.shape[1]
         candidates = (attention > 0) & ~torch.isin(ids, self.special)

@@ -478,6 +478,8 @@ def main(argv):
         run_probe(FLAGS.probe)
         return
     import tensorflow as tf
+
+    from electra_tf.training.graph_optimizer import grappler_pays
     if FLAGS.threads:
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
         tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
@@ -511,6 +513,9 @@ def main(argv):
             for jit in jits:
                 start = time.perf_counter()
                 name = f"electra_tf ({('XLA+oneDNN' if FLAGS.xla_onednn else 'XLA') if jit else 'tf.function'})"
+                # electra-pretrain's default: Grappler only where it pays (read when the step first runs)
+                tf.config.optimizer.set_experimental_options(
+                    {"disable_meta_optimizer": not grappler_pays(precision != "fp32")})
                 models[name] = Ours(objective, precision, jit)
                 models[name].step()  # traces (and compiles) the step
                 first_steps[name] = time.perf_counter() - start

@@ -56,6 +56,9 @@ flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker",
 flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
 flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
+flags.DEFINE_bool("graph_optimizer", None,
+                  "Run TensorFlow's graph optimizer (Grappler) on the step; default: only under --mixed_precision "
+                  "(on CPU it adds ~18 s to the first step, and makes only mixed-precision steps faster).")
 flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
 flags.DEFINE_bool("skip_corrupt_records", False,
                   "Read past damaged TFRecords (each damaged file is read up to its damage; they are listed "

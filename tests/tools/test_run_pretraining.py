@@ -360,3 +360,18 @@ def test_ctrl_c_at_any_moment_keeps_finished_work(data, tmp_path, monkeypatch, r
     assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{saved}")
     assert (model_dir / "final" / "config.json").exists() == (moment == "the final save")
     assert ("and the final models in" in out) == (moment == "the final save")
+
+
+def test_the_step_runs_without_grappler_by_default_and_the_setting_is_restored(data, tmp_path, monkeypatch,
+                                                                               run_tool):
+    seen, original = [], ElectraPretrainer.train_step
+
+    def recording_train_step(self, *args, **kwargs):  # runs while the step is traced, i.e. before Grappler
+        seen.append(tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ElectraPretrainer, "train_step", recording_train_step)
+    exit_code, out, err = run_tool("run_pretraining", *command(data, tmp_path / "run", "--train_steps=1")[3:])
+    assert exit_code == 0, err[-3000:]
+    assert seen and set(seen) == {True}  # disable_meta_optimizer (--graph_optimizer turns it back on)
+    assert not tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
