@@ -52,8 +52,11 @@ from electra_tf.text_normalization import BERT_WHITESPACE  # noqa: F401  (re-exp
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"
-# Length-aware batches are padded to a multiple of this (see `padded_length`).
+# Length-aware batches are padded to a multiple of this (see `padded_length`)...
 PAD_MULTIPLE = 16
+# ...or, when every row fits, to this: short requests (batch 1 or 32 × 8 tokens, as served online) would
+# otherwise do twice their work at 16 (measured: 32 × 8 tokens 163 → 75 ms a call), for one more shape.
+SHORT_LENGTH = 8
 
 Words = collections.namedtuple("Words", "words start end byte_start byte_end")
 Pieces = collections.namedtuple("Pieces", "ids start end counts")
@@ -198,10 +201,15 @@ def _layout(segments):
 
 
 def padded_length(lengths, sequence_length):
-    """Length-aware padding: the longest of `lengths` rounded up to a multiple of `PAD_MULTIPLE`, at most
-    `sequence_length` (so a model sees a handful of lengths, not one per batch)."""
+    """Length-aware padding: the longest of `lengths` rounded up to `SHORT_LENGTH` or else a multiple of
+    `PAD_MULTIPLE`, at most `sequence_length` (so a model sees a handful of lengths, not one per batch).
+
+    >>> [int(padded_length([n], 128)) for n in (3, 8, 9, 17, 200)]
+    [8, 8, 16, 32, 128]
+    """
     longest = tf.reduce_max(tf.concat([tf.cast(lengths, tf.int32), [1]], axis=0))
-    return tf.minimum(tf.cast(sequence_length, tf.int32), -(-longest // PAD_MULTIPLE) * PAD_MULTIPLE)
+    rounded = tf.where(longest <= SHORT_LENGTH, SHORT_LENGTH, -(-longest // PAD_MULTIPLE) * PAD_MULTIPLE)
+    return tf.minimum(tf.cast(sequence_length, tf.int32), rounded)
 
 
 def pack(segments, sequence_length, cls_id, sep_id, pad_id=0, pad_to_max_length=True):

@@ -103,6 +103,16 @@ def test_encode_packs_as_keras_hubs_packer(tokenizer, sequence_length):
             got["input_ids"].numpy().tolist()
 
 
+def test_length_aware_padding_fits_short_batches_in_8_and_keeps_the_fixed_paddings_ids(tokenizer):
+    """A batch of short texts is padded to `SHORT_LENGTH` (8), not 16; longer ones to a multiple of 16."""
+    for texts, width in ((["a b", "c"], featurize.SHORT_LENGTH), ([" ".join("abcdefgh")], 16)):
+        got = featurize.encode(tokenizer, 128, tf.constant(texts), pad_to_max_length=False)
+        fixed = featurize.encode(tokenizer, 128, tf.constant(texts))
+        assert got["input_ids"].shape[1] == width
+        for name, value in got.items():
+            np.testing.assert_array_equal(value.numpy(), fixed[name].numpy()[:, :width])
+
+
 def test_round_robin_budget_matches_keras_hub():
     packer = keras_hub.layers.MultiSegmentPacker(12, start_value=1, end_value=2, truncate="round_robin")
     for length_a in range(0, 14):

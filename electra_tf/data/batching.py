@@ -29,7 +29,7 @@ Example:
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.featurize import PAD_MULTIPLE
+from electra_tf.featurize import PAD_MULTIPLE, padded_length
 
 
 def bucket_keys(lengths):
@@ -99,7 +99,6 @@ def to_longest(inputs, sequence_axis=-1):
     `featurize.padded_length` rounds."""
     mask = inputs["attention_mask"]
     lengths = tf.reduce_sum(tf.reshape(tf.cast(mask, tf.int32), [-1, tf.shape(mask)[-1]]), axis=-1)
-    length = tf.minimum(tf.shape(mask)[-1], -(-tf.reduce_max(tf.concat([lengths, [1]], 0)) // PAD_MULTIPLE)
-                        * PAD_MULTIPLE)
+    length = padded_length(lengths, tf.shape(mask)[-1])
     return {name: value[..., :length] if value.shape.rank == mask.shape.rank else value
             for name, value in inputs.items()}

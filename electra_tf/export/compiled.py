@@ -24,7 +24,7 @@ TensorShape([1, 3, 3])
 import tensorflow as tf
 
 # Padded sequence lengths (those up to the model's position table, which is added).
-LENGTH_BUCKETS = (16, 32, 64, 128, 256, 512)
+LENGTH_BUCKETS = (8, 16, 32, 64, 128, 256, 512)  # 8: `featurize.SHORT_LENGTH`
 # Padded batch sizes: powers of two.
 BATCH_BUCKETS = tuple(2 ** n for n in range(21))
 

@@ -62,9 +62,9 @@ def test_a_request_runs_the_model_at_its_longest_text_or_at_max_seq_length(confi
     task = make_serving_task(classifier, tokenizer, LENGTH, pad_to_max_length=pad_to_max_length)
     shapes, run = [], task.run_ids
     task.run_ids = lambda **inputs: shapes.append(tuple(inputs["input_ids"].shape)) or run(**inputs)
-    short = tf.constant(["red cat"])  # 4 tokens with [CLS] and [SEP]: one bucket of 16
+    short = tf.constant(["red cat"])  # 4 tokens with [CLS] and [SEP]: padded to featurize.SHORT_LENGTH (8)
     logits = task.serve_text(text=short)["logits"]
-    assert shapes == [(1, LENGTH if pad_to_max_length else 16)]
+    assert shapes == [(1, LENGTH if pad_to_max_length else featurize.SHORT_LENGTH)]
     np.testing.assert_allclose(logits, classifier(featurize.encode(tokenizer, LENGTH, short))["logits"], atol=1e-5)
 
 
