@@ -64,7 +64,7 @@ def test_dev_scores_during_training_and_the_best_model_kept(tmp_path, tokenizer,
         names = ["no", "yes"] if split == "train" else ["yes", "no"]  # dev scores fall as training learns
         rows = [json.dumps({"text": t, "label": names[y]}) for t, y in zip(texts, labels)]
         (tmp_path / f"{split}.jsonl").write_text("\n".join(rows))
-    task = make_task(config("text_classification", epochs=4.0, learning_rate=2e-2, head="original"), tokenizer,
+    task = make_task(config("text_classification", epochs=4.0, learning_rate=1e-2, head="original"), tokenizer,
                      files={s: str(tmp_path / f"{s}.jsonl") for s in ("train", "dev")})
     lines = []
     dev = task.load("dev")
