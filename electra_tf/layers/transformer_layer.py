@@ -113,11 +113,7 @@ class SelfAttention(keras.layers.Layer):
                           (self._query_dense, self._key_dense, self._value_dense)], axis=0)
         projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
         query, key, value = tf.unstack(tf.transpose(projected, [2, 0, 3, 1, 4]))  # [batch, heads, sequence, size]
-        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(size ** -0.5, dtype)
-        if mask_bias is not None:
-            scores += mask_bias
-        probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        context = tf.reshape(tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3]), [-1, heads * size])
+        context = tf.reshape(self._attend(query, key, value, mask_bias, training), [-1, heads * size])
         output_kernel = tf.reshape(tf.cast(self._output_dense.kernel, dtype), [heads * size, -1])
         return tf.nn.bias_add(tf.matmul(context, output_kernel), tf.cast(self._output_dense.bias, dtype))
 
@@ -127,12 +123,17 @@ class SelfAttention(keras.layers.Layer):
         sequences = tf.reshape(rows, [shape[0], shape[1], rows.shape[-1]])
         query, key, value = (tf.transpose(dense(sequences), [0, 2, 1, 3])  # [batch, heads, sequence, size]
                              for dense in (self._query_dense, self._key_dense, self._value_dense))
-        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(self.key_dim ** -0.5, rows.dtype)
+        context = self._attend(query, key, value, mask_bias, training)
+        return tf.reshape(self._output_dense(context), [-1, rows.shape[-1]])
+
+    def _attend(self, query, key, value, mask_bias, training):
+        """`softmax(q·kᵀ/√d + mask_bias)` (with dropout) times `v`, from `[batch, heads, sequence, size]` to
+        `[batch, sequence, heads, size]`."""
+        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(self.key_dim ** -0.5, query.dtype)
         if mask_bias is not None:
             scores += mask_bias
         probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        context = tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3])  # [batch, sequence, heads, size]
-        return tf.reshape(self._output_dense(context), [-1, rows.shape[-1]])
+        return tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3])
 
     def get_config(self):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
