@@ -36,7 +36,7 @@ import os
 
 from electra_tf.atomic import atomic_folder
 from electra_tf.checkpoints import ours, sources, tokenizer_files, transfer
-from electra_tf.checkpoints.google import save_google
+from electra_tf.checkpoints.google import prefix_written_whole, save_google
 from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.config import PretrainingConfig, generator_config
 from electra_tf.models.discriminator import ElectraDiscriminator
@@ -132,19 +132,14 @@ def _save_vocabulary(folder, vocabulary):
 @contextlib.contextmanager
 def _whole(output, to):
     """Where to write `output` so that it appears whole: a temporary folder that then takes its place
-    (`atomic.atomic_folder`). A Google prefix in a folder that exists already (it may hold other files) is
-    written in place."""
-    if to != "google":
+    (`atomic.atomic_folder`); for a Google prefix, a prefix in a temporary folder whose files (the
+    vocabulary too) then join the prefix's folder, which may hold other files (`google.prefix_written_whole`)."""
+    if to == "google":
+        with prefix_written_whole(_google_prefix(output)) as prefix:
+            yield prefix
+    else:
         with atomic_folder(output) as tmp:
             yield tmp
-        return
-    prefix = _google_prefix(output)
-    folder = os.path.dirname(os.path.abspath(prefix))
-    if os.path.exists(folder):
-        yield prefix
-        return
-    with atomic_folder(folder) as tmp:
-        yield os.path.join(tmp, os.path.basename(prefix))
 
 
 def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype="float32"):

@@ -276,6 +276,17 @@ def test_every_tool_that_writes_refuses_to_overwrite_or_resumes_by_design():
     assert not unguarded, f"tools that write without --overwrite nor a resume design: {unguarded}"
 
 
+def test_the_converter_refuses_an_existing_google_prefix(tmp_path, tiny_pretrained_dir, refused, run_tool):
+    prefix = tmp_path / "google" / "model.ckpt"
+    arguments = (f"--input={tiny_pretrained_dir}", "--to=google", f"--output={prefix}")
+    assert run_tool("convert_checkpoint", *arguments)[0] == 0
+    index = (tmp_path / "google" / "model.ckpt.index").read_bytes()
+    refused(run_tool("convert_checkpoint", *arguments), f"{prefix}.index exists; pass --overwrite to replace it")
+    assert (tmp_path / "google" / "model.ckpt.index").read_bytes() == index
+    code, out, err = run_tool("convert_checkpoint", *arguments, "--overwrite")
+    assert code == 0 and f"→ {prefix} (google)" in out, err[-2000:]
+
+
 def test_build_vocab_and_the_converter_refuse_an_existing_output(tmp_path, tiny_pretrained_dir, refused, run_tool):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("some words\n")

@@ -16,6 +16,8 @@ def main(argv):
     del argv
     lock_folder(FLAGS.output)  # one conversion per output: another one is refused, naming its pid
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
+    if FLAGS.to == "google":  # a prefix is no file of its own: its index says it exists
+        ensure_new_output(FLAGS.output + ".index", FLAGS.overwrite)
     run_config = load_run_config(FLAGS.config) if FLAGS.config else None
     written = convert(FLAGS.input, FLAGS.output, FLAGS.to, input_generator=FLAGS.input_generator,
                       networks=FLAGS.networks, run_config=run_config, vocab_file=FLAGS.vocab_file, dtype=FLAGS.dtype)

@@ -16,12 +16,11 @@ from electra_tf.data.pipeline import pretraining_dataset
 from electra_tf.data.pretraining_data import build_pretraining_shards
 from electra_tf.export import export_model, query_export
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.pretraining.run import build_pretrainer
 from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.tools.demo_flags import FLAGS
 from electra_tf.training.determinism import enable_determinism
-from electra_tf.training.optimization import pretraining_optimizer
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
 
@@ -65,9 +64,7 @@ def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train
     pc = pretraining_config
     train = pretraining_dataset(train_files, pc.batch_size, pc.max_seq_length, seed=seed)
     evaluation = pretraining_dataset(eval_files, pc.batch_size, pc.max_seq_length, training=False)
-    pretrainer = ElectraPretrainer(model_config, pretraining_config, tokenizer.mask_token_id,
-                                   tokenizer.special_token_ids)
-    pretrainer.compile(optimizer=pretraining_optimizer(pretraining_config))
+    pretrainer = build_pretrainer(model_config, pretraining_config, vocab_file, jit_compile="auto")  # (Keras's)
     _step(f"pre-training a tiny ELECTRA for {train_steps} steps "
           f"({pretrainer.discriminator.count_params():,} discriminator parameters)")
     epochs = max(1, min(3, train_steps))

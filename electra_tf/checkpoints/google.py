@@ -27,14 +27,16 @@ Example (the released ELECTRA-Small, from its variable shapes):
 (256, 4, 128, 1.0)
 """
 
+import contextlib
 import dataclasses
 import os
 import re
+import shutil
 
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.atomic import read_json, write_text
+from electra_tf.atomic import atomic_folder, read_json, remove_leftovers, write_text
 from electra_tf.checkpoints import mapping
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config, save_run_config
 
@@ -201,11 +203,55 @@ def google_names(state, scope, tied=True):
     return {rows[key][0]: mapping.hf_to_google(array, rows[key][1]) for key, array in state.items()}
 
 
+def _is_file_of(name, base):
+    """Whether `name` is one of the files of the TF1 prefix `base` (its index, data shards or graph)."""
+    return name in (base + ".index", base + ".meta") or name.startswith(base + ".data-")
+
+
+@contextlib.contextmanager
+def prefix_written_whole(prefix):
+    """A prefix in a temporary folder to write a checkpoint at (with the files that go beside it:
+    `checkpoint`, `config.json`, `vocab.txt`); when the block ends without an error they take their
+    places beside `prefix`, replacing the prefix's old files (an old shard never outlives it), and the
+    folder's other files (another prefix) stay. On an error nothing changes.
+
+    A new folder appears whole (`atomic.atomic_folder`). In a folder that exists, the temporary one is
+    the hidden `.<name>.tmp-<pid>` inside it (what a dead writer left is removed by the next one,
+    `atomic.remove_leftovers`) and the files are renamed in with the prefix's `.index` last, after
+    the old `.index` is removed first: the index makes a prefix (`tf.train.load_checkpoint` reads it
+    first), so a kill during those renames leaves the prefix old, new, or absent, never a mix.
+    (Not one rename for all: the folder may hold other files and be anything, the working directory
+    too, so it is not swapped whole.)
+    """
+    folder, base = os.path.split(os.path.abspath(prefix))
+    if not os.path.isdir(folder):
+        with atomic_folder(folder) as tmp:
+            yield os.path.join(tmp, base)
+        return
+    remove_leftovers(os.path.join(folder, base))
+    tmp = os.path.join(folder, f".{base}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        yield os.path.join(tmp, base)
+        index = base + ".index"
+        old = [name for name in os.listdir(folder) if _is_file_of(name, base)]
+        for name in sorted(old, key=lambda name: name != index):  # the old index first
+            os.remove(os.path.join(folder, name))
+        for name in sorted(os.listdir(tmp), key=lambda name: name == index):  # the new index last
+            os.replace(os.path.join(tmp, name), os.path.join(folder, name))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_config=None, extra=None):
     """Writes Hugging Face-keyed state dicts (`ElectraForPreTraining`/`ElectraModel` and
     `ElectraForMaskedLM`) under the original names at `prefix`, with a `checkpoint` file and, given
     `(ElectraConfig, PretrainingConfig)` as `run_config`, a `config.json` beside it. `extra` adds
-    tensors as they are (e.g. `global_step`)."""
+    tensors as they are (e.g. `global_step`).
+
+    Whole or not at all (`prefix_written_whole`): an error or a kill midway leaves the folder as it was.
+    """
     tensors = {}
     if discriminator is not None:
         tensors.update(google_names(discriminator, DISCRIMINATOR_SCOPE))
@@ -217,16 +263,15 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
                                  "written tied (pass tied=False)")
             tensors[name] = array
     tensors.update(extra or {})
-    folder = os.path.dirname(os.path.abspath(prefix))
-    os.makedirs(folder, exist_ok=True)
     names = sorted(tensors)
-    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
-                      tensors=[tf.constant(tensors[name]) for name in names])
-    base = os.path.basename(prefix)
-    write_text(os.path.join(folder, "checkpoint"),
-               f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
-    if run_config is not None:
-        save_run_config(os.path.join(folder, "config.json"), *run_config)
+    with prefix_written_whole(prefix) as tmp_prefix:
+        folder, base = os.path.split(tmp_prefix)
+        tf.raw_ops.SaveV2(prefix=tmp_prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                          tensors=[tf.constant(tensors[name]) for name in names])
+        write_text(os.path.join(folder, "checkpoint"),
+                   f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
+        if run_config is not None:
+            save_run_config(os.path.join(folder, "config.json"), *run_config)
 
 
 def save_google(prefix, discriminator, generator=None, pretraining=None, tied=None):

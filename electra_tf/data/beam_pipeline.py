@@ -1,6 +1,6 @@
 """Corpus → pre-training TFRecord shards on Apache Beam: the local builder's output, on any Beam runner.
 
-    pieces of the corpus (`corpus_pieces`: a part, or a byte range of a large text file)
+    pieces of the corpus (`corpus_pieces`: a part, or a piece of a large text, JSONL or Parquet file)
     → count each piece's documents [and fingerprint them, to find the copies to drop]
     → read each piece again, number its documents from the counts, keep the wanted shards',
       tokenize them (the tokenizer loaded once per worker, in `DoFn.setup`) → compact int32 bytes a shard
@@ -102,8 +102,8 @@ class ReadPiece(beam.DoFn):
         self.tfds_data_dir = tfds_data_dir
 
     def process(self, piece):
-        _, part, byte_range = piece
-        yield from _read_piece(part, byte_range, self.settings, self.tfds_data_dir, CorpusStats())
+        _, part, part_piece = piece
+        yield from _read_piece(part, part_piece, self.settings, self.tfds_data_dir, CorpusStats())
 
 
 class CountPiece(ReadPiece):
@@ -112,17 +112,17 @@ class CountPiece(ReadPiece):
     """
 
     def process(self, piece):
-        index, part, byte_range = piece
+        index, part, part_piece = piece
         stats = CorpusStats()
-        for position, document in enumerate(_read_piece(part, byte_range, self.settings, self.tfds_data_dir, stats)):
+        for position, document in enumerate(_read_piece(part, part_piece, self.settings, self.tfds_data_dir, stats)):
             if self.settings["dedupe"]:
                 yield beam.pvalue.TaggedOutput("fingerprints", (document_hash(document), (index, position)))
         yield index, (stats.documents, stats.lines_read, stats.undecodable_lines, stats.first_undecodable)
 
 
-def _read_piece(part, byte_range, settings, tfds_data_dir, stats):
+def _read_piece(part, part_piece, settings, tfds_data_dir, stats):
     return read_part(part, settings["blanks_separate_docs"], settings["text_field"], tfds_data_dir, stats,
-                     piece=byte_range)
+                     piece=part_piece)
 
 
 def _later_copies(fingerprint_and_positions):
@@ -156,13 +156,13 @@ class TokenizePiece(beam.DoFn):
                                                          strip_accents=self.settings["strip_accents"]))
 
     def process(self, piece, first, dropped):
-        index, part, byte_range = piece
+        index, part, part_piece = piece
         num_shards = self.settings["num_shards"]
         skipped = set(dropped.get(index, ()))
 
         def numbered():
             j = first[index]
-            for position, document in enumerate(_read_piece(part, byte_range, self.settings, self.tfds_data_dir,
+            for position, document in enumerate(_read_piece(part, part_piece, self.settings, self.tfds_data_dir,
                                                             CorpusStats())):
                 if position not in skipped:
                     if shard_of(j, num_shards) in self.wanted:
@@ -329,7 +329,7 @@ def _save_value(output_dir, name):
 
 def corpus_pieces(settings):
     """The pieces the pipeline reads (`corpus_readers.part_pieces`), numbered in corpus order: (index, part,
-    byte range or None)."""
+    piece or None)."""
     pieces = [(part, piece) for part in settings["input_files"]
               for piece in part_pieces(part, settings["blanks_separate_docs"])]
     return [(index, part, piece) for index, (part, piece) in enumerate(pieces)]

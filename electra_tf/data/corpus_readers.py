@@ -12,8 +12,9 @@ A corpus is a list of *parts*, each read whole by one reader, in order:
   its text in the `text_field` feature.
 
 The local shard builder and the Beam pipeline both read through `read_part`, so they see the same
-documents in the same order. A large text file is read by the Beam pipeline in pieces (`part_pieces`, byte
-ranges cut after blank lines), whose documents, one piece after the other, are the file's.
+documents in the same order. A large file is read by the Beam pipeline in pieces (`part_pieces`: byte ranges
+of a text file cut after blank lines, of a JSONL file after line ends; runs of a Parquet file's row groups),
+whose documents, one piece after the other, are the file's.
 `check_parts` finds what cannot be read (a missing or unreadable file, a
 Parquet file without the text column) before anything is written.
 
@@ -115,17 +116,35 @@ def _check_parquet_column(path, text_field):
 
 
 def part_pieces(part, blanks_separate_docs=True, piece_bytes=None):
-    """The byte ranges `read_part` can read `part` in, in order: `(start, end)` pairs, one per `piece_bytes` of an
-    uncompressed text file whose documents end at blank lines (the last ends at None: the end of the file);
-    `[None]` (the part whole) for the other parts. `piece_bytes`: `PIECE_BYTES` by default.
+    """The pieces `read_part` can read `part` in, in order, about `piece_bytes` each (`PIECE_BYTES` by default):
+    byte ranges `(start, end)` of an uncompressed text file whose documents end at blank lines, or of an
+    uncompressed JSONL file (the last ends at None: the end of the file); row-group ranges `(first, end)` of a
+    Parquet file (by their uncompressed size); `[None]` (the part whole) for the other parts (gzip, which has no
+    seeking, TFDS, a text file without blank-line documents).
 
-    >>> part_pieces("corpus.jsonl"), part_pieces(__file__, piece_bytes=4_000)[:2]
+    >>> part_pieces("corpus.txt.gz"), part_pieces(__file__, piece_bytes=4_000)[:2]
     ([None], [(0, 4000), (4000, 8000)])
     """
-    if part_kind(part) != "text" or part.lower().endswith(".gz") or not blanks_separate_docs:
+    kind, piece_bytes = part_kind(part), piece_bytes or PIECE_BYTES
+    if kind == "parquet":
+        return _row_group_pieces(part, piece_bytes)
+    if kind not in ("text", "jsonl") or part.lower().endswith(".gz") or (kind == "text" and not blanks_separate_docs):
         return [None]
-    starts = range(0, max(1, os.path.getsize(part)), piece_bytes or PIECE_BYTES)
+    starts = range(0, max(1, os.path.getsize(part)), piece_bytes)
     return [(start, start + starts.step) for start in starts[:-1]] + [(starts[-1], None)]
+
+
+def _row_group_pieces(path, piece_bytes):
+    """Runs `(first, end)` of consecutive row groups of a Parquet file, each at least `piece_bytes` (the last may
+    be smaller); `[None]` for a file without row groups."""
+    metadata = pq.ParquetFile(path).metadata
+    pieces, first, size = [], 0, 0
+    for group in range(metadata.num_row_groups):
+        size += metadata.row_group(group).total_byte_size
+        if size >= piece_bytes or group == metadata.num_row_groups - 1:
+            pieces.append((first, group + 1))
+            first, size = group + 1, 0
+    return pieces or [None]
 
 
 def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=None, stats=None, piece=None):
@@ -134,7 +153,8 @@ def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=
 
     A piece `(start, end)` of a text file begins after the first blank line starting at or after `start` (at
     0: the file's start) and ends where the piece starting at `end` begins, so the pieces' documents, one piece
-    after the other, are the file's.
+    after the other, are the file's; of a JSONL file, the same with the first line starting at or after
+    `start`; of a Parquet file, its row groups `first` to `end - 1`.
 
     Bytes that are not UTF-8 are replaced by U+FFFD; `stats` counts the lines concerned and remembers the
     first (file, line number: counted from the piece's first line).
@@ -145,7 +165,7 @@ def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=
         documents = _text_documents(part, blanks_separate_docs, stats, piece or (0, None))
     else:
         texts = {"jsonl": _jsonl_texts, "parquet": _parquet_texts, "tfds": _tfds_texts}[kind](
-            part, text_field, tfds_data_dir)
+            part, text_field, piece if kind != "tfds" else tfds_data_dir)
         documents = (document for document in map(_lines, texts) if document)
     for document in documents:
         stats.documents += 1
@@ -167,15 +187,9 @@ def _decode(raw, stats, path, number):
 
 
 def _text_documents(path, blanks_separate_docs, stats, piece):
-    start, end = piece
     document = []
     with _open(path) as f:
-        stop = _piece_start(f, end) if end is not None else None
-        position = _piece_start(f, start)
-        for number, raw in enumerate(f, 1):
-            if stop is not None and position >= stop:
-                break
-            position += len(raw)
+        for number, raw in enumerate(_piece_lines(f, piece, after_blank_line=True), 1):
             stats.lines_read += 1
             line = _decode(raw, stats, path, number).strip()
             if line:
@@ -187,42 +201,69 @@ def _text_documents(path, blanks_separate_docs, stats, piece):
         yield document
 
 
-def _piece_start(f, start):
-    """Moves `f` to where a piece of a text file starting at `start` begins: the end of the first blank line
-    starting at or after `start` (0 for 0); returns that position."""
+def _piece_lines(f, piece, after_blank_line):
+    """The lines (bytes) of the piece `(start, end)` of the open file `f` (see `read_part`)."""
+    start, end = piece
+    stop = _piece_start(f, end, after_blank_line) if end is not None else None
+    position = _piece_start(f, start, after_blank_line)
+    for raw in f:
+        if stop is not None and position >= stop:
+            return
+        position += len(raw)
+        yield raw
+
+
+def _piece_start(f, start, after_blank_line):
+    """Moves `f` to where a piece starting at `start` begins: the start of the first line starting at or after
+    `start`, or with `after_blank_line` the end of the first blank line starting at or after `start` (0 for 0);
+    returns that position."""
     f.seek(max(0, start - 1))
     if start == 0:
         return 0
     position = start - 1 + len(f.readline())  # the rest of the line holding byte start - 1
-    while True:
+    while after_blank_line:
         raw = f.readline()
         position += len(raw)
         if not raw or not raw.decode("utf-8", errors="replace").strip():
-            return position
+            break
+    return position
 
 
 def _lines(text):
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _jsonl_texts(path, text_field, _):
+def _jsonl_texts(path, text_field, piece):
+    piece = piece or (0, None)
     with _open(path) as f:
-        for number, raw in enumerate(f, 1):
+        for number, raw in enumerate(_piece_lines(f, piece, after_blank_line=False), 1):
             if not raw.strip():
                 continue
             try:
                 record = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise ValueError(f"{path}, line {number}: not a JSON object ({e})") from None
+                raise ValueError(f"{path}, line {_line_number(path, piece, number)}: not a JSON object ({e})") \
+                    from None
             if not isinstance(record, dict) or not isinstance(record.get(text_field), str):
-                raise ValueError(f"{path}, line {number}: no string field {text_field!r}; "
-                                 "pass --text_field=<field>")
+                raise ValueError(f"{path}, line {_line_number(path, piece, number)}: no string field "
+                                 f"{text_field!r}; pass --text_field=<field>")
             yield record[text_field]
 
 
-def _parquet_texts(path, text_field, _):
+def _line_number(path, piece, number):
+    """The number in the file of line `number` of a JSONL piece (for an error message: the lines before the
+    piece are counted then)."""
+    with _open(path) as f:
+        begin = _piece_start(f, piece[0], after_blank_line=False)
+        f.seek(0)
+        return f.read(begin).count(b"\n") + number
+
+
+def _parquet_texts(path, text_field, piece):
     _check_parquet_column(path, text_field)
-    for batch in pq.ParquetFile(path).iter_batches(columns=[text_field], batch_size=1024):
+    parquet = pq.ParquetFile(path)
+    groups = list(range(*piece) if piece else range(parquet.metadata.num_row_groups))
+    for batch in parquet.iter_batches(row_groups=groups, columns=[text_field], batch_size=1024):
         for text in batch.column(0).to_pylist():
             if text is not None:
                 yield text if isinstance(text, str) else text.decode("utf-8", errors="replace")

@@ -81,6 +81,13 @@ class ElectraPretrainer(keras.Model):
         self.eval_counter = self.add_weight(shape=(), dtype="int64", initializer="zeros", trainable=False,
                                             aggregation="only_first_replica", name="eval_counter")
         self.step_metrics = StepMetrics(self.objective, has_generator=self.generator is not None)
+        # Keras's seed generators (dropout's) are no TensorFlow dependency of their layers: their states,
+        # held here, are, so any `tf.train.Checkpoint` of the pre-trainer resumes the dropout masks too. (A
+        # `tf.Module`: Keras tracks no weight in it, so `.keras` files keep their layout; and the networks
+        # themselves stay without them, so `--init_checkpoint` takes weights only.)
+        self.dropout_seeds = tf.Module(name="dropout_seeds")
+        self.dropout_seeds.states = [variable.value for variable in self.non_trainable_variables
+                                     if "seed_generator_state" in variable.path]
         self.build()
 
     def build(self, input_shape=None):

@@ -273,9 +273,10 @@ def _run(model, pretraining, options):
         pretrainer = build_pretrainer(model, pretraining, options.vocab_file, train_files, options.jit_compile,
                                       counts_file=os.path.join(options.model_dir, "unigram_counts.json"))
         pretrainer.optimizer.build(pretrainer.trainable_variables)
-    # Keras's dropout seed generators are not TensorFlow-trackable: their state
-    # variables are listed explicitly, so a resumed run draws the same dropout.
-    random_states = [v.value for v in pretrainer.non_trainable_variables if "seed_generator_state" in v.path]
+    # The dropout seed states are in the pre-trainer's checkpoint (`pretrainer.dropout_seeds`); they are also
+    # listed at the root, where the runs checkpointed before the pre-trainer held them have them, so that
+    # those resume too (one variable under two names is saved once).
+    random_states = pretrainer.dropout_seeds.states
     checkpoint = tf.train.Checkpoint(model=pretrainer, optimizer=pretrainer.optimizer, random_states=random_states)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(own_dir, "checkpoints"),
                                          max_to_keep=options.keep_checkpoints)

@@ -4,6 +4,7 @@ The Hugging Face fixtures (tests/fixtures/hf, written by tools/make_hf_fixtures.
 `transformers` models with their inputs and outputs; these tests need neither torch nor transformers.
 """
 
+import hashlib
 import json
 import logging
 import os
@@ -287,6 +288,39 @@ def test_a_pretrainer_restores_both_networks_and_writes_them_back(google_checkpo
         load_pretrainer_weights(other, google_checkpoint)
     for a, b in zip(other.weights, before, strict=True):
         np.testing.assert_array_equal(np.asarray(a), b)
+
+
+def test_a_google_prefix_is_written_whole_beside_the_folders_other_files(tmp_path, monkeypatch):
+    discriminator = hf.read_folder(str(FIXTURES / "discriminator"))
+    folder, run_config = tmp_path / "google", (discriminator.config, PretrainingConfig())
+    for name in ("other.ckpt", "model.ckpt"):
+        google.write_checkpoint(str(folder / name), discriminator.state, run_config=run_config)
+    (folder / "model.ckpt.meta").write_bytes(b"the old prefix's graph")
+    (folder / "notes.txt").write_text("mine\n")
+
+    def contents():  # hidden files too: a temporary folder left behind would show
+        return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in folder.iterdir()}
+
+    before = contents()
+    changed = {key: array + 1 for key, array in discriminator.state.items()}
+
+    def interrupted(*args):  # midway: the tensors are written, config.json is not
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(google, "save_run_config", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        google.write_checkpoint(str(folder / "model.ckpt"), changed, run_config=run_config)
+    assert contents() == before
+    monkeypatch.undo()
+    google.write_checkpoint(str(folder / "model.ckpt"), changed, run_config=run_config)
+    after = contents()
+    assert set(after) == set(before) - {"model.ckpt.meta"}  # the replaced prefix's stale file went with it
+    kept = [name for name in before if name.startswith(("other.ckpt", "notes.txt"))]
+    assert len(kept) == 3 and all(after[name] == before[name] for name in kept)
+    written = google.read_checkpoint(str(folder / "model.ckpt")).discriminator
+    assert sorted(written) == sorted(changed)
+    for key, array in changed.items():
+        np.testing.assert_array_equal(written[key], array, err_msg=key)
 
 
 def test_a_released_style_checkpoint_with_a_full_size_generator_loads_from_its_shapes(tmp_path):

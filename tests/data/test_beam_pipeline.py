@@ -44,7 +44,8 @@ def write_corpus(folder):
     with open(folder / "c.jsonl", "w", encoding="utf-8") as f:
         for doc in documents[50:65] + [[line.upper() for line in documents[4]]]:  # a copy that differs in case
             f.write(json.dumps({"text": "\n".join(doc), "id": 0}) + "\n")
-    pq.write_table(pa.table({"text": ["\n".join(doc) for doc in documents[65:80]]}), folder / "d.parquet")
+    pq.write_table(pa.table({"text": ["\n".join(doc) for doc in documents[65:80]]}), folder / "d.parquet",
+                   row_group_size=2)
     return [str(folder / name) for name in ("a.txt", "b.txt.gz", "c.jsonl", "d.parquet")]
 
 
@@ -68,9 +69,12 @@ def local_shards(corpus, tmp_path_factory):
 @pytest.fixture(scope="module")
 def beam_run(corpus, tmp_path_factory, run_tool):
     """The tool with --runner=beam on the four parts (globs, listed in the same order), the text file read in
-    pieces of 500 bytes (more than ten, copies of a document in different pieces)."""
+    pieces of 500 bytes (more than ten, copies of a document in different pieces), the JSONL file too, the
+    Parquet file in runs of its row groups."""
     parts, vocab = corpus
     assert len(corpus_readers.part_pieces(parts[0], piece_bytes=500)) > 10
+    assert len(corpus_readers.part_pieces(parts[2], piece_bytes=500)) > 5
+    assert len(corpus_readers.part_pieces(parts[3], piece_bytes=500)) > 2
     out = tmp_path_factory.mktemp("beam")
     globs = f"{os.path.dirname(parts[0])}/[ab].txt*,{parts[2]},{parts[3]}"
     with pytest.MonkeyPatch.context() as patch:

@@ -15,6 +15,7 @@ import os
 import pickle
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import keras
@@ -195,11 +196,21 @@ def test_litert_refuses_bf16_and_models_other_than_classifiers(classifier, tiny_
     assert os.listdir(tmp_path) == []
 
 
-def test_the_documented_litert_example_runs(exported):
+@pytest.mark.parametrize("interpreter", ["ai_edge_litert", "tf.lite"])
+def test_the_documented_litert_example_runs(exported, interpreter, monkeypatch):
+    """With LiteRT's package where it is installed (not a dependency: skipped without it), else with `tf.lite`."""
+    if interpreter == "ai_edge_litert":
+        pytest.importorskip("ai_edge_litert.interpreter")
+    else:
+        for name in ("ai_edge_litert", "ai_edge_litert.interpreter"):  # as where it is not installed
+            monkeypatch.setitem(sys.modules, name, None)
     text = DOCS.read_text(encoding="utf-8")
     code = re.search(r"<!-- tested: tests/export/test_low_precision.py -->\n```python\n(.*?)```", text, re.S)[1]
     folder = exported["paths"]["litert_int8"]
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
+    with contextlib.redirect_stdout(io.StringIO()) as printed, warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
         exec(code.replace('"exports/my_task_lite/1"', repr(folder)), {})
     label, probabilities = re.match(r"\['(\w+)'\] \[\[(.*)\]\]", printed.getvalue(), re.S).groups()
     assert label in LABELS and len(probabilities.split()) == len(LABELS)
+    deprecated = any("tf.lite.Interpreter is deprecated" in str(warning.message) for warning in warned)
+    assert deprecated == (interpreter == "tf.lite")
