@@ -15,8 +15,9 @@ One machine, one script, the same step on both sides:
   (`benchmarks/peer_worker.py`): TensorFlow and PyPI's default (CUDA) torch crash in one process, and this
   process never imports torch. `--peer=stub` drives a NumPy stand-in over the same pipe (tests).
 - Ours runs through Keras's own `train_function` (what `fit` calls), fp32 or `mixed_bfloat16`, with or without
-  `jit_compile` (`--jit=both` times both; without XLA is the default: here it is as fast for fp32 and
-  faster for bf16, since XLA's CPU matmuls do not use bf16 instructions).
+  `jit_compile` (`--jit=both` times both). The default is `electra-pretrain`'s (`electra_tf.training.xla_step`):
+  XLA calling oneDNN's matmuls in fp32 (~10 % faster here), no XLA under bf16 (XLA's CPU code does not use the
+  bf16 instructions oneDNN's kernels do).
 - Timed steps alternate ours / peer (A/B/A/B...) so both see the same machine load; the ratio is the median
   of the per-round ratios. Tokens/s counts every position of the batch (32 × 128 per step).
 - Breakdown: the same step cut into four separately timed parts, generator (masking, forward and backward
@@ -53,10 +54,10 @@ flags.DEFINE_integer("seq_length", 128, "Tokens per sequence.")
 flags.DEFINE_list("precisions", ["fp32", "bf16"], "fp32 and/or bf16.")
 flags.DEFINE_list("objectives", ["electra", "mlm"], "electra (RTD, generator 1/4) and/or mlm (full-size MLM).")
 flags.DEFINE_enum("jit", "auto", ["auto", "true", "false", "both"],
-                  "Our step with jit_compile; auto: without (oneDNN), the faster or equal path here for fp32 and "
-                  "bf16; both: time both paths.")
-flags.DEFINE_bool("xla_onednn", False, "With XLA: let XLA's CPU backend call oneDNN for its matmuls "
-                  "(XLA_FLAGS=--xla_cpu_use_onednn=true, experimental); here the fastest fp32 path.")
+                  "Our step with jit_compile; auto: electra-pretrain's default per precision (XLA in fp32, not "
+                  "under bf16: electra_tf.training.xla_step); both: time both paths.")
+flags.DEFINE_bool("xla_onednn", True, "With XLA: let XLA's CPU backend call oneDNN for its matmuls "
+                  "(XLA_FLAGS=--xla_cpu_use_onednn=true, as electra-pretrain does); here the fastest fp32 path.")
 flags.DEFINE_integer("warmup", 2, "Untimed steps per model.")
 flags.DEFINE_integer("rounds", 6, "Timed A/B rounds (one step of each model per round).")
 flags.DEFINE_integer("breakdown_rounds", 3, "Rounds of the four-part breakdown (0: none).")
@@ -472,14 +473,16 @@ def cpu_description():
 def main(argv):
     del argv
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if FLAGS.xla_onednn:  # before TensorFlow starts; the memory probes inherit it
-        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_use_onednn=true").strip()
+    if FLAGS.xla_onednn:  # before XLA's first compilation; the memory probes inherit it
+        from electra_tf.training.xla_step import use_onednn_in_xla
+        use_onednn_in_xla()
     if FLAGS.probe:
         run_probe(FLAGS.probe)
         return
     import tensorflow as tf
 
     from electra_tf.training.graph_optimizer import grappler_pays
+    from electra_tf.training.xla_step import xla_pays
     if FLAGS.threads:
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
         tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
@@ -508,7 +511,8 @@ def main(argv):
     for objective in FLAGS.objectives:
         flop = training_flops(objective)
         for precision in FLAGS.precisions:
-            jits = [False, True] if FLAGS.jit == "both" else [FLAGS.jit == "true"]  # auto: without XLA
+            jits = {"both": [False, True], "true": [True], "false": [False]}.get(
+                FLAGS.jit, [xla_pays(precision != "fp32", configs(objective)[1].train_steps)])
             models, first_steps = {}, {}
             for jit in jits:
                 start = time.perf_counter()

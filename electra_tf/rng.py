@@ -44,7 +44,8 @@ def _pair_key(first, second):
 
 def _draws(keys, count):
     """`[*keys.shape, count]` uint64: element `i` of key `k` is `mix(k + (i + 1) * golden)`."""
-    index = tf.cast(tf.range(1, tf.cast(count, tf.int32) + 1), tf.uint64)
+    limit = count + 1 if isinstance(count, int) else tf.cast(count, tf.int32) + 1
+    index = tf.cast(tf.range(1, limit), tf.uint64)
     return _mix(keys[..., None] + index * _u64(_GOLDEN))
 
 
@@ -98,5 +99,5 @@ def seeded_bits(seed, count):
     >>> bits.shape, bits.dtype
     (TensorShape([5]), tf.uint64)
     """
-    seed = tf.cast(seed, tf.int64)
-    return _draws(_pair_key(seed[0], seed[1]), count)
+    first, second = tf.unstack(tf.cast(seed, tf.int64), num=2)  # one op, not two strided slices
+    return _draws(_pair_key(first, second), count)

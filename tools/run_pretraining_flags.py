@@ -55,7 +55,10 @@ for _name in ("save_every", "keep_checkpoints", "eval_every", "eval_steps", "log
 flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker", "tpu"], "Distribution.")
 flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
 flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
-flags.DEFINE_bool("jit_compile", False, "XLA-compile the step (per replica under multi-replica strategies).")
+flags.DEFINE_bool("jit_compile", None,
+                  "XLA-compile the step (per replica under multi-replica strategies; on CPU with oneDNN's matmuls); "
+                  "default: fp32 runs of >= 1000 steps (~10 % faster steps on CPU, ~11 s more for the first), "
+                  "never under --mixed_precision (slower).")
 flags.DEFINE_bool("graph_optimizer", None,
                   "Run TensorFlow's graph optimizer (Grappler) on the step; default: only under --mixed_precision "
                   "(on CPU it adds ~18 s to the first step, and makes only mixed-precision steps faster).")

@@ -12,6 +12,8 @@ No library offers a dropout whose random bits XLA and TensorFlow compute
 alike, hence this small module.
 """
 
+import math
+
 import keras
 import tensorflow as tf
 
@@ -30,11 +32,24 @@ def counter_dropout(inputs, rate, seed):
     >>> round(float(tf.reduce_mean(tf.cast(y == 0, tf.float32))), 1), round(float(tf.reduce_max(y)), 4)
     (0.1, 1.1111)
     """
-    size = tf.size(inputs)
-    bits = rng.seeded_bits(seed, (size + 3) // 4)
-    draws = tf.reshape(tf.bitcast(bits, tf.uint16), [-1])[:size]  # four 16-bit uniforms per draw
-    keep = tf.reshape(draws >= tf.constant(round(rate * _RESOLUTION), tf.uint16), tf.shape(inputs))
+    shape = tuple(inputs.shape) if inputs.shape.is_fully_defined() else tf.shape(inputs)
+    keep = _keep_mask(tf.cast(seed, tf.int64), shape, round(rate * _RESOLUTION))
     return tf.where(keep, inputs * tf.cast(1.0 / (1.0 - rate), inputs.dtype), tf.zeros_like(inputs))
+
+
+# One call node per dropout in a traced step (74 in ELECTRA-Small's) instead of some 80 integer ops and constants
+# each: a shorter tracing. TensorFlow inlines the call when it instantiates the step's graph, XLA compiles through
+# it, and the mask is the same (integer arithmetic). A static shape is a Python tuple: one trace per shape.
+@tf.function(autograph=False)
+def _keep_mask(seed, shape, threshold):
+    """Booleans of `shape`, each false with probability `threshold / 2**16`, from the `[2]` int64 `seed`."""
+    static = isinstance(shape, tuple)
+    size = math.prod(shape) if static else tf.reduce_prod(shape)
+    bits = rng.seeded_bits(seed, (size + 3) // 4)
+    draws = tf.reshape(tf.bitcast(bits, tf.uint16), [-1])  # four 16-bit uniforms per draw
+    if not static or size % 4:
+        draws = draws[:size]
+    return tf.reshape(draws >= tf.constant(threshold, tf.uint16), shape)
 
 
 class CounterDropout(keras.layers.Dropout):

@@ -37,6 +37,7 @@ from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
 from electra_tf.training.graph_optimizer import graph_optimizer, grappler_pays
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.stop_signals import StopSignals
+from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
 # Fields a resumed run may change (to train longer, say); any other difference is another run.
@@ -76,7 +77,7 @@ class RunOptions:
     strategy: str = "default"
     tpu: str | None = None
     mixed_precision: str | None = None  # "bfloat16" or "float16"
-    jit_compile: bool = False
+    jit_compile: bool | None = None  # XLA; None: where it pays (`training.xla_step`)
     graph_optimizer: bool | None = None  # Grappler on the step; None: where it pays (`training.graph_optimizer`)
     deterministic: bool = False
     skip_corrupt_records: bool = False
@@ -224,14 +225,33 @@ def train(pretrainer, strategy, pretraining, options, done, train_files, callbac
     return done
 
 
+def step_options(options, pretraining):
+    """`options` with `jit_compile` and `graph_optimizer` decided where they were left to the defaults (None):
+    XLA in fp32 for a run long enough to earn its compilation back, Grappler only under mixed precision (CPU).
+
+    >>> from electra_tf.config import PretrainingConfig
+    >>> options = RunOptions(model_dir="m", vocab_file="v", train_files="t")
+    >>> chosen = step_options(options, PretrainingConfig(train_steps=100_000))
+    >>> chosen.jit_compile, chosen.graph_optimizer
+    (True, False)
+    >>> chosen = step_options(dataclasses.replace(options, mixed_precision="bfloat16"), PretrainingConfig())
+    >>> chosen.jit_compile, chosen.graph_optimizer
+    (False, True)
+    """
+    mixed = options.mixed_precision is not None
+    jit = xla_pays(mixed, pretraining.train_steps) if options.jit_compile is None else options.jit_compile
+    grappler = grappler_pays(mixed) if options.graph_optimizer is None else options.graph_optimizer
+    return dataclasses.replace(options, jit_compile=jit, graph_optimizer=grappler)
+
+
 def run_pretraining(model, pretraining, options):
     """Pre-trains `model` (an `ElectraConfig`, its `vocab_size` that of `options.vocab_file`) with `pretraining`
     (a `PretrainingConfig`) as `options` (`RunOptions`) say, resuming the run in `options.model_dir` if there
     is one; returns a `RunResult`. Bad input raises `ValueError` before anything is written."""
-    enabled = options.graph_optimizer
-    if enabled is None:  # Grappler: ~18 s of the first step; a faster step only under mixed precision (CPU)
-        enabled = grappler_pays(options.mixed_precision is not None)
-    with graph_optimizer(enabled):
+    options = step_options(options, pretraining)
+    if options.jit_compile:
+        use_onednn_in_xla()  # before XLA's first compilation, which reads the flags
+    with graph_optimizer(options.graph_optimizer):
         return _run(model, pretraining, options)
 
 
@@ -261,7 +281,8 @@ def _run(model, pretraining, options):
     print(f"ELECTRA pre-training ({pretraining.objective}): {options.strategy} strategy, "
           f"{strategy.num_replicas_in_sync} replica(s), precision {keras.mixed_precision.global_policy().name}, "
           f"global batch {pretraining.batch_size} x {pretraining.gradient_accumulation_steps} accumulation, "
-          f"{pretraining.train_steps} steps", flush=True)
+          f"{pretraining.train_steps} steps, step {'compiled by XLA' if options.jit_compile else 'a TensorFlow graph'}"
+          f" (Grappler {'on' if options.graph_optimizer else 'off'})", flush=True)
     chief = is_chief(strategy)
     own_dir = worker_dir(options.model_dir, strategy)
     lock_folder(own_dir)  # one run per folder: another one is refused, naming its pid

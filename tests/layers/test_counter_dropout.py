@@ -40,6 +40,17 @@ def test_the_same_seed_gives_the_same_mask_with_and_without_xla():
     assert not np.array_equal(plain, counter_dropout(x, 0.2, tf.constant([11, 13], tf.int64)))
 
 
+def test_a_traced_dropout_is_a_few_nodes_and_draws_the_same_mask_for_static_and_dynamic_shapes():
+    x, seed = tf.ones([2, 3, 5]), tf.constant([5, 6], tf.int64)  # 30 elements: the last draw is cut
+    static = tf.function(lambda x, s: counter_dropout(x, 0.3, s)).get_concrete_function(x, seed)
+    dynamic = tf.function(lambda x, s: counter_dropout(x, 0.3, s), input_signature=[
+        tf.TensorSpec([None, None, 5]), tf.TensorSpec([2], tf.int64)])
+    # The mask's ~80 integer ops are one call (a shorter tracing of a step with many dropouts).
+    assert len(static.graph.as_graph_def().node) < 20
+    np.testing.assert_array_equal(static(x, seed), dynamic(x, seed))
+    np.testing.assert_array_equal(static(x, seed), counter_dropout(x, 0.3, seed))
+
+
 def test_gradient_flows_through_kept_elements_only():
     x = tf.ones([8, 50])
     with tf.GradientTape() as tape:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from electra_tf.config import load_run_config
-from electra_tf.pretraining.run import RunOptions, run_pretraining
+from electra_tf.pretraining.run import RunOptions, run_pretraining, step_options
 
 FLAGS_MODULE = Path(__file__).parents[2] / "tools" / "run_pretraining_flags.py"
 # The tool's flags that are no run option: they make the configs.
@@ -43,3 +43,18 @@ def test_a_model_config_of_another_vocabulary_size_is_refused_before_anything_is
     with pytest.raises(ValueError, match=f"ElectraConfig.vocab_size=999 but {fixture_vocab} holds 1418 tokens"):
         run_pretraining(model.replace(vocab_size=999), pretraining, options)
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("mixed_precision, train_steps, jit, grappler", [
+    (None, 1_000_000, True, False),  # fp32, a long run: XLA (with oneDNN's matmuls), no Grappler
+    (None, 999, False, False),  # too short to earn XLA's compilation back
+    ("bfloat16", 1_000_000, False, True),  # XLA's CPU step is slower in bf16; Grappler's fusions pay
+])
+def test_the_step_is_compiled_per_precision_by_default(mixed_precision, train_steps, jit, grappler):
+    _, pretraining = load_run_config("electra_tiny")
+    options = RunOptions(model_dir="m", vocab_file="v", train_files="t", mixed_precision=mixed_precision)
+    chosen = step_options(options, pretraining.replace(train_steps=train_steps))
+    assert (chosen.jit_compile, chosen.graph_optimizer) == (jit, grappler)
+    forced = step_options(dataclasses.replace(options, jit_compile=not jit, graph_optimizer=not grappler),
+                          pretraining.replace(train_steps=train_steps))
+    assert (forced.jit_compile, forced.graph_optimizer) == (not jit, not grappler)
