@@ -72,6 +72,9 @@ flags.DEFINE_list("low_precision", [], "Add these exports to the "
                   "comparison with the peer: bf16, int8 (export_model(precision=...)), litert_fp32, litert_int8 "
                   "(model.tflite in tf.lite.Interpreter, on ids tokenized in a tf.function).")
 flags.DEFINE_bool("python", True, "Add model.predict and electra_tf.pipeline (raw text) to the comparison.")
+flags.DEFINE_integer("threads", 0, "Threads per operation for ours (TensorFlow's intra-op pool, as TF Serving's "
+                     "--tensorflow_intra_op_parallelism) and the peer (torch.set_num_threads); 0: each library's "
+                     "default.")
 flags.DEFINE_integer("graph_repeats", 100, "Batches per graph call of the tokenizer's in-graph rows.")
 
 
@@ -217,7 +220,8 @@ def low_precision_calls(model, tokenizer, work):
         if name.startswith("litert_"):
             path = export_litert(model, tokenizer, work, model_name=name, max_seq_length=length,
                                  precision=name.split("_")[1])
-            runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE)).get_signature_runner()
+            runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE),
+                                         num_threads=FLAGS.threads or None).get_signature_runner()
             calls[f"export, LiteRT {name.split('_')[1]}"] = (
                 lambda texts, runner=runner: runner(**{k: v.numpy() for k, v in encode(tf.constant(texts)).items()}))
         else:
@@ -255,7 +259,7 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
     runs_of.update(low_precision_calls(model, tokenizer, work))
     peer = None
     if FLAGS.peer != "none":
-        peer = PeerProcess(FLAGS.peer)
+        peer = PeerProcess(FLAGS.peer, threads=FLAGS.threads)
         peer.call("init", role="serving", model=model.config.to_dict(), vocab_file=vocab, lowercase=True,
                   max_seq_length=length)
     header = (f"{'batch':>5} {'tokens':>6}  {'path':<33} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8} "
@@ -341,6 +345,9 @@ def main(argv):
     import keras
     import tensorflow as tf
 
+    if FLAGS.threads:  # before TensorFlow runs its first op
+        tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
+
     from electra_tf import ElectraForSequenceClassification, load_run_config
     from electra_tf.atomic import write_json
     from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
@@ -363,8 +370,8 @@ def main(argv):
         lengths = tokenizer(tf.constant(texts)).row_lengths().numpy()
         print(f"model: {FLAGS.config} ({model.count_params():,} parameters), vocabulary {tokenizer.vocabulary_size()}, "
               f"max_seq_length {FLAGS.max_seq_length}; corpus lines: {np.mean(lengths):.0f} tokens on average "
-              f"({np.mean(lengths > FLAGS.max_seq_length - 2):.0%} cut); TF threads: default; CPUs: "
-              f"{os.cpu_count()}; load average {os.getloadavg()[0]:.1f}", flush=True)
+              f"({np.mean(lengths > FLAGS.max_seq_length - 2):.0%} cut); threads per op: {FLAGS.threads or 'default'}; "
+              f"CPUs: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}", flush=True)
         print(f"CPU: {cpu_description()}")
         tokenizer_rows = compare_tokenizers(tokenizer, vocab, lines) if FLAGS.tokenizer else []
         if FLAGS.breakdown:
