@@ -123,6 +123,7 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
                                              "export, compiled (XLA)", "export, int8", "export, LiteRT int8",
                                              "Python: model.predict (raw text)", "Python: pipeline",
                                              "Python: pipeline, compile=True",
+                                             "floor: projection matmuls (graph)", "floor: projection matmuls (XLA)",
                                              "transformers (tokenizer + model)"}
     tokenizer_rows = json.load(open(results))["tokenizer_rows"]
     assert {row["batch_size"] for row in tokenizer_rows} == {1, 4} and len(tokenizer_rows) == 14
