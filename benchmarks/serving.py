@@ -29,6 +29,8 @@ c'. (`--low_precision`) the same model exported at `precision="bf16"` and `"int8
    int8 (`tf.lite.Interpreter` on the ids of the in-graph featurization: tokenization included);
 d. the Python path (`--python`): `model.predict` on the raw texts (a `TextPredictor`), and
    `electra_tf.pipeline("text-classification", ...)`, also with `compile=True`;
+d'. (`--floor`) the encoder's projection matmuls alone on the request's padded shape, as a TF graph and under
+   XLA: a lower bound for any fp32 TensorFlow export (tokenization, attention scores, norms left out);
 e. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
@@ -71,7 +73,12 @@ flags.DEFINE_bool("compiled", True, "Add the XLA-compiled export (compile=True) 
 flags.DEFINE_list("low_precision", [], "Add these exports to the "
                   "comparison with the peer: bf16, int8 (export_model(precision=...)), litert_fp32, litert_int8 "
                   "(model.tflite in tf.lite.Interpreter, on ids tokenized in a tf.function).")
+flags.DEFINE_bool("floor", True, "Add the model's projection matmuls alone (TF graph and XLA): a lower bound for "
+                  "any fp32 TensorFlow export at that shape.")
 flags.DEFINE_bool("python", True, "Add model.predict and electra_tf.pipeline (raw text) to the comparison.")
+flags.DEFINE_integer("threads", 0, "Threads per operation for ours (TensorFlow's intra-op pool, as TF Serving's "
+                     "--tensorflow_intra_op_parallelism) and the peer (torch.set_num_threads); 0: each library's "
+                     "default.")
 flags.DEFINE_integer("graph_repeats", 100, "Batches per graph call of the tokenizer's in-graph rows.")
 
 
@@ -217,13 +224,50 @@ def low_precision_calls(model, tokenizer, work):
         if name.startswith("litert_"):
             path = export_litert(model, tokenizer, work, model_name=name, max_seq_length=length,
                                  precision=name.split("_")[1])
-            runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE)).get_signature_runner()
+            runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE),
+                                         num_threads=FLAGS.threads or None).get_signature_runner()
             calls[f"export, LiteRT {name.split('_')[1]}"] = (
                 lambda texts, runner=runner: runner(**{k: v.numpy() for k, v in encode(tf.constant(texts)).items()}))
         else:
             path = export_model(model, tokenizer, work, model_name=name, max_seq_length=length, precision=name)
             signature = load_export(path).signatures["serving_default"]
             calls[f"export, {name}"] = lambda texts, signature=signature: signature(text=tf.constant(texts))
+    return calls
+
+
+def matmul_floor_calls(model, tokenizer):
+    """name → function(texts): the encoder's six projection matmuls per layer alone, on a request's shape.
+
+    No embeddings, attention scores, norms, activations or head: what is left
+    is the weights' traffic and the matmuls, which any fp32 TensorFlow export
+    of the model runs at least once per call, so their time bounds it from below.
+    """
+    import tensorflow as tf
+
+    kernels = [tf.constant(tf.reshape(w, [-1, w.shape[-1]]) if w.path.endswith("attention_output/kernel")
+                           else tf.reshape(w, [w.shape[0], -1]))
+               for w in model.weights if "transformer_layer_" in w.path and w.path.endswith("kernel")]
+    layers = [kernels[i:i + 6] for i in range(0, len(kernels), 6)]  # query, key, value, output, intermediate, output
+
+    def matmuls(rows):
+        for query, key, value, attention_output, intermediate, output in layers:
+            rows += (rows @ query + rows @ key + rows @ value) @ attention_output
+            rows += (rows @ intermediate) @ output
+        return rows
+
+    shapes = {}
+
+    def rows_of(texts):  # the request's padded [batch·tokens, hidden] (tokenized once per batch, outside the timing)
+        key = (len(texts), texts[0])
+        if key not in shapes:
+            tokens = int(tf.reduce_max(tokenizer(tf.constant(texts)).row_lengths())) + 2
+            shapes[key] = tf.ones([len(texts) * min(tokens, FLAGS.max_seq_length), kernels[0].shape[0]])
+        return shapes[key]
+
+    calls = {}
+    for name, jit in (("floor: projection matmuls (graph)", False), ("floor: projection matmuls (XLA)", True)):
+        function = tf.function(matmuls, jit_compile=jit)
+        calls[name] = lambda texts, function=function: function(rows_of(texts)).numpy()
     return calls
 
 
@@ -253,9 +297,11 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
         runs_of.update({"Python: model.predict (raw text)": lambda texts: model.predict(texts, verbose=0),
                         "Python: pipeline": classify, "Python: pipeline, compile=True": compiled})
     runs_of.update(low_precision_calls(model, tokenizer, work))
+    if FLAGS.floor:
+        runs_of.update(matmul_floor_calls(model, tokenizer))
     peer = None
     if FLAGS.peer != "none":
-        peer = PeerProcess(FLAGS.peer)
+        peer = PeerProcess(FLAGS.peer, threads=FLAGS.threads)
         peer.call("init", role="serving", model=model.config.to_dict(), vocab_file=vocab, lowercase=True,
                   max_seq_length=length)
     header = (f"{'batch':>5} {'tokens':>6}  {'path':<33} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8} "
@@ -275,7 +321,7 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                     row = {"batch_size": batch_size, "tokens": tokens, "text_tokens": measured, "path": name,
                            "p50_ms": 1e3 * medians[name],
                            "p95_ms": 1e3 * np.percentile(values, 95), "texts_per_s": batch_size / np.mean(values)}
-                    ours = name.startswith(("export", "Python"))
+                    ours = name.startswith(("export", "Python", "floor"))
                     vs_peer = f"{medians[PEER] / medians[name]:.2f}x" if ours and PEER in medians else ""
                     vs_fixed = (f"{medians[f'export, padded to {length}'] / medians[name]:.2f}x"
                                 if name in ("export, padded to longest", "export, compiled (XLA)") else "")
@@ -341,6 +387,9 @@ def main(argv):
     import keras
     import tensorflow as tf
 
+    if FLAGS.threads:  # before TensorFlow runs its first op
+        tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
+
     from electra_tf import ElectraForSequenceClassification, load_run_config
     from electra_tf.atomic import write_json
     from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
@@ -363,8 +412,8 @@ def main(argv):
         lengths = tokenizer(tf.constant(texts)).row_lengths().numpy()
         print(f"model: {FLAGS.config} ({model.count_params():,} parameters), vocabulary {tokenizer.vocabulary_size()}, "
               f"max_seq_length {FLAGS.max_seq_length}; corpus lines: {np.mean(lengths):.0f} tokens on average "
-              f"({np.mean(lengths > FLAGS.max_seq_length - 2):.0%} cut); TF threads: default; CPUs: "
-              f"{os.cpu_count()}; load average {os.getloadavg()[0]:.1f}", flush=True)
+              f"({np.mean(lengths > FLAGS.max_seq_length - 2):.0%} cut); threads per op: {FLAGS.threads or 'default'}; "
+              f"CPUs: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}", flush=True)
         print(f"CPU: {cpu_description()}")
         tokenizer_rows = compare_tokenizers(tokenizer, vocab, lines) if FLAGS.tokenizer else []
         if FLAGS.breakdown:
