@@ -164,8 +164,8 @@ def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=
     if kind == "text":
         documents = _text_documents(part, blanks_separate_docs, stats, piece or (0, None))
     else:
-        texts = {"jsonl": _jsonl_texts, "parquet": _parquet_texts, "tfds": _tfds_texts}[kind](
-            part, text_field, piece if kind != "tfds" else tfds_data_dir)
+        texts = (_tfds_texts(part, text_field, tfds_data_dir) if kind == "tfds"
+                 else {"jsonl": _jsonl_texts, "parquet": _parquet_texts}[kind](part, text_field, piece))
         documents = (document for document in map(_lines, texts) if document)
     for document in documents:
         stats.documents += 1
