@@ -97,7 +97,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     if compile:
         task.compile_model()  # of the model at its precision
     archive = keras.export.ExportArchive()
-    archive.track(model)
+    archive.track(_resources_of(model))
 
     def serve_text(*texts):
         return task.serve_text(**dict(zip(task.text_inputs, texts)))
@@ -121,6 +121,17 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
             os.makedirs(os.path.join(tmp, "assets.extra"), exist_ok=True)
             write_json(os.path.join(tmp, INFO_FILE), _info(task, options, precision))
     return path
+
+
+def _resources_of(model):
+    """What `ExportArchive.track` is given: the model inside a `tf.Module`, whose lookup tables the archive then
+    finds and keeps. Not the model itself: tracking a Keras model writes every weight twice, once for its
+    Keras variables and once for the TF variables the signatures capture (keras-team/keras#23553), doubling
+    the export on disk and in a server's memory; this way each weight is written once, as the signatures use
+    it (and a compiled export, whose weights are constants of its program, has no variables at all)."""
+    resources = tf.Module()
+    resources.model = model
+    return resources
 
 
 def _info(task, options, precision):

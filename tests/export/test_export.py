@@ -421,6 +421,15 @@ def test_compiled_exports_give_the_outputs_of_the_default_ones(served):
     assert not any(served["xla"][name] for name in served["xla"] if name not in COMPILED)  # stock TF Serving
 
 
+def test_each_weight_is_written_once(exported):
+    """Tracking the Keras model wrote every weight twice (keras-team/keras#23553)."""
+    for name, stored_weights in (("mnli", True), ("swag", True)):
+        model, path = exported["exports"][name]
+        stored = sum(int(np.prod(shape)) for key, shape in tf.train.list_variables(
+            os.path.join(path, "variables", "variables")) if key != "_CHECKPOINTABLE_OBJECT_GRAPH")
+        assert stored == (model.count_params() if stored_weights else 0), name
+
+
 def test_examples_and_the_session_api_give_the_raw_text_outputs(exported, served):
     out = served["outputs"]
     for name in exported["exports"]:
