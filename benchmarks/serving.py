@@ -29,8 +29,9 @@ c'. (`--low_precision`) the same model exported at `precision="bf16"` and `"int8
    int8 (`tf.lite.Interpreter` on the ids of the in-graph featurization: tokenization included);
 d. the Python path (`--python`): `model.predict` on the raw texts (a `TextPredictor`), and
    `electra_tf.pipeline("text-classification", ...)`, also with `compile=True`;
-d'. (`--floor`) the encoder's projection matmuls alone on the request's padded shape, as a TF graph and under
-   XLA: a lower bound for any fp32 TensorFlow export (tokenization, attention scores, norms left out);
+d'. (`--floor`) the encoder's projection matmuls alone on the request's padded shape, their kernels as graph
+   constants, as a TF graph and under XLA: a lower bound for any fp32 TensorFlow export (tokenization,
+   attention scores, norms left out);
 e. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
@@ -241,16 +242,19 @@ def matmul_floor_calls(model, tokenizer):
     No embeddings, attention scores, norms, activations or head: what is left
     is the weights' traffic and the matmuls, which any fp32 TensorFlow export
     of the model runs at least once per call, so their time bounds it from below.
+    The kernels are constants of the graph, as in a compiled export (their
+    layout fixed once, at compile time): an export that reads variables is slower.
     """
     import tensorflow as tf
 
-    kernels = [tf.constant(tf.reshape(w, [-1, w.shape[-1]]) if w.path.endswith("attention_output/kernel")
-                           else tf.reshape(w, [w.shape[0], -1]))
+    kernels = [w.numpy().reshape([-1, w.shape[-1]] if w.path.endswith("attention_output/kernel") else [w.shape[0], -1])
                for w in model.weights if "transformer_layer_" in w.path and w.path.endswith("kernel")]
-    layers = [kernels[i:i + 6] for i in range(0, len(kernels), 6)]  # query, key, value, output, intermediate, output
 
     def matmuls(rows):
-        for query, key, value, attention_output, intermediate, output in layers:
+        # Constants of the graph (made while tracing), as in a compiled export: the kernels' layout is fixed once.
+        constants = [tf.constant(kernel) for kernel in kernels]
+        for query, key, value, attention_output, intermediate, output in (
+                constants[i:i + 6] for i in range(0, len(constants), 6)):  # query, key, value, output, ...
             rows += (rows @ query + rows @ key + rows @ value) @ attention_output
             rows += (rows @ intermediate) @ output
         return rows

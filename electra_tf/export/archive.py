@@ -95,7 +95,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
     model = task.model = at_precision(model, precision)
     if compile:
-        task.compile_model()  # of the model at its precision
+        task.compile_model(weights_as_constants=True)  # of the model at its precision
     archive = keras.export.ExportArchive()
     archive.track(_resources_of(model))
 

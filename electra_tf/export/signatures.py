@@ -92,9 +92,11 @@ class ServingTask:
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
         return self.model(inputs, training=False) if self.compiled is None else self.compiled(inputs)
 
-    def compile_model(self):
-        """Every signature's model call compiled with XLA over padded shapes (`electra_tf.export.compiled`)."""
-        self.compiled = CompiledCall(self.model, self.sequence_axes, self.model.config.max_position_embeddings)
+    def compile_model(self, weights_as_constants=False):
+        """Every signature's model call compiled with XLA over padded shapes (`electra_tf.export.compiled`);
+        `weights_as_constants` for an export, whose weights never change."""
+        self.compiled = CompiledCall(self.model, self.sequence_axes, self.model.config.max_position_embeddings,
+                                     weights_as_constants=weights_as_constants)
 
     def check_label_names(self):
         num_labels = self.model.output["logits"].shape[-1]
