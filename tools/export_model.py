@@ -68,7 +68,8 @@ def main(argv):
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                         max_seq_length=length, label_names=label_names,
                         overwrite=FLAGS.overwrite, pad_to_max_length=FLAGS.pad_to_max_length,
-                        compile=FLAGS.compile, precision=FLAGS.precision, **options)
+                        compile=FLAGS.compile, precision=FLAGS.precision, constant_weights=FLAGS.constant_weights,
+                        **options)
     info = export_info(path)
     print(f"{task} model → {path}")
     print(f"signatures: {', '.join(info['signatures'])}; serving_default takes {', '.join(info['text_inputs'])}")

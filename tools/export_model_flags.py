@@ -47,6 +47,8 @@ flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no an
 flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
 flags.DEFINE_bool("compile", False, "Compile the model call of every signature with XLA (faster on short requests); "
                   "TF Serving then needs --xla_cpu_compilation_enabled, see docs/serving.md.")
+flags.DEFINE_bool("constant_weights", True, "Hold the weights as constants of the serving graph (folded and laid "
+                  "out once: faster on short requests; not above 1 GiB of weights), else as variables.")
 flags.DEFINE_bool("pad_to_max_length", False, "Pad every request to --max_seq_length (fixed shapes, e.g. for XLA); "
                   "by default a request is padded to its longest text, with the same outputs.")
 flags.DEFINE_enum("precision", "fp32", ["fp32", "bf16", "int8"], "Weights and compute: bf16 needs a CPU with "

@@ -54,7 +54,7 @@ def version_path(model_dir, version, overwrite):
 
 def export_model(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
                  label_names=None, overwrite=False, pad_to_max_length=False, compile=False, precision="fp32",
-                 **options):
+                 constant_weights=True, **options):
     """Exports `model` with the `serving_default`, `serve_ids` and `serve_examples` signatures.
 
     Args:
@@ -75,6 +75,8 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         precision: "fp32", "bf16" (weights and compute in bfloat16; refused on a CPU without AVX512-BF16
             or AMX) or "int8" (Keras's int8 quantization), see `electra_tf.export.precision`; the outputs
             are float32 at any precision.
+        constant_weights: hold the weights as constants of the serving graph (`electra_tf.export.constants`:
+            faster on short requests; the variables stay above 1 GiB of weights), else as variables.
         options: task options, see `electra_tf.export.signatures` (`text_pair=True` for sentence-pair
             classification; `max_query_length`, `max_answer_length`, `version_2`, `null_threshold`
             for question answering).
@@ -94,8 +96,10 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
     model = task.model = at_precision(model, precision)
+    if constant_weights:
+        task.use_constant_weights()  # of the model at its precision
     if compile:
-        task.compile_model(weights_as_constants=True)  # of the model at its precision
+        task.compile_model()
     archive = keras.export.ExportArchive()
     archive.track(_resources_of(model))
 
@@ -128,7 +132,7 @@ def _resources_of(model):
     finds and keeps. Not the model itself: tracking a Keras model writes every weight twice, once for its
     Keras variables and once for the TF variables the signatures capture (keras-team/keras#23553), doubling
     the export on disk and in a server's memory; this way each weight is written once, as the signatures use
-    it (and a compiled export, whose weights are constants of its program, has no variables at all)."""
+    it (and an export whose weights are constants of its graphs has no variables at all)."""
     resources = tf.Module()
     resources.model = model
     return resources
@@ -137,7 +141,8 @@ def _resources_of(model):
 def _info(task, options, precision):
     return {"task": task.task, "signatures": list(SIGNATURES), "text_inputs": list(task.text_inputs),
             "max_seq_length": task.max_seq_length, "label_names": task.label_names,
-            "compiled": task.compiled is not None, "precision": precision,
+            "compiled": task.compiled is not None, "constant_weights": task.constants is not None,
+            "precision": precision,
             "lowercase": bool(task.tokenizer.lowercase), "strip_accents": bool(task.tokenizer.strip_accents),
             "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options,
             "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,

@@ -42,6 +42,7 @@ import tensorflow as tf
 
 from electra_tf import answer_spans, featurize
 from electra_tf.export.compiled import CompiledCall
+from electra_tf.export.constants import constant_weights
 from electra_tf.models.base import INPUT_NAMES
 
 SERVING_KINDS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
@@ -64,6 +65,7 @@ class ServingTask:
         # traced function, so the model is traced once and both signatures give the same numbers.
         self.run_ids = self.serve_ids
         self.compiled = None  # a `CompiledCall` when the model call is compiled with XLA (`compile_model`)
+        self.constants = None  # a `ConstantWeights` when the weights are graph constants (`use_constant_weights`)
         self.label_names = None if label_names is None else [str(name) for name in label_names]
         self.cls_id, self.sep_id, self.pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
         positions = model.config.max_position_embeddings
@@ -90,13 +92,19 @@ class ServingTask:
     # === Helpers ===
     def call_model(self, input_ids, attention_mask, token_type_ids):
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
-        return self.model(inputs, training=False) if self.compiled is None else self.compiled(inputs)
+        if self.compiled is not None:
+            return self.compiled(inputs)
+        return self.model(inputs, training=False) if self.constants is None else self.constants(inputs)
 
-    def compile_model(self, weights_as_constants=False):
-        """Every signature's model call compiled with XLA over padded shapes (`electra_tf.export.compiled`);
-        `weights_as_constants` for an export, whose weights never change."""
+    def use_constant_weights(self):
+        """The model's weights as constants of every signature's graph (`electra_tf.export.constants`): for an
+        export, whose weights never change. Before `compile_model`."""
+        self.constants = constant_weights(self.model)
+
+    def compile_model(self):
+        """Every signature's model call compiled with XLA over padded shapes (`electra_tf.export.compiled`)."""
         self.compiled = CompiledCall(self.model, self.sequence_axes, self.model.config.max_position_embeddings,
-                                     weights_as_constants=weights_as_constants)
+                                     call=self.constants)
 
     def check_label_names(self):
         num_labels = self.model.output["logits"].shape[-1]
