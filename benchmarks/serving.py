@@ -23,7 +23,8 @@ included; default-corpus words) at each batch size, raw text in, probabilities o
 
 a. the export's `serving_default`, each request padded to its longest text;
 b. the same model exported with `pad_to_max_length=True` (every request padded to
-   `max_seq_length`, as exports were before);
+   `max_seq_length`, as exports were before), and with `constant_weights=False` (the weights read as
+   variables at each call, as exports were before);
 c. the same model exported with `compile=True` (the model call under XLA, over bucketed shapes);
 c'. (`--low_precision`) the same model exported at `precision="bf16"` and `"int8"`, and as LiteRT fp32 and
    int8 (`tf.lite.Interpreter` on the ids of the in-graph featurization: tokenization included);
@@ -285,7 +286,9 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
     exports = {"export, padded to longest": export_model(model, tokenizer, work, model_name="longest",
                                                          max_seq_length=length),
                f"export, padded to {length}": export_model(model, tokenizer, work, model_name="fixed",
-                                                          max_seq_length=length, pad_to_max_length=True)}
+                                                          max_seq_length=length, pad_to_max_length=True),
+               "export, weights as variables": export_model(model, tokenizer, work, model_name="variables",
+                                                            max_seq_length=length, constant_weights=False)}
     if FLAGS.compiled:
         exports["export, compiled (XLA)"] = export_model(model, tokenizer, work, model_name="compiled",
                                                          max_seq_length=length, compile=True)
