@@ -120,7 +120,8 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
     cells = {(row["batch_size"], row["tokens"]) for row in rows}
     assert cells == {(1, 8), (1, 32), (4, 8), (4, 32)}
     assert {row["path"] for row in rows} == {"export, padded to longest", "export, padded to 32",
-                                             "export, weights as variables", "export, compiled (XLA)", "export, int8", "export, LiteRT int8",
+                                             "export, weights as variables", "export, compiled (XLA)",
+                                             "export, int8", "export, LiteRT int8",
                                              "Python: model.predict (raw text)", "Python: pipeline",
                                              "Python: pipeline, compile=True",
                                              "floor: projection matmuls (graph)", "floor: projection matmuls (XLA)",
