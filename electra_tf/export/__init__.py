@@ -3,7 +3,11 @@
 - `signatures`: what each task's three signatures take and give (the graphs
   run the package's one featurizer, `electra_tf.featurize`, and span rules,
   `electra_tf.answer_spans`);
+- `constants`: the weights as constants of the serving graphs (an export's default);
+- `compiled`: the model call under XLA over a few padded shapes (`compile=True`);
+- `precision`: bfloat16 and int8 copies of a model (`precision=`);
 - `archive`: the `<export_dir>/<model_name>/<version>/` layout via `keras.export.ExportArchive`;
+- `litert`: a classifier as a LiteRT `model.tflite`;
 - `client`: loading and querying an export in Python.
 
 See `docs/serving.md` for TF Serving (Docker, REST, gRPC, new versions).
