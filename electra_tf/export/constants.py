@@ -3,9 +3,9 @@
 Read as variables, the weights are fetched and re-laid-out at every call;
 as constants, graph optimisers fold once what depends only on them: XLA (the
 compiled export) folds the concatenated query/key/value kernel, the reshapes
-and casts and lays the kernels out at compile time, and TensorFlow's graph
-optimiser folds the same into constants for oneDNN, which reorders a constant
-kernel once. Short requests gain most (docs/serving.md has the figures). The
+and casts and lays the kernels out at compile time; TensorFlow's graph
+optimiser (the stock export) folds the same into constants, which oneDNN's
+matmuls may keep reordered across calls. Short requests gain most (docs/serving.md has the figures). The
 values are those of the weights when `constant_weights` is called: right for
 an export, not for a model still being trained, so the in-process pipeline
 keeps variables. A graph is one protocol buffer (at most 2 GiB), so above
