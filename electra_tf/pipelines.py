@@ -24,7 +24,10 @@ the same model give the same numbers, at the same cost per call: it is traced
 once (`Pipeline.traces`) and each request padded to its longest text;
 `compile=True` runs the model call under XLA over bucketed shapes, as
 `electra-export --compile` does (faster for short requests; each new shape
-compiles once, in seconds).
+compiles once, in seconds). A pipeline that loads its model from a folder
+holds the weights as graph constants, as an export does
+(`electra_tf.export.constants`); one given a loaded model reads its variables,
+so it follows the model if it trains on (`constant_weights=True` to snapshot).
 
 Example:
 >>> import tempfile
@@ -205,7 +208,8 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         max_seq_length: tokens per input (default: the folder's, the preprocessor's, else 128 or the model's
             position table if shorter).
         options: the pipeline's (`aggregation_strategy` for token classification) or the serving task's
-            (`compile=True`: the model call under XLA; `max_answer_length`, `null_threshold`, ... for question
+            (`compile=True`: the model call under XLA; `constant_weights`: the weights as graph constants,
+            by default when `model` is a folder; `max_answer_length`, `null_threshold`, ... for question
             answering).
     """
     if task not in PIPELINE_TASKS:
@@ -215,6 +219,7 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         folder = str(model)
         model, info = load_model(folder)
         tokenizer = tokenizer or ElectraTokenizer.from_pretrained(folder)
+        options.setdefault("constant_weights", True)  # the pipeline alone holds this model: its weights never change
     preprocessor = getattr(model, "preprocessor", None)
     tokenizer = tokenizer or (preprocessor.tokenizer if preprocessor is not None else None)
     if tokenizer is None:

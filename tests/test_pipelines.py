@@ -49,6 +49,16 @@ def test_text_classification_gives_labels_and_scores_as_transformers_does(tiny, 
     assert [result["score"] for result in compiled(texts)] == pytest.approx(
         [result["score"] for result in results], abs=1e-5)
     assert compiled.serving.compiled is not None and compiled.traces == 1
+    # From a folder the weights are graph constants (the pipeline alone holds the model); a live model's are read
+    # as variables, so the pipeline follows its training.
+    assert classifier.serving.constants is not None and compiled.serving.constants is not None
+    model.label_names = ["negative", "neutral", "positive"]
+    live = electra_tf.pipeline("text-classification", model, tokenizer=tokenizer, max_seq_length=16)
+    assert live.serving.constants is None
+    assert [result["score"] for result in live(texts)] == pytest.approx([r["score"] for r in results], abs=1e-5)
+    bias = model.weights[-1]  # the output layer's
+    bias.assign(bias.numpy() + 50.0 * np.eye(bias.shape[0])[0])  # the first label far ahead
+    assert live("alice met bob")[0]["label"] == "negative"
 
 
 def test_text_pairs_are_given_as_transformers_takes_them(tiny, tmp_path):

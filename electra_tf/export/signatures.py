@@ -316,16 +316,19 @@ _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServin
 
 
 def make_serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False,
-                      compile=False, **options):
+                      compile=False, constant_weights=False, **options):
     """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
     `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
     `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text).
-    `compile`: the model call compiled with XLA (`ServingTask.compile_model`)."""
+    `compile`: the model call compiled with XLA (`ServingTask.compile_model`).
+    `constant_weights`: the weights' values now as graph constants (`ServingTask.use_constant_weights`)."""
     task = task_of(model)
     if label_names is not None and task not in ("classification", "tagging"):
         raise ValueError(f"label names are for classification and tagging, not {task}")
     serving = _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)
     serving.pad_to_max_length = bool(pad_to_max_length)
+    if constant_weights:
+        serving.use_constant_weights()
     if compile:
         serving.compile_model()
     return serving
