@@ -50,7 +50,7 @@ class CompiledCall:
     """
 
     def __init__(self, model, sequence_axes, max_length, call=None):
-        self.model, self.sequence_axes = model, dict(sequence_axes)
+        self.sequence_axes = dict(sequence_axes)
         self.lengths = tuple(length for length in LENGTH_BUCKETS if length < max_length) + (int(max_length),)
         self.function = tf.function(call or (lambda inputs: model(inputs, training=False)), jit_compile=True)
 
