@@ -397,6 +397,8 @@ def probe_fusions(objective, precision, folder):
 
 def run_probe(spec):
     """The `--probe` child: prints its figures as JSON on the last line."""
+    import tensorflow as tf
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})  # as electra-pretrain
     kind, rest = spec.split(":", 1)
     if kind == "phases":
         figures = probe_phases(*rest.split(":"))
@@ -481,7 +483,6 @@ def main(argv):
         return
     import tensorflow as tf
 
-    from electra_tf.training.graph_optimizer import grappler_pays
     from electra_tf.training.xla_step import xla_pays
     if FLAGS.threads:
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
@@ -517,9 +518,8 @@ def main(argv):
             for jit in jits:
                 start = time.perf_counter()
                 name = f"electra_tf ({('XLA+oneDNN' if FLAGS.xla_onednn else 'XLA') if jit else 'tf.function'})"
-                # electra-pretrain's default: Grappler only where it pays (read when the step first runs)
-                tf.config.optimizer.set_experimental_options(
-                    {"disable_meta_optimizer": not grappler_pays(precision != "fp32")})
+                # electra-pretrain's default: no Grappler (read when the step first runs)
+                tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
                 models[name] = Ours(objective, precision, jit)
                 models[name].step()  # traces (and compiles) the step
                 first_steps[name] = time.perf_counter() - start

@@ -34,7 +34,7 @@ from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training import callbacks as cb
 from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.graph_optimizer import graph_optimizer, grappler_pays
+from electra_tf.training.graph_optimizer import graph_optimizer
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.stop_signals import StopSignals
 from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
@@ -78,7 +78,7 @@ class RunOptions:
     tpu: str | None = None
     mixed_precision: str | None = None  # "bfloat16" or "float16"
     jit_compile: bool | None = None  # XLA; None: where it pays (`training.xla_step`)
-    graph_optimizer: bool | None = None  # Grappler on the step; None: where it pays (`training.graph_optimizer`)
+    graph_optimizer: bool = False  # Grappler on the step (it pays on no CPU step: `training.graph_optimizer`)
     deterministic: bool = False
     skip_corrupt_records: bool = False
     init_checkpoint: str | None = None
@@ -226,22 +226,20 @@ def train(pretrainer, strategy, pretraining, options, done, train_files, callbac
 
 
 def step_options(options, pretraining):
-    """`options` with `jit_compile` and `graph_optimizer` decided where they were left to the defaults (None):
-    XLA in fp32 for a run long enough to earn its compilation back, Grappler only under mixed precision (CPU).
+    """`options` with `jit_compile` decided where it was left to the default (None): XLA in fp32 for a run long
+    enough to earn its compilation back (CPU).
 
     >>> from electra_tf.config import PretrainingConfig
     >>> options = RunOptions(model_dir="m", vocab_file="v", train_files="t")
     >>> chosen = step_options(options, PretrainingConfig(train_steps=100_000))
-    >>> chosen.jit_compile, chosen.graph_optimizer
-    (True, False)
-    >>> chosen = step_options(dataclasses.replace(options, mixed_precision="bfloat16"), PretrainingConfig())
-    >>> chosen.jit_compile, chosen.graph_optimizer
-    (False, True)
+    >>> chosen.jit_compile
+    True
+    >>> step_options(dataclasses.replace(options, mixed_precision="bfloat16"), PretrainingConfig()).jit_compile
+    False
     """
     mixed = options.mixed_precision is not None
     jit = xla_pays(mixed, pretraining.train_steps) if options.jit_compile is None else options.jit_compile
-    grappler = grappler_pays(mixed) if options.graph_optimizer is None else options.graph_optimizer
-    return dataclasses.replace(options, jit_compile=jit, graph_optimizer=grappler)
+    return dataclasses.replace(options, jit_compile=jit)
 
 
 def run_pretraining(model, pretraining, options):

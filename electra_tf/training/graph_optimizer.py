@@ -1,11 +1,12 @@
-"""TensorFlow's graph optimizer (Grappler) on or off while a block of code runs, and where it pays.
+"""TensorFlow's graph optimizer (Grappler) on or off while a block of code runs.
 
-On the ELECTRA-Small pre-training step (CPU, `tf.function`, 2026-12-01, in one process, alternating steps) Grappler
-took about 18 of the first step's 38–56 s; in fp32 the steady step was as fast without it (1.00×: oneDNN's own
-graph rewrite, which is not a Grappler pass, still runs), under `mixed_bfloat16` 4.7 % slower (its fusions pay
-for themselves after some 70 steps). `tools/run_pretraining.py` therefore trains fp32 without it by default
-(`--graph_optimizer` decides). The switch is process-wide (`tf.config.optimizer.set_experimental_options`), so
-the previous setting comes back on exit.
+`electra-pretrain` runs its step without Grappler (`--graph_optimizer` turns it on). On the ELECTRA-Small
+pre-training step (CPU, `tf.function`, in one process, alternating steps) Grappler's fusions buy nothing
+measurable, while it costs the first step many seconds: fp32 1.002× with ÷ without (2026-11, the optimisation
+phase 16.5 → 6.1 s); `mixed_bfloat16` 0.955× on a busy machine (load 5–7, an earlier step graph) but **1.013× and
+0.965×** near idle on today's step (2026-12-01, two A/Bs of 8 and 10 rounds), its first call 10.3–10.7 s against
+4.7–5.2 s without (oneDNN's own graph rewrite, which is not a Grappler pass, runs either way). The switch is
+process-wide (`tf.config.optimizer.set_experimental_options`), so the previous setting comes back on exit.
 
 Example:
 >>> with graph_optimizer(False):
@@ -13,18 +14,11 @@ Example:
 True
 >>> tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
 False
->>> grappler_pays(mixed_precision=False), grappler_pays(mixed_precision=True)
-(False, True)
 """
 
 import contextlib
 
 import tensorflow as tf
-
-
-def grappler_pays(mixed_precision):
-    """Whether Grappler's saving on a pre-training step outweighs its cost on the first step (measured, above)."""
-    return bool(mixed_precision)
 
 
 @contextlib.contextmanager
