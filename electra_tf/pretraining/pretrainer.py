@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from electra_tf import rng
 from electra_tf.config import PretrainingConfig
+from electra_tf.layers.transformer_layer import share_block_traces
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import scatter_positions
@@ -206,6 +207,7 @@ class ElectraPretrainer(keras.Model):
         """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy (`ReplicaJit`)."""
         self.replica_jit = ReplicaJit(jit_compile)
         super().compile(optimizer=optimizer, jit_compile=self.replica_jit.keras_jit_compile, **kwargs)
+        share_block_traces(self, enabled=not (self.jit_compile or self.replica_jit.per_replica))
 
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
         # Kept (tests/test_keras_private_access.py): under a strategy Keras's TF trainer takes a first batch (and

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.layers.transformer_layer import ElectraTransformerLayer
+from electra_tf.config import PretrainingConfig
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer, SharedTrace
 
 SETTINGS = dict(intermediate_dim=48, num_heads=3, dropout=0.1, activation="gelu", layer_norm_epsilon=1e-12,
                 kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02), name="block")
@@ -68,3 +69,59 @@ def test_dropout_rates_apply_apart_and_a_pre_ln_block_is_refused():
     assert ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.3).attention_dropout == 0.3
     with pytest.raises(ValueError, match="normalize_first"):
         ElectraTransformerLayer(intermediate_dim=8, num_heads=2, normalize_first=True)
+
+
+def _stack(shared, seed=0):
+    keras.utils.set_random_seed(seed)
+    blocks = [ElectraTransformerLayer(attention_dropout=0.1, **{**SETTINGS, "name": f"block_{i}"}) for i in range(3)]
+    trace = SharedTrace(blocks[0]) if shared else None
+    for block in blocks:
+        block.build([None, 7, 24])
+        block._shared_trace = trace
+    return blocks
+
+
+def _traced_step(blocks):
+    @tf.function(autograph=False)
+    def step(x, padding):
+        with tf.GradientTape() as tape:
+            for block in blocks:
+                x = block(x, padding_mask=padding, training=True)
+            loss = tf.reduce_sum(x * x)
+        return x, tape.gradient(loss, [v for b in blocks for v in b.trainable_variables])
+    return step
+
+
+def test_blocks_sharing_one_trace_compute_what_each_computes_alone_with_the_same_masks_and_fewer_nodes():
+    x = tf.constant(np.random.default_rng(0).normal(size=(2, 7, 24)), tf.float32)
+    padding = tf.constant([[1] * 7, [1] * 4 + [0] * 3])
+    results, nodes = [], []
+    for shared in (False, True):
+        blocks = _stack(shared)
+        step = _traced_step(blocks)
+        results.append([step(x, padding), step(x, padding)])  # the second step draws the next masks
+        seeds = [v.numpy() for b in blocks for v in b.non_trainable_variables]
+        nodes.append(len(step.get_concrete_function(x, padding).graph.get_operations()))
+        results[-1].append(seeds)
+    (alone, alone_seeds), (shared, shared_seeds) = [(r[:2], r[2]) for r in results]
+    for (a_out, a_grads), (s_out, s_grads) in zip(alone, shared, strict=True):
+        np.testing.assert_allclose(s_out, a_out, atol=1e-6)
+        for a, s in zip(a_grads, s_grads, strict=True):
+            np.testing.assert_allclose(s, a, atol=1e-6)
+    assert not np.allclose(alone[0][0], alone[1][0])  # dropout on: the masks moved on between the steps
+    np.testing.assert_array_equal(np.array(shared_seeds), np.array(alone_seeds))
+    assert nodes[1] < nodes[0] / 2, nodes
+
+
+@pytest.mark.parametrize("jit_compile, shared", [(False, True), (True, False)])
+def test_the_pretrainer_shares_block_traces_only_in_steps_xla_does_not_compile(jit_compile, shared, tiny_config):
+    from electra_tf.pretraining.pretrainer import ElectraPretrainer
+    pretrainer = ElectraPretrainer(tiny_config, PretrainingConfig(max_seq_length=16), mask_token_id=4,
+                                   special_token_ids=[0, 1, 2, 3])
+    pretrainer.compile(jit_compile=jit_compile)
+    blocks = [layer for network in (pretrainer.generator, pretrainer.discriminator) for layer in network.layers
+              for layer in getattr(layer, "layers", [layer]) if isinstance(layer, ElectraTransformerLayer)]
+    assert len(blocks) == 2 * tiny_config.num_layers
+    assert {block._shared_trace is not None for block in blocks} == {shared}
+    if shared:  # one trace per network
+        assert len({id(block._shared_trace) for block in blocks}) == 2
