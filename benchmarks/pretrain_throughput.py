@@ -383,7 +383,8 @@ def probe_phases(objective, precision):
 
 
 def probe_fusions(objective, precision, folder):
-    """Child process (TF_DUMP_GRAPH_PREFIX=folder): op counts of our step's graph after Grappler."""
+    """Child process (TF_DUMP_GRAPH_PREFIX=folder): op counts of our step's graph after Grappler (on here, though
+    `electra-pretrain` runs without it: this counts what its fusions would be)."""
     import collections
     import glob
     import re
@@ -397,10 +398,10 @@ def probe_fusions(objective, precision, folder):
 
 def run_probe(spec):
     """The `--probe` child: prints its figures as JSON on the last line."""
-    import tensorflow as tf
-    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})  # as electra-pretrain
     kind, rest = spec.split(":", 1)
     if kind == "phases":
+        import tensorflow as tf
+        tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})  # as electra-pretrain
         figures = probe_phases(*rest.split(":"))
     elif kind == "fusions":
         figures = probe_fusions(*rest.split(":"), os.environ["TF_DUMP_GRAPH_PREFIX"])
