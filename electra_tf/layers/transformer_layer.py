@@ -25,6 +25,8 @@ projections are one matmul on the concatenated kernels, and the attention
 scores are `matmul(q, k) · scale + mask bias` (one additive mask instead of
 Keras's two `where`s around the softmax). A block quantized by
 `model.quantize("int8")` runs its `EinsumDense` layers' own calls instead.
+The blocks of one network may share one traced training call (`SharedTrace`,
+`share_block_traces`): a step then traces one block's Python, not twelve.
 No library offers the block in this shape, hence this module.
 """
 
@@ -265,8 +267,10 @@ class SharedTrace:
     on its own state (its variables' values in, its dropout seeds' next values out: `keras.StatelessScope` maps
     the owner's variables to them while the owner's code runs). TensorFlow inlines the call when it instantiates
     the step's graph and builds the call's gradient once per trace, so twelve blocks trace as one: the same
-    operations, weights, masks and gradients, in a shorter first step. Not under XLA: there the seeds passed in
-    made every step compile anew (TensorFlow 2.21), so `share_block_traces` is for `tf.function` steps only.
+    operations, weights, masks and gradients, in a shorter first step. Not under XLA (TensorFlow 2.21): the
+    forward call's int32 shape outputs feed its gradient call, XLA wants them as compile-time constants, and so
+    the call's inputs, dropout seeds included: every step would compile anew. `share_block_traces` is for
+    `tf.function` steps only.
     (Keras and keras-hub trace every layer call anew; hence this small class.)
 
     Example:
