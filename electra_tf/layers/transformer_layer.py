@@ -268,9 +268,9 @@ class SharedTrace:
     the owner's variables to them while the owner's code runs). TensorFlow inlines the call when it instantiates
     the step's graph and builds the call's gradient once per trace, so twelve blocks trace as one: the same
     operations, weights, masks and gradients, in a shorter first step. Not under XLA (TensorFlow 2.21): the
-    forward call's int32 shape outputs feed its gradient call, XLA wants them as compile-time constants, and so
-    the call's inputs, dropout seeds included: every step would compile anew. `share_block_traces` is for
-    `tf.function` steps only.
+    gradient call takes int32 constants from the forward call (the attention's transpose permutations and
+    concat axes), XLA wants them as compile-time constants and so the forward call's inputs too, dropout seeds
+    included: every step would compile anew. `share_block_traces` is for `tf.function` steps only.
     (Keras and keras-hub trace every layer call anew; hence this small class.)
 
     Example:
