@@ -26,7 +26,8 @@ scores are `matmul(q, k) · scale + mask bias` (one additive mask instead of
 Keras's two `where`s around the softmax). A block quantized by
 `model.quantize("int8")` runs its `EinsumDense` layers' own calls instead.
 The blocks of one network may share one traced training call (`SharedTrace`,
-`share_block_traces`): a step then traces one block's Python, not twelve.
+`share_block_traces`): a step then traces one block's Python, not twelve
+(for which the attention's transposes and concatenations make their own gradients).
 No library offers the block in this shape, hence this module.
 """
 
@@ -36,6 +37,29 @@ import tensorflow as tf
 from electra_tf.layers.counter_dropout import CounterDropout
 
 _MASKED = -1e9  # as Keras's masked softmax
+
+
+# The attention's transposes and concatenations with gradients that make their own permutations, sizes and axes:
+# TensorFlow's take them from the forward graph, which under XLA made a block's shared trace (below) need its
+# inputs as compile-time constants. Same values, same kernels.
+def _transposed(x, perm):
+    """`tf.transpose(x, perm)` for a Python `perm`, its gradient holding the inverse permutation."""
+    inverse = [perm.index(axis) for axis in range(len(perm))]
+
+    @tf.custom_gradient
+    def transpose(x):
+        return tf.transpose(x, perm), lambda gradient: tf.transpose(gradient, inverse)
+    return transpose(x)
+
+
+def _concatenated(tensors, axis):
+    """`tf.concat(tensors, axis)` for statically shaped `tensors`, its gradient a split by their static sizes."""
+    sizes = [tensor.shape[axis] for tensor in tensors]
+
+    @tf.custom_gradient
+    def concat(*tensors):
+        return tf.concat(tensors, axis), lambda gradient: tf.split(gradient, sizes, axis)
+    return concat(*tensors)
 
 
 def _clone(initializer):
@@ -109,12 +133,12 @@ class SelfAttention(keras.layers.Layer):
         dtype = rows.dtype
         if self._query_dense.quantization_mode is not None:
             return self._quantized_call(rows, shape, mask_bias, training)
-        kernel = tf.concat([tf.reshape(tf.cast(dense.kernel, dtype), [-1, heads * size]) for dense in
-                            (self._query_dense, self._key_dense, self._value_dense)], axis=1)
-        bias = tf.concat([tf.reshape(tf.cast(dense.bias, dtype), [-1]) for dense in
-                          (self._query_dense, self._key_dense, self._value_dense)], axis=0)
+        kernel = _concatenated([tf.reshape(tf.cast(dense.kernel, dtype), [-1, heads * size]) for dense in
+                                (self._query_dense, self._key_dense, self._value_dense)], axis=1)
+        bias = _concatenated([tf.reshape(tf.cast(dense.bias, dtype), [-1]) for dense in
+                              (self._query_dense, self._key_dense, self._value_dense)], axis=0)
         projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
-        query, key, value = tf.unstack(tf.transpose(projected, [2, 0, 3, 1, 4]))  # [batch, heads, sequence, size]
+        query, key, value = tf.unstack(_transposed(projected, [2, 0, 3, 1, 4]))  # [batch, heads, sequence, size]
         context = tf.reshape(self._attend(query, key, value, mask_bias, training), [-1, heads * size])
         output_kernel = tf.reshape(tf.cast(self._output_dense.kernel, dtype), [heads * size, -1])
         return tf.nn.bias_add(tf.matmul(context, output_kernel), tf.cast(self._output_dense.bias, dtype))
@@ -135,7 +159,7 @@ class SelfAttention(keras.layers.Layer):
         if mask_bias is not None:
             scores += mask_bias
         probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        return tf.transpose(tf.matmul(probabilities, value), [0, 2, 1, 3])
+        return _transposed(tf.matmul(probabilities, value), [0, 2, 1, 3])
 
     def get_config(self):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
@@ -267,10 +291,10 @@ class SharedTrace:
     on its own state (its variables' values in, its dropout seeds' next values out: `keras.StatelessScope` maps
     the owner's variables to them while the owner's code runs). TensorFlow inlines the call when it instantiates
     the step's graph and builds the call's gradient once per trace, so twelve blocks trace as one: the same
-    operations, weights, masks and gradients, in a shorter first step. Not under XLA (TensorFlow 2.21): the
-    gradient call takes int32 constants from the forward call (the attention's transpose permutations and
-    concat axes), XLA wants them as compile-time constants and so the forward call's inputs too, dropout seeds
-    included: every step would compile anew. `share_block_traces` is for `tf.function` steps only.
+    operations, weights, masks and gradients, in a shorter first step, with and without XLA (which needs the
+    attention's own-gradient transposes and concatenations above: with TensorFlow's, the gradient call took
+    int32 constants from the forward call, XLA wanted them as compile-time constants and so the forward call's
+    inputs too, dropout seeds included, and every step compiled anew).
     (Keras and keras-hub trace every layer call anew; hence this small class.)
 
     Example:
@@ -304,9 +328,9 @@ class SharedTrace:
         return outputs
 
 
-def share_block_traces(model, enabled=True):
+def share_block_traces(model):
     """Lets the `ElectraTransformerLayer`s of each network in `model` run their training calls through one
-    `SharedTrace` (`enabled=False`: each its own again). For steps not compiled by XLA.
+    `SharedTrace`; returns how many networks.
 
     Example:
     >>> from electra_tf import ElectraConfig, ElectraModel
@@ -319,7 +343,7 @@ def share_block_traces(model, enabled=True):
     for layer in [model, *_sublayers(model)]:
         blocks = [child for child in getattr(layer, "layers", []) if isinstance(child, ElectraTransformerLayer)]
         if blocks:
-            trace = SharedTrace(blocks[0]) if enabled else None
+            trace = SharedTrace(blocks[0])
             for block in blocks:
                 block._shared_trace = trace
             groups += 1

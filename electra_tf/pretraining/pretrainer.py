@@ -207,7 +207,7 @@ class ElectraPretrainer(keras.Model):
         """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy (`ReplicaJit`)."""
         self.replica_jit = ReplicaJit(jit_compile)
         super().compile(optimizer=optimizer, jit_compile=self.replica_jit.keras_jit_compile, **kwargs)
-        share_block_traces(self, enabled=not (self.jit_compile or self.replica_jit.per_replica))
+        share_block_traces(self)  # one trace of a block per network: a shorter first step
 
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
         # Kept (tests/test_keras_private_access.py): under a strategy Keras's TF trainer takes a first batch (and

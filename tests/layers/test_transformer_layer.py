@@ -113,15 +113,48 @@ def test_blocks_sharing_one_trace_compute_what_each_computes_alone_with_the_same
     assert nodes[1] < nodes[0] / 2, nodes
 
 
-@pytest.mark.parametrize("jit_compile, shared", [(False, True), (True, False)])
-def test_the_pretrainer_shares_block_traces_only_in_steps_xla_does_not_compile(jit_compile, shared, tiny_config):
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_the_pretrainer_s_blocks_share_one_trace_per_network(jit_compile, tiny_config):
     from electra_tf.pretraining.pretrainer import ElectraPretrainer
     pretrainer = ElectraPretrainer(tiny_config, PretrainingConfig(max_seq_length=16), mask_token_id=4,
                                    special_token_ids=[0, 1, 2, 3])
-    pretrainer.compile(jit_compile=jit_compile)
+    pretrainer.compile(optimizer="adam", jit_compile=jit_compile)
     blocks = [layer for network in (pretrainer.generator, pretrainer.discriminator) for layer in network.layers
               for layer in getattr(layer, "layers", [layer]) if isinstance(layer, ElectraTransformerLayer)]
     assert len(blocks) == 2 * tiny_config.num_layers
-    assert {block._shared_trace is not None for block in blocks} == {shared}
-    if shared:  # one trace per network
-        assert len({id(block._shared_trace) for block in blocks}) == 2
+    assert None not in {block._shared_trace for block in blocks}
+    assert len({id(block._shared_trace) for block in blocks}) == 2
+
+
+XLA_STEPS = """
+import keras, numpy as np, tensorflow as tf
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer, share_block_traces
+blocks = [ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.1) for _ in range(2)]
+x = np.ones((1, 3, 4), "float32")
+model = keras.Sequential(blocks)
+model(x)
+share_block_traces(model)
+
+@tf.function(jit_compile=True, autograph=False)
+def step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x, training=True))
+    return tape.gradient(loss, model.trainable_variables)
+
+for _ in range(3):
+    step(x)
+"""
+
+
+def test_an_xla_step_through_a_shared_trace_compiles_once(tmp_path):
+    # XLA's persistent cache writes one file per compilation: a step whose dropout seeds became compile-time
+    # constants (TensorFlow's own transpose and concat gradients did that) would write one per step.
+    import os
+    import subprocess
+    import sys
+    cache = tmp_path / "xla_cache"
+    cache.mkdir()
+    env = {**os.environ, "TF_XLA_FLAGS": f"--tf_xla_persistent_cache_directory={cache}", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    result = subprocess.run([sys.executable, "-c", XLA_STEPS], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(list(cache.iterdir())) == 1
