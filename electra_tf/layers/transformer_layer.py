@@ -39,11 +39,14 @@ from electra_tf.layers.counter_dropout import CounterDropout
 _MASKED = -1e9  # as Keras's masked softmax
 
 
-# The attention's transposes and concatenations with gradients that make their own permutations, sizes and axes:
-# TensorFlow's take them from the forward graph, which under XLA made a block's shared trace (below) need its
-# inputs as compile-time constants. Same values, same kernels.
-def _transposed(x, perm):
-    """`tf.transpose(x, perm)` for a Python `perm`, its gradient holding the inverse permutation."""
+# In training, the attention's transposes and concatenations have gradients that make their own permutations,
+# sizes and axes: TensorFlow's take them from the forward graph, which under XLA made a block's shared trace
+# (below) need its inputs as compile-time constants. Same values, same kernels. Inference keeps TensorFlow's own
+# ops (no gradient is taken; an export's graph folds and converts them as before).
+def _transposed(x, perm, own_gradient):
+    """`tf.transpose(x, perm)` for a Python `perm`; with `own_gradient`, its gradient holds the inverse one."""
+    if not own_gradient:
+        return tf.transpose(x, perm)
     inverse = [perm.index(axis) for axis in range(len(perm))]
 
     @tf.custom_gradient
@@ -52,8 +55,10 @@ def _transposed(x, perm):
     return transpose(x)
 
 
-def _concatenated(tensors, axis):
-    """`tf.concat(tensors, axis)` for statically shaped `tensors`, its gradient a split by their static sizes."""
+def _concatenated(tensors, axis, own_gradient):
+    """`tf.concat(tensors, axis)`; with `own_gradient`, its gradient is a split by the tensors' static sizes."""
+    if not own_gradient:
+        return tf.concat(tensors, axis)
     sizes = [tensor.shape[axis] for tensor in tensors]
 
     @tf.custom_gradient
@@ -133,12 +138,13 @@ class SelfAttention(keras.layers.Layer):
         dtype = rows.dtype
         if self._query_dense.quantization_mode is not None:
             return self._quantized_call(rows, shape, mask_bias, training)
+        own = training is True  # the ops' own gradients (above)
         kernel = _concatenated([tf.reshape(tf.cast(dense.kernel, dtype), [-1, heads * size]) for dense in
-                                (self._query_dense, self._key_dense, self._value_dense)], axis=1)
+                                (self._query_dense, self._key_dense, self._value_dense)], 1, own)
         bias = _concatenated([tf.reshape(tf.cast(dense.bias, dtype), [-1]) for dense in
-                              (self._query_dense, self._key_dense, self._value_dense)], axis=0)
+                              (self._query_dense, self._key_dense, self._value_dense)], 0, own)
         projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
-        query, key, value = tf.unstack(_transposed(projected, [2, 0, 3, 1, 4]))  # [batch, heads, sequence, size]
+        query, key, value = tf.unstack(_transposed(projected, [2, 0, 3, 1, 4], own))  # [batch, heads, seq, size]
         context = tf.reshape(self._attend(query, key, value, mask_bias, training), [-1, heads * size])
         output_kernel = tf.reshape(tf.cast(self._output_dense.kernel, dtype), [heads * size, -1])
         return tf.nn.bias_add(tf.matmul(context, output_kernel), tf.cast(self._output_dense.bias, dtype))
@@ -159,7 +165,7 @@ class SelfAttention(keras.layers.Layer):
         if mask_bias is not None:
             scores += mask_bias
         probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        return _transposed(tf.matmul(probabilities, value), [0, 2, 1, 3])
+        return _transposed(tf.matmul(probabilities, value), [0, 2, 1, 3], training is True)
 
     def get_config(self):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
