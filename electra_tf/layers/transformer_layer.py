@@ -289,7 +289,6 @@ class ElectraTransformerLayer(keras.layers.Layer):
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer)}
 
 
-
 class SharedTrace:
     """One traced training call of `owner`, run on the weights and dropout seeds of any block shaped like it.
 
@@ -323,7 +322,7 @@ class SharedTrace:
             return outputs, [scope.get_current_value(v) for v in owner.non_trainable_variables]
 
     def __call__(self, block, inputs, padding_mask, attention_mask):
-        if not block.built:
+        if not block.built:  # called directly, not through the block's `__call__`
             block.build(inputs.shape)
         if [v.shape for v in block.variables] != [v.shape for v in self.owner.variables]:
             raise ValueError(f"{block.name} cannot share the trace of {self.owner.name}: other weight shapes")
