@@ -5,8 +5,9 @@
 
 One machine, one script, the same step on both sides:
 - ELECTRA-Small (paper sizes: discriminator 256×12, generator 1/4 wide, tied embedding block), batch 32,
-  length 128: in-graph masking (15 %, 85 % [MASK]), generator MLM at the masked positions only, Gumbel-max
-  sampling, discriminator RTD, loss MLM + 50·RTD, AdamW (weight decay 0.01, no decay on LayerNorm/bias),
+  length 128: in-graph masking (15 %, 85 % [MASK]), generator MLM at the masked positions only, sampling
+  (ours: `--sampler`, by default our default inverse CDF; the peer: Gumbel-max, as the original; the same
+  distribution), discriminator RTD, loss MLM + 50·RTD, AdamW (weight decay 0.01, no decay on LayerNorm/bias),
   global-norm clipping at 1.0, warm-up/linear-decay schedule: a real update every step.
 - The peer is `ElectraForMaskedLM` + `ElectraForPreTraining` (PyTorch, CPU) with the same config, the same
   masking and sampling rules, the generator's embedding block replaced by the discriminator's (shared, as the
@@ -21,7 +22,7 @@ One machine, one script, the same step on both sides:
 - Timed steps alternate ours / peer (A/B/A/B...) so both see the same machine load; the ratio is the median
   of the per-round ratios. Tokens/s counts every position of the batch (32 × 128 per step).
 - Breakdown: the same step cut into four separately timed parts, generator (masking, forward and backward
-  of the MLM loss) / sampling (Gumbel-max, corrupted ids, labels) / discriminator (forward and backward of
+  of the MLM loss) / sampling (replacements, corrupted ids, labels) / discriminator (forward and backward of
   the RTD loss) / optimizer (clipping and AdamW), each part's outputs fetched before the next starts.
 - Profile: our step without XLA under `tf.profiler`, op time by kind (matmul, random bits, ...).
 - MFU: the step's model FLOPs (`electra_tf.training.flops`, the paper's count) per second, divided by a
@@ -58,6 +59,9 @@ flags.DEFINE_enum("jit", "auto", ["auto", "true", "false", "both"],
                   "under bf16: electra_tf.training.xla_step); both: time both paths.")
 flags.DEFINE_bool("xla_onednn", True, "With XLA: let XLA's CPU backend call oneDNN for its matmuls "
                   "(XLA_FLAGS=--xla_cpu_use_onednn=true, as electra-pretrain does); here the fastest fp32 path.")
+flags.DEFINE_enum("sampler", "inverse_cdf", ["inverse_cdf", "gumbel"],
+                  "Our sampler (PretrainingConfig.sampler): inverse_cdf, our default, or gumbel, the peer's and the "
+                  "original's (the same distribution; gumbel times the same procedure on both sides).")
 flags.DEFINE_integer("warmup", 2, "Untimed steps per model.")
 flags.DEFINE_integer("rounds", 6, "Timed A/B rounds (one step of each model per round).")
 flags.DEFINE_integer("breakdown_rounds", 3, "Rounds of the four-part breakdown (0: none).")
@@ -84,7 +88,7 @@ def configs(objective):
     from electra_tf.config import load_run_config
     model_config, pretraining_config = load_run_config(FLAGS.config)
     return model_config, pretraining_config.replace(
-        objective=objective, batch_size=FLAGS.batch_size, max_seq_length=FLAGS.seq_length)
+        objective=objective, batch_size=FLAGS.batch_size, max_seq_length=FLAGS.seq_length, sampler=FLAGS.sampler)
 
 
 def make_batch(vocab_size):
@@ -417,7 +421,7 @@ def run_probe(spec):
 def child(spec, env=None):
     """Runs `--probe=spec` in a fresh process; its JSON figures, or None if it failed."""
     command = [sys.executable, os.path.abspath(__file__), f"--probe={spec}", f"--config={FLAGS.config}",
-               f"--batch_size={FLAGS.batch_size}", f"--seq_length={FLAGS.seq_length}"]
+               f"--batch_size={FLAGS.batch_size}", f"--seq_length={FLAGS.seq_length}", f"--sampler={FLAGS.sampler}"]
     result = subprocess.run(command, capture_output=True, text=True,
                             env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", **(env or {})})
     if result.returncode != 0:
@@ -497,6 +501,7 @@ def main(argv):
     if with_peer:
         print(f", peer (own process): {versions_worker.call('versions')['peer']}", end="")
     print(f"\nstep: {FLAGS.config}, batch {FLAGS.batch_size} × length {FLAGS.seq_length} = {tokens} tokens; "
+          f"sampling: ours {FLAGS.sampler}, the peer's gumbel;\n"
           f"{FLAGS.warmup} warm-up steps, then {FLAGS.rounds} alternating rounds (median)\n")
 
     limits = matmul_limits(FLAGS.matmul_size, versions_worker)

@@ -36,6 +36,7 @@ _GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
 _TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
 _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
+_SAMPLERS = ("inverse_cdf", "gumbel")
 
 
 def _field(default, help_text: str):
@@ -230,6 +231,9 @@ class PretrainingConfig(_JsonConfig):
     whole_word_masking: bool = _field(False, "Mask whole words (a word and its ## pieces together).")
     temperature: float = _field(1.0, "Sampling temperature of the generator's replacements.")
     disallow_correct: bool = _field(False, "Never sample the original token.")
+    sampler: str = _field("inverse_cdf", "How replacements are drawn from the generator's softmax: inverse_cdf (one "
+                                         "uniform per slot, faster) or gumbel (Gumbel-max, the original's); the same "
+                                         "distribution.")
     gen_weight: float = _field(1.0, "Weight of the generator's MLM loss.")
     disc_weight: float = _field(50.0, "Weight of the discriminator's RTD loss (50 in the paper).")
     # Optimisation (run scripts read these; flags of the same names override them).
@@ -271,6 +275,7 @@ class PretrainingConfig(_JsonConfig):
         _check(math.isclose(sum(rates), 1.0, abs_tol=1e-6), name, "mask_token_rate",
                f"mask_token_rate + keep_token_rate + random_token_rate must be 1, got {sum(rates)}")
         _check(self.temperature > 0, name, "temperature", f"must be > 0, got {self.temperature}")
+        _check(self.sampler in _SAMPLERS, name, "sampler", f"{self.sampler!r} is not one of {_SAMPLERS}")
         _check(self.gen_weight >= 0, name, "gen_weight", "must be >= 0")
         _check(self.disc_weight >= 0, name, "disc_weight", "must be >= 0")
         for field in ("learning_rate", "clip_norm", "adam_epsilon"):

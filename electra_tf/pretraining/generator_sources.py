@@ -93,7 +93,8 @@ class GeneratorNetwork:
     def sample(self, mlm_logits, masked, keys, counter):
         """One replacement per prediction slot, `[batch, P]` int32."""
         return sample_replacements(mlm_logits, masked.labels, keys, temperature=self.temperature(counter),
-                                   disallow_correct=self.pretraining_config.disallow_correct)
+                                   disallow_correct=self.pretraining_config.disallow_correct,
+                                   sampler=self.pretraining_config.sampler)
 
     @staticmethod
     def generator_forward_flops(config, pretraining_config):

@@ -1,18 +1,26 @@
-"""Sampling replacement tokens: Gumbel-max from generator logits, or from the corpus unigram distribution.
+"""Sampling replacement tokens: from generator logits, or from the corpus unigram distribution.
 
-The original (and Model Garden) build a `[batch, P, vocab]` one-hot of the
-sample; the argmax of `logits / T + Gumbel noise` is the sample itself.
+The original and Model Garden draw from the generator's softmax by
+Gumbel-max, the argmax of `logits / T + Gumbel noise`: one uniform per
+vocabulary entry, ~19M for an ELECTRA-Small batch. The default here draws the
+same distribution by inverting its cumulative distribution at one uniform per
+slot, in two levels (blocks of ~√vocab entries, then the entries of the chosen
+block), so nothing of vocabulary size is cumulated: on that batch ~5x faster
+than Gumbel-max in TensorFlow, ~9x under XLA (docs/results.md).
+`sampler="gumbel"` keeps the original's procedure.
 The paper's "unigram generator" (§3.2, Figure 3) has no network: it draws
 each replacement from the corpus's token frequencies, by inverting their
 cumulative distribution at a counter-based uniform.
 """
+
+import math
 
 import tensorflow as tf
 
 from electra_tf import rng
 
 
-def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=False):
+def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=False, sampler="inverse_cdf"):
     """One token per prediction slot, drawn from `softmax(logits / temperature)`.
 
     No gradient flows through the sample. With `disallow_correct`, the
@@ -23,14 +31,17 @@ def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=
         logits: `[batch, P, vocab]` generator logits.
         labels: `[batch, P]` original ids (used by `disallow_correct`).
         keys: `[batch]` uint64 random keys, one per example (`rng.row_keys`).
+        sampler: "inverse_cdf" (one uniform per slot) or "gumbel" (Gumbel-max, the original's: one uniform
+            per slot and vocabulary entry). The same distribution, other draws.
 
     Returns:
         `[batch, P]` int32 sampled ids.
 
     Example:
     >>> logits = tf.constant([[[0.0, 50.0, 0.0]]])
-    >>> sample_replacements(logits, tf.constant([[0]]), tf.constant([1], tf.uint64)).numpy()
-    array([[1]], dtype=int32)
+    >>> [int(sample_replacements(logits, tf.constant([[0]]), tf.constant([1], tf.uint64), sampler=s)[0, 0])
+    ...  for s in ("inverse_cdf", "gumbel")]
+    [1, 1]
     """
     logits = tf.stop_gradient(tf.cast(logits, tf.float32)) / temperature
     if disallow_correct:
@@ -38,9 +49,42 @@ def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=
         b, p = tf.meshgrid(tf.range(batch), tf.range(slots), indexing="ij")
         index = tf.stack([b, p, tf.cast(labels, tf.int32)], axis=-1)
         logits = tf.tensor_scatter_nd_add(logits, index, tf.fill(tf.shape(labels), -1000.0))
-    uniform = rng.per_row_uniform(keys, tf.shape(logits)[1:])
-    gumbel = -tf.math.log(-tf.math.log(uniform + 1e-9) + 1e-9)
-    return tf.argmax(logits + gumbel, axis=-1, output_type=tf.int32)
+    if sampler == "gumbel":
+        uniform = rng.per_row_uniform(keys, tf.shape(logits)[1:])
+        gumbel = -tf.math.log(-tf.math.log(uniform + 1e-9) + 1e-9)
+        return tf.argmax(logits + gumbel, axis=-1, output_type=tf.int32)
+    if sampler != "inverse_cdf":
+        raise ValueError(f"sample_replacements: sampler {sampler!r} is not 'inverse_cdf' or 'gumbel'")
+    return _inverse_cdf(logits, rng.per_row_uniform(keys, tf.shape(logits)[1:2]))
+
+
+def _first_reaching(cumulative, target):
+    """Per row, the first index whose `cumulative` value exceeds `target`: the inverse of the distribution.
+    Where rounding puts the target at or past the total, the last index of positive weight."""
+    found = tf.reduce_sum(tf.cast(cumulative <= target[..., None], tf.int32), -1)
+    last = tf.reduce_sum(tf.cast(cumulative < cumulative[..., -1:], tf.int32), -1)
+    return tf.minimum(found, last)
+
+
+def _inverse_cdf(logits, uniform):
+    """`[batch, P]` ids drawn from `softmax(logits)` (`[batch, P, vocab]`) at `uniform` (`[batch, P]`).
+
+    A `cumsum` over the whole vocabulary alone takes 3-4x this whole draw (TensorFlow and XLA on CPU), so the
+    weights are cut into blocks: the block sums are cumulated, then only the chosen block's weights.
+    """
+    vocab = logits.shape[-1]
+    block = 2 ** math.ceil(math.log2(math.sqrt(vocab)))
+    blocks = -(-vocab // block)
+    weights = tf.exp(logits - tf.reduce_max(logits, axis=-1, keepdims=True))  # the largest is 1: no underflow
+    weights = tf.pad(weights, [[0, 0], [0, 0], [0, blocks * block - vocab]])
+    weights = tf.reshape(weights, tf.concat([tf.shape(logits)[:2], [blocks, block]], axis=0))
+    sums = tf.reduce_sum(weights, axis=-1)
+    cumulative = tf.cumsum(sums, axis=-1)
+    target = uniform * cumulative[..., -1]
+    chosen = _first_reaching(cumulative, target)
+    before = tf.gather(tf.pad(cumulative[..., :-1], [[0, 0], [0, 0], [1, 0]]), chosen, batch_dims=2)
+    within = tf.cumsum(tf.gather(weights, chosen, batch_dims=2), axis=-1)
+    return chosen * block + _first_reaching(within, target - before)
 
 
 def sample_unigram(counts, shape_like, keys):

@@ -29,6 +29,7 @@ TWO_STAGE = {"training_algorithm": "two_stage", "two_stage_generator_steps": 1, 
 # name -> (PretrainingConfig fields, steps); a two-stage run steps once per phase.
 VARIANTS = {
     "electra": ({}, 1),
+    "gumbel": ({"sampler": "gumbel"}, 1),  # the original's sampler (the others draw by inverse CDF)
     "mlm": ({"objective": "mlm"}, 1),
     "electra_15": ({"objective": "electra_15"}, 1),
     "replace_mlm": ({"objective": "replace_mlm"}, 1),
@@ -49,6 +50,7 @@ VARIANTS = {
     "adversarial, electra_15": ({"training_algorithm": "adversarial", "objective": "electra_15"}, 1),
     "sampling": ({"temperature": 0.7, "disallow_correct": True, "whole_word_masking": True,
                   "random_token_rate": 0.1, "keep_token_rate": 0.05}, 1),
+    "sampling, gumbel": ({"temperature": 0.7, "disallow_correct": True, "sampler": "gumbel"}, 1),
     "weights": ({"gen_weight": 0.5, "disc_weight": 10.0, "mask_prob": 0.3}, 1),
     "dropout": ({"dropout": True}, 1),
 }
