@@ -64,9 +64,8 @@ class ElectraPretrainer(keras.Model):
                  unigram_counts=None, **kwargs):
         super().__init__(**kwargs)
         self.config = as_config(config)
-        if not isinstance(pretraining_config, PretrainingConfig):
-            pretraining_config = PretrainingConfig.from_dict(pretraining_config)
-        self.pretraining_config = pc = pretraining_config
+        self.pretraining_config = pc = (pretraining_config if isinstance(pretraining_config, PretrainingConfig)
+                                        else PretrainingConfig.from_dict(pretraining_config))
         self.masker = BatchMasker(pc, self.config.vocab_size, mask_token_id, special_token_ids, word_continuation_ids)
         self.parts = parts = variant_parts(pc, self.config, self.masker.special_token_ids, unigram_counts)
         self.objective, self.source, self.algorithm = parts.objective, parts.source, parts.algorithm
@@ -92,8 +91,7 @@ class ElectraPretrainer(keras.Model):
         self.build()
 
     def build(self, input_shape=None):
-        """Nothing left to build (networks and heads are built), so saving and restoring need no sample batch,
-        and a compiled model reloads with its optimizer state."""
+        """Nothing left to build (networks, heads): a saved model reloads with no sample batch, optimizer and all."""
 
     @property
     def is_electra(self):
@@ -250,7 +248,3 @@ class ElectraPretrainer(keras.Model):
                 **{name: None if values is None else list(values) for name, values in (
                     ("word_continuation_ids", self.masker.word_continuation_ids),
                     ("unigram_counts", self.source.unigram_counts))}}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
