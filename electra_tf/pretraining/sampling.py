@@ -75,7 +75,7 @@ def _inverse_cdf(logits, uniform):
     vocab = logits.shape[-1]
     block = 2 ** math.ceil(math.log2(math.sqrt(vocab)))
     blocks = -(-vocab // block)
-    weights = tf.exp(logits - tf.reduce_max(logits, axis=-1, keepdims=True))  # the largest is 1: no underflow
+    weights = tf.exp(logits - tf.reduce_max(logits, axis=-1, keepdims=True))  # the largest is 1: no sum is 0
     weights = tf.pad(weights, [[0, 0], [0, 0], [0, blocks * block - vocab]])
     weights = tf.reshape(weights, tf.concat([tf.shape(logits)[:2], [blocks, block]], axis=0))
     sums = tf.reduce_sum(weights, axis=-1)
