@@ -33,7 +33,8 @@ One machine, one script, the same step on both sides:
   before training starts). For our electra step without XLA, a fresh subprocess also splits it into building,
   tracing (Python), graph optimisation (Grappler and the oneDNN rewrites, while the first call instantiates
   the graph) and the step itself, and a second one dumps the step's graph after Grappler
-  (`TF_DUMP_GRAPH_PREFIX`) and counts the fused ops TensorFlow's CPU rewrites produced ("fusions").
+  (`TF_DUMP_GRAPH_PREFIX`), with those of the shared block calls it makes, and counts the fused ops
+  TensorFlow's CPU rewrites produced ("fusions").
 """
 
 import json
@@ -388,15 +389,19 @@ def probe_phases(objective, precision):
 
 def probe_fusions(objective, precision, folder):
     """Child process (TF_DUMP_GRAPH_PREFIX=folder): op counts of our step's graph after Grappler (on here, though
-    `electra-pretrain` runs without it: this counts what its fusions would be)."""
+    `electra-pretrain` runs without it: this counts what its fusions would be), with the graphs of the shared
+    block calls it makes (`SharedTrace`: each network's block forward and backward, counted once)."""
     import collections
     import glob
     import re
     model = Ours(objective, precision, False)
     model.step()
-    dumps = sorted(glob.glob(os.path.join(folder, "__inference_one_step_on_data_*after_graph_optimization*")))
-    with open(dumps[-1]) as f:
-        counts = collections.Counter(re.findall(r'^\s*op: "([^"]+)"', f.read(), re.MULTILINE))
+    step = sorted(glob.glob(os.path.join(folder, "__inference_one_step_on_data_*after_graph_optimization*")))[-1:]
+    blocks = glob.glob(os.path.join(folder, "*_owner_call_*after_graph_optimization*"))
+    counts = collections.Counter()
+    for dump in step + blocks:
+        with open(dump) as f:
+            counts.update(re.findall(r'^\s*op: "([^"]+)"', f.read(), re.MULTILINE))
     return {op: counts.get(op, 0) for op in _FUSED_OPS + _UNFUSED_OPS} | {"nodes": sum(counts.values())}
 
 
@@ -438,7 +443,7 @@ def step_graph(objective, precision):
     folder = tempfile.mkdtemp(prefix="electra_graph_")
     try:
         fusions = child(f"fusions:{objective}:{precision}",
-                        {"TF_DUMP_GRAPH_PREFIX": folder, "TF_DUMP_GRAPH_NAME_FILTER": "one_step_on_data"})
+                        {"TF_DUMP_GRAPH_PREFIX": folder, "TF_DUMP_GRAPH_NAME_FILTER": "*"})
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return {"precision": precision, "phases": phases, "fusions": fusions}
@@ -605,7 +610,8 @@ def main(argv):
             print(f"\nFirst step of our {graph['precision']} electra step in a fresh process (s): " + ", ".join(
                 f"{key} {value:.1f}" for key, value in phases.items()))
         if fusions:
-            print(f"Ops of its graph after Grappler ({fusions['nodes']:,} nodes), fused and not:")
+            print(f"Ops of its graph and its shared block calls' after Grappler ({fusions['nodes']:,} nodes), fused "
+                  "and not:")
             print("  " + ", ".join(f"{op} {count}" for op, count in fusions.items() if count and op != "nodes"))
     print(f"\nload average at the end {os.getloadavg()[0]:.1f} (timings are only comparable on an idle machine; "
           "the ratios, from alternating rounds, are steadier)")
