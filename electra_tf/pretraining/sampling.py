@@ -60,10 +60,9 @@ def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=
 
 def _first_reaching(cumulative, target):
     """Per row, the first index whose `cumulative` value exceeds `target`: the inverse of the distribution.
-    Where rounding puts the target at or past the total, the last index of positive weight. (A count, not
-    `tf.searchsorted`, which takes 2-D rows only: these are `[batch, P, n]`, n ≤ ~√vocab.)"""
-    found = tf.reduce_sum(tf.cast(cumulative <= target[..., None], tf.int32), -1)
-    last = tf.reduce_sum(tf.cast(cumulative < cumulative[..., -1:], tf.int32), -1)
+    Where rounding puts the target at or past the total, the last index of positive weight."""
+    found = tf.searchsorted(cumulative, target[..., None], side="right")[..., 0]
+    last = tf.searchsorted(cumulative, cumulative[..., -1:], side="left")[..., 0]
     return tf.minimum(found, last)
 
 
