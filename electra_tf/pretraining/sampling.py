@@ -43,6 +43,8 @@ def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=
     ...  for s in ("inverse_cdf", "gumbel")]
     [1, 1]
     """
+    if sampler not in ("inverse_cdf", "gumbel"):
+        raise ValueError(f"sample_replacements: sampler {sampler!r} is not 'inverse_cdf' or 'gumbel'")
     logits = tf.stop_gradient(tf.cast(logits, tf.float32)) / temperature
     if disallow_correct:
         batch, slots = tf.shape(labels)[0], tf.shape(labels)[1]
@@ -53,8 +55,6 @@ def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=
         uniform = rng.per_row_uniform(keys, tf.shape(logits)[1:])
         gumbel = -tf.math.log(-tf.math.log(uniform + 1e-9) + 1e-9)
         return tf.argmax(logits + gumbel, axis=-1, output_type=tf.int32)
-    if sampler != "inverse_cdf":
-        raise ValueError(f"sample_replacements: sampler {sampler!r} is not 'inverse_cdf' or 'gumbel'")
     return _inverse_cdf(logits, rng.per_row_uniform(keys, tf.shape(logits)[1:2]))
 
 
