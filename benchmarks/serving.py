@@ -399,7 +399,8 @@ def main(argv):
 
     from electra_tf import ElectraForSequenceClassification, load_run_config
     from electra_tf.atomic import write_json
-    from electra_tf.tokenization import ElectraTokenizer, build_vocabulary
+    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.vocabulary_learning import build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_serving_bench_")

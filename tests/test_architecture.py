@@ -15,7 +15,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
     ("config", "vocabulary", "atomic", "folder_lock", "rng", "text_normalization", "quiet_start"),
-    ("tokenization", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers", "training"),
+    ("tokenization", "vocabulary_learning", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers",
+     "training"),
     ("models",),
     ("pretraining", "data", "metrics"),
     ("finetuning",),

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from electra_tf.data.corpus_readers import check_parts, corpus_texts
 from electra_tf.data.pipeline import corpus_parts
-from electra_tf.tokenization import build_vocabulary
+from electra_tf.vocabulary_learning import build_vocabulary
 from electra_tf.tools.build_vocab_flags import FLAGS
 from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import save_vocabulary

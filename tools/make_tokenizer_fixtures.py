@@ -59,7 +59,7 @@ def main(argv):
     del argv
     from transformers import BertTokenizerFast
 
-    from electra_tf.tokenization import build_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
 
     os.makedirs(FLAGS.output_dir, exist_ok=True)

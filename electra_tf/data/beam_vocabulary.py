@@ -1,11 +1,11 @@
 """A WordPiece vocabulary learned on Apache Beam: words counted in the pipeline, learned from the counts.
 
     read pieces (`beam_pipeline.corpus_pieces`, one worker a piece)
-    → split into words (`tokenization.vocabulary_words`, in batches)
+    → split into words (`vocabulary_learning.vocabulary_words`, in batches)
     → count per batch, then sum per word → tensorflow-text's learner (`learn_vocabulary`) on one
     worker → vocab.txt, written atomically
 
-The words and the learner are the local tool's (`tokenization.build_vocabulary`), and the learner gets
+The words and the learner are the local tool's (`vocabulary_learning.build_vocabulary`), and the learner gets
 the counts sorted by word, so the `vocab.txt` is the local tool's for the same corpus. The learner
 holds every distinct word's count in one worker's memory (a few million words for a web-scale corpus).
 
@@ -20,7 +20,7 @@ import tensorflow as tf
 
 from electra_tf.data.beam_pipeline import ReadPiece, corpus_pieces, run_pipeline
 from electra_tf.data.corpus_readers import check_parts
-from electra_tf.tokenization import learn_vocabulary, vocabulary_words
+from electra_tf.vocabulary_learning import learn_vocabulary, vocabulary_words
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
 

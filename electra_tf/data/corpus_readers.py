@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 import tensorflow as tf
 
 from electra_tf.data.tfds_source import load_split
-from electra_tf.tokenization import read_text_files
+from electra_tf.vocabulary_learning import read_text_files
 
 TFDS_PREFIX = "tfds:"
 # Nominal size of a piece of a text file (`part_pieces`): small enough to spread a file over the workers,
@@ -281,7 +281,7 @@ def _tfds_texts(part, text_field, data_dir):
 
 def corpus_texts(parts, text_field="text", tfds_data_dir=None):
     """The corpus as a `tf.data.Dataset` of texts, to learn a vocabulary from: a plain text file whole (as
-    `tokenization.build_vocabulary` reads files), a document of the other kinds as its lines."""
+    `vocabulary_learning.build_vocabulary` reads files), a document of the other kinds as its lines."""
     plain = [part for part in parts if part_kind(part) == "text" and not part.lower().endswith(".gz")]
     others = [part for part in parts if part not in plain]
     texts = read_text_files(plain)

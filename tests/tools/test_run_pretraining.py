@@ -19,7 +19,7 @@ from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.pretraining_data import build_pretraining_shards
 from electra_tf.pretraining import run as run_module
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
-from electra_tf.tokenization import build_vocabulary
+from electra_tf.vocabulary_learning import build_vocabulary
 from electra_tf.vocabulary import save_vocabulary
 
 # As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
