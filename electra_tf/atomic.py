@@ -143,7 +143,9 @@ def _is_alive(pid):
 
 def remove_leftovers(path):
     """Removes what dead writers left beside `path`: `.<name>.tmp-<pid>` folders and `<name>.tmp-<pid>`
-    files; an old folder they set aside (`.<name>.old-<pid>`) is put back when `path` is missing."""
+    files; an old folder they set aside (`.<name>.old-<pid>`) is put back when `path` is missing. A leftover
+    of this process's own pid counts as dead too (a writer killed in an earlier container had the same pid):
+    the caller is not writing `path` while it asks for this."""
     path = os.path.abspath(os.fspath(path)).rstrip(os.sep)
     parent, name = os.path.split(path)
     if not os.path.isdir(parent):
@@ -151,7 +153,7 @@ def remove_leftovers(path):
     pattern = re.compile(rf"(\.{re.escape(name)}\.(?:tmp|old)|{re.escape(name)}\.tmp)-(\d+)")
     for entry in sorted(os.listdir(parent)):
         match = pattern.fullmatch(entry)
-        if not match or _is_alive(int(match.group(2))):
+        if not match or (int(match.group(2)) != os.getpid() and _is_alive(int(match.group(2)))):
             continue
         leftover = os.path.join(parent, entry)
         if match.group(1).endswith(".old") and not os.path.lexists(path):

@@ -17,7 +17,8 @@ import os
 import keras
 import tensorflow as tf
 
-from electra_tf.checkpoints.ours import write_run_folder
+from electra_tf.atomic import remove_leftovers
+from electra_tf.checkpoints.ours import RUN_CONFIG, write_run_folder
 from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import load_run_config, save_run_config
@@ -188,13 +189,24 @@ def make_dataset(strategy, pretraining, options, start_micro_steps, train_files)
     return strategy.distribute_datasets_from_function(dataset_fn)
 
 
-def save_final(folder, pretrainer, model, pretraining, vocab_file, casing):
-    """The run's models as a self-describing folder, written whole: configs, networks, vocabulary and casing."""
+def save_final(folder, pretrainer, model, pretraining, vocab_file, casing, step):
+    """The run's models as a self-describing folder, written whole: configs, networks, vocabulary and casing.
+    Its `config.json` records `step`, the step its models reached, as `train_steps` (`final_is_current`)."""
     networks = pretrainer.export_networks()
     with saying_saved(folder, *networks.values()):
-        write_run_folder(folder, networks, model, pretraining, extra_files=lambda tmp: (
+        write_run_folder(folder, networks, model, pretraining.replace(train_steps=step), extra_files=lambda tmp: (
             write_tokenizer_files(tmp, load_vocabulary(vocab_file),
                                   model_max_length=model.max_position_embeddings, **casing)))
+
+
+def final_is_current(folder, step):
+    """Whether the run folder `folder` is whole and holds the models of `step`: its `config.json` records the
+    step they reached as `train_steps` (a kill during the final save of an extended run leaves an older one)."""
+    try:
+        _, recorded = load_run_config(os.path.join(folder, RUN_CONFIG))
+    except (FileNotFoundError, ValueError):  # none yet, or damaged
+        return False
+    return recorded.train_steps == step
 
 
 def train(pretrainer, strategy, pretraining, options, done, train_files, callbacks, validation, stop):
@@ -310,9 +322,10 @@ def _run(model, pretraining, options):
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())
     final = os.path.join(own_dir, "final")
+    remove_leftovers(final)  # what a killed final save left: a whole model each
     if done >= total:
-        if not os.path.exists(os.path.join(final, "config.json")):
-            save_final(final, pretrainer, model, pretraining, options.vocab_file, casing)
+        if not final_is_current(final, done // k):
+            save_final(final, pretrainer, model, pretraining, options.vocab_file, casing, done // k)
         print(f"already complete at step {done // k} of {pretraining.train_steps}; final models in {final} "
               "(raise --train_steps to train longer)", flush=True)
         return RunResult(done // k, pretraining.train_steps, final, {})
@@ -334,8 +347,8 @@ def _run(model, pretraining, options):
     with stop:
         done = train(pretrainer, strategy, pretraining, options, done, train_files, callbacks, validation, stop)
         finished = done >= total and not stop.requested
-        if finished:
-            save_final(final, pretrainer, model, pretraining, options.vocab_file, casing)  # (a signal now: saved)
+        if finished:  # (a signal during the save: saved, then stops)
+            save_final(final, pretrainer, model, pretraining, options.vocab_file, casing, done // k)
     step = done // k
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     if stop.requested:

@@ -376,3 +376,25 @@ def test_the_step_runs_without_grappler_by_default_and_the_setting_is_restored(d
     assert seen and set(seen) == {True}  # disable_meta_optimizer (--graph_optimizer turns it back on)
     assert "1 steps, step a TensorFlow graph (Grappler off)" in out  # fp32, too short a run for XLA
     assert not tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
+
+
+def test_a_final_save_killed_in_an_extended_run_is_redone_and_its_temporaries_removed(data, tmp_path, run_tool):
+    # What a kill -9 during the final save of a run extended from 2 to 4 steps leaves: the checkpoint of step
+    # 4, the old final/ of step 2, and the temporary the kill left (a whole model), of a writer now dead.
+    model_dir = tmp_path / "run"
+    tool_flags = command(data, model_dir)[3:]
+    assert run_tool("run_pretraining", *tool_flags, "--train_steps=2")[0] == 0
+    shutil.copytree(model_dir / "final", tmp_path / "final_of_step_2")
+    assert run_tool("run_pretraining", *tool_flags, "--train_steps=4")[0] == 0
+    current = final_weights(model_dir)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    shutil.rmtree(model_dir / "final")
+    shutil.copytree(tmp_path / "final_of_step_2", model_dir / "final")
+    shutil.copytree(tmp_path / "final_of_step_2", model_dir / f".final.tmp-{dead.pid}")
+    exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=4")
+    assert exit_code == 0 and "already complete at step 4 of 4" in out, err[-3000:]
+    assert json.loads((model_dir / "final" / "config.json").read_text())["pretraining"]["train_steps"] == 4
+    for a, b in zip(current, final_weights(model_dir)):
+        np.testing.assert_array_equal(a, b)
+    assert sorted(name for name in os.listdir(model_dir) if "final" in name) == ["final"]
