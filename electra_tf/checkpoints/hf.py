@@ -2,10 +2,12 @@
 
 A Hugging Face model folder holds `config.json`, `model.safetensors` (or
 shards with `model.safetensors.index.json`) and the tokenizer (`vocab.txt`,
-`tokenizer.json`, `tokenizer_config.json`). ELECTRA (`model_type: electra`)
-and plain BERT (`model_type: bert`, the same encoder with embedding_size =
-hidden_size) are read; ELECTRA is written. `pytorch_model.bin` is a pickle and
-is never opened: the error says how to convert it.
+`tokenizer.json`, `tokenizer_config.json`). A folder without safetensors may
+hold `tf_model.h5` instead, as transformers 4.x's TF classes saved it (read by
+`hf_tf_weights`). ELECTRA (`model_type: electra`) and plain BERT
+(`model_type: bert`, the same encoder with embedding_size = hidden_size) are
+read; ELECTRA is written. `pytorch_model.bin` is a pickle and is never opened:
+the error says how to convert it.
 
 Example:
 >>> config, extras = config_from_hf({"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2,
@@ -24,6 +26,7 @@ import numpy as np
 
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints import mapping
+from electra_tf.checkpoints.hf_tf_weights import TF_INDEX_NAME, TF_WEIGHTS_NAME, read_tf_weights
 from electra_tf.checkpoints.safetensors_io import (
     INDEX_NAME,
     WEIGHTS_NAME,
@@ -85,7 +88,7 @@ def config_from_hf(values, source=CONFIG_NAME):
     if activation not in _ACTIVATIONS:
         unsupported.append(("hidden_act", activation))
     architectures = values.get("architectures") or [("BertModel" if model_type == "bert" else "ElectraModel")]
-    architecture = architectures[0]
+    architecture = architectures[0].removeprefix("TF")  # a TF class's name, as some hand-written configs say
     if architecture in _GELU_HEADS and activation != "gelu":
         unsupported.append(("hidden_act", f"{activation} with {architecture}, whose head Hugging Face runs with "
                                           "gelu (ours follows hidden_act)"))
@@ -190,21 +193,24 @@ def weights_error(folder):
             f"{folder}: only pytorch_model.bin here, a pickle, which electra_tf never unpickles. Convert it once to "
             f"model.safetensors with transformers (and torch) installed:\n  python -c \"import transformers; "
             f"transformers.{architecture}.from_pretrained('{folder}').save_pretrained('{folder}')\"")
-    if os.path.exists(os.path.join(folder, "tf_model.h5")):
-        return ValueError(f"{folder}: only tf_model.h5 (Hugging Face's TF format) here; save the model again with "
-                          "transformers' PyTorch class to get model.safetensors")
-    return ValueError(f"{folder}: config.json but no {WEIGHTS_NAME} (nor {INDEX_NAME})")
+    if os.path.exists(os.path.join(folder, TF_INDEX_NAME)):
+        return ValueError(f"{folder}: sharded TF weights ({TF_INDEX_NAME}), which electra_tf does not read; save "
+                          "the model again with transformers 4.x in one file (save_pretrained(folder, "
+                          "max_shard_size=\"100GB\")) or as model.safetensors")
+    return ValueError(f"{folder}: config.json but no {WEIGHTS_NAME} (nor {INDEX_NAME}, nor {TF_WEIGHTS_NAME})")
 
 
 def read_folder(folder):
     """An `HFCheckpoint` from a Hugging Face model folder."""
     values = read_json(os.path.join(folder, CONFIG_NAME), expect=dict)
     config, extras = config_from_hf(values, source=os.path.join(folder, CONFIG_NAME))
-    if not any(os.path.exists(os.path.join(folder, name)) for name in (WEIGHTS_NAME, INDEX_NAME)):
+    if any(os.path.exists(os.path.join(folder, name)) for name in (WEIGHTS_NAME, INDEX_NAME)):
+        state, dtype = read_safetensors(folder), stored_float_dtype(folder)
+    elif os.path.exists(os.path.join(folder, TF_WEIGHTS_NAME)):
+        state, dtype = read_tf_weights(os.path.join(folder, TF_WEIGHTS_NAME)), None
+    else:
         raise weights_error(folder)
-    state = normalize_state(read_safetensors(folder))
-    state = _tied_lm_head(state, folder)
-    dtype = stored_float_dtype(folder)
+    state = _tied_lm_head(normalize_state(state), folder)
     if dtype not in (None, "float32"):
         logger.warning("%s: weights stored as %s are loaded as float32 (our models hold float32 weights); "
                        "written back to Hugging Face they are float32 (twice the size) unless you ask for %s "
