@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import importlib
 import io
+import itertools
 import os
 import re
 import shutil
@@ -23,7 +24,7 @@ import tensorflow as tf
 from absl import flags
 
 from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, PretrainingConfig, save_run_config
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.vocabulary import is_unreachable, load_vocabulary
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parents[1]
@@ -147,6 +148,50 @@ def fixtures_dir():
 def fixture_vocab():
     """A real WordPiece vocabulary (`tools/make_tokenizer_fixtures.py`)."""
     return str(FIXTURES / "tokenizer" / "vocab.txt")
+
+
+def _decodable(codec, leads, trails):
+    """The characters of a two-byte codec's rows `leads` × columns `trails` (GB2312's and Big5's common
+    hanzi)."""
+    characters = []
+    for lead in leads:
+        for trail in trails:
+            try:
+                characters.append(bytes([lead, trail]).decode(codec))
+            except UnicodeDecodeError:
+                pass
+    return characters
+
+
+@pytest.fixture(scope="session")
+def bert_chinese_vocab(tmp_path_factory, fixture_vocab):
+    """The path of a stand-in for the BERT-Chinese `vocab.txt` (`bert-base-chinese`, every `hfl/chinese-electra-*`)
+    with its layout: 21,128 tokens, [PAD], [unused1]..[unused99], [UNK] [CLS] [SEP] [MASK] <S> <T> (ids 100-105),
+    single characters by code point (symbols, U+2028 at line 344, CJK punctuation, the 8,900 common simplified
+    (GB2312) and traditional (Big5) hanzi, full-width forms), English words and pieces and numbers, then `##`
+    forms from `##`+U+2028 at line 13,503. Generated, not shipped: the real file is not redistributed here."""
+    cjk = sorted(c for c in {*_decodable("gb2312", range(0xB0, 0xF8), range(0xA1, 0xFF)),
+                             *_decodable("big5", range(0xA4, 0xC7), [*range(0x40, 0x7F), *range(0xA1, 0xFF)])}
+                 if "\u4e00" <= c <= "\u9fff")
+    symbols = [chr(c) for c in [*range(0x21, 0x7F), *range(0xA1, 0x100), *range(0x101, 0x130, 2),
+                                *range(0x3B1, 0x3CA), *range(0x430, 0x450), *range(0x2010, 0x2028)]
+               if not chr(c).isupper() and chr(c) != "\xad"]  # ASCII, Latin, Greek, Cyrillic, quotes, dashes, …
+    tokens = ["[PAD]", *(f"[unused{i}]" for i in range(1, 100)), "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<S>", "<T>"]
+    tokens += symbols + ["\u2028"]
+    tokens += [chr(c) for c in range(0x3001, 0x3012)] + cjk
+    tokens += [chr(c) for c in range(0xFF01, 0xFF5F) if not chr(c).isupper()]
+    singles = set(tokens)
+    words = [token for token in load_vocabulary(fixture_vocab)[5:] if len(token) > 1 and token not in singles
+             and not is_unreachable(token)]  # the fixture's '##\xa0'
+    numbers = (number for number in map(str, itertools.count(10)) if number not in words)
+    tokens += words + [next(numbers) for _ in range(13502 - len(tokens) - len(words))] + ["##\u2028"]
+    pieces = (f"##{c}" for c in cjk + [chr(c) for c in range(0x30, 0x7B) if chr(c).isalnum()])
+    taken = set(tokens)
+    tokens += [piece for piece in pieces if piece not in taken][:21128 - len(tokens)]
+    assert len(tokens) == len(set(tokens)) == 21128 and tokens[343] == "\u2028" and tokens[13502] == "##\u2028"
+    path = tmp_path_factory.mktemp("bert_chinese") / "vocab.txt"
+    path.write_text("".join(token + "\n" for token in tokens), encoding="utf-8")
+    return str(path)
 
 
 @pytest.fixture(scope="session")

@@ -146,13 +146,9 @@ def test_a_file_as_the_shard_folder_is_refused(tmp_path, vocab_file):
 
 # === Vocabularies ===
 
-@pytest.mark.parametrize("content, message", [
-    ("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n\nhello\n", r"vocab\.txt: blank token\(s\) at line\(s\) \[6\]"),
-    ("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncafé\n".encode("latin-1"), r"vocab\.txt: a vocabulary file must be UTF-8"),
-], ids=["blank_line", "latin1"])
-def test_a_vocabulary_with_blank_lines_or_not_utf8(tmp_path, content, message):
-    with pytest.raises(ValueError, match=message):
-        load_vocabulary(_write(tmp_path / "vocab.txt", content))
+def test_a_vocabulary_not_in_utf8(tmp_path):
+    with pytest.raises(ValueError, match=r"vocab\.txt: a vocabulary file must be UTF-8"):
+        load_vocabulary(_write(tmp_path / "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncafé\n".encode("latin-1")))
 
 
 def test_a_vocabulary_path_that_is_missing_or_a_folder(tmp_path):
