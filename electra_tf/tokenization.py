@@ -14,7 +14,7 @@ Example:
 ([[2, 5, 6, 8, 3, 0]], [[1, 1, 1, 1, 1, 0]])
 """
 
-import unicodedata
+import os
 
 import keras
 import keras_hub
@@ -24,7 +24,7 @@ import tensorflow_text as tf_text
 from electra_tf import featurize
 from electra_tf.checkpoints.tokenizer_files import tokenizer_arguments
 from electra_tf.text_normalization import ASCII_TEXT, UNASSIGNED, bert_normalize, bert_pretokenize
-from electra_tf.vocabulary import load_vocabulary, validate_vocabulary
+from electra_tf.vocabulary import is_unreachable, load_vocabulary, validate_vocabulary
 
 # BERT maps a word of more than 100 characters (not bytes) to [UNK].
 MAX_CHARS_PER_WORD = 100
@@ -85,13 +85,18 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
             no_pretokenization=True, support_detokenization=True)
         # The same op in its end-to-end mode: it splits on whitespace, punctuation and CJK ideographs
         # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`). An entry holding
-        # whitespace (keras-hub's learner keeps "## ") is never a piece by BERT's rules, but this op would
-        # match it across a space: it gets an entry no text reaches (controls are removed before the op).
-        unreachable = [f"\x01{index}" if any(c.isspace() or unicodedata.category(c).startswith("Z") for c in token)
-                       else token for index, token in enumerate(self.vocabulary)]
+        # whitespace (BERT-Chinese's U+2028 and "##" + U+2028) is never a piece by BERT's rules, but this op
+        # would match it across a space: it gets an entry no text reaches (controls are removed before the op).
+        unreachable = [f"\x01{index}" if is_unreachable(token) else token
+                       for index, token in enumerate(self.vocabulary)]
         self._fused_word_piece = tf_text.FastWordpieceTokenizer(
             vocab=unreachable, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
             unknown_token=self.oov_token, max_bytes_per_word=MAX_CHARS_PER_WORD, no_pretokenization=False)
+
+    def load_assets(self, dir_path):
+        # keras-hub's reader strips every line of the file its `save_assets` writes (U+2028 → "", "##" +
+        # U+2028 → "##"): it is read as a vocab.txt instead.
+        self.set_vocabulary(load_vocabulary(os.path.join(dir_path, "vocabulary.txt")))
 
     def tokenize(self, inputs):
         """Token ids of a string or a `[batch]` of strings.
