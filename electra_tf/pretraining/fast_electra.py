@@ -3,10 +3,10 @@ LM, frozen and run without gradients or dropout, and its output distribution is 
 temperature that descends over training, a curriculum from easy replacements to hard ones.
 
 `generator_type="pretrained"` with `generator_checkpoint` (any checkpoint `ElectraGenerator.from_pretrained`
-reads: our run folder, a Hugging Face `ElectraForMaskedLM` / `BertForMaskedLM` folder with its head, Google's
-generator). The temperature goes from `initial_temperature` at step 0 to `temperature` at
-`temperature_decay_steps` (0: `train_steps`) and stays there; `temperature_schedule` is the shape of the
-descent (`exponential`, geometric between the two; `linear`; `cosine`). The paper describes a descending,
+reads that holds a masked-LM head: our run folder with its generator, a Hugging Face `ElectraForMaskedLM` folder,
+Google's generator; a discriminator is refused). The temperature goes from `initial_temperature` at step 0 to
+`temperature` at `temperature_decay_steps` (0: `train_steps`) and stays there; `temperature_schedule` is the shape
+of the descent (`exponential`, geometric between the two; `linear`; `cosine`). The paper describes a descending,
 simulated-annealing-like schedule; its exact formula and constants are not reproduced here, so the family
 and its end points are config fields. Its FLOPs are counted as inference only (one forward pass).
 
@@ -23,7 +23,7 @@ import tensorflow as tf
 
 from electra_tf.checkpoints import sources
 from electra_tf.models.generator import ElectraGenerator
-from electra_tf.pretraining.generator_sources import GeneratorNetwork
+from electra_tf.pretraining.generator_sources import GeneratorNetwork, check_masked_lm
 from electra_tf.training.flops import masked_lm_forward_flops
 
 _SHAPES = {
@@ -47,13 +47,26 @@ class PretrainedGenerator(GeneratorNetwork):
 
     def networks(self, config, discriminator_class):
         pc = self.pretraining_config
-        generator = ElectraGenerator.from_pretrained(pc.generator_checkpoint, preprocessor=None)
+        generator = ElectraGenerator.from_source(self.read_checkpoint(pc))
         if generator.config.vocab_size != config.vocab_size:
             raise ValueError(f"PretrainingConfig.generator_checkpoint: {pc.generator_checkpoint} has "
                              f"vocab_size={generator.config.vocab_size}, the discriminator {config.vocab_size}; "
                              "use a generator of the same vocabulary")
         generator.trainable = False
         return discriminator_class(config, name="discriminator"), generator
+
+    @staticmethod
+    def read_checkpoint(pretraining_config):
+        """The `generator_checkpoint`, read; a ValueError when it holds no trained masked-LM head."""
+        path = pretraining_config.generator_checkpoint
+        source = sources.read_source(path)
+        check_masked_lm(source.network_for(ElectraGenerator.hf_class),
+                        f"PretrainingConfig.generator_checkpoint: {path} ({source.format})", "a frozen generator")
+        return source
+
+    @classmethod
+    def check_checkpoints(cls, pretraining_config):
+        cls.read_checkpoint(pretraining_config)
 
     def temperature(self, counter):
         pc = self.pretraining_config

@@ -62,6 +62,30 @@ SHARE_EMBEDDINGS = WeightSharing(_share_embeddings, ties_embeddings=True)
 SHARE_ALL = WeightSharing(_share_all)  # one encoder
 SHARE_GDES = WeightSharing(_share_gdes, fold=fold)
 
+# What a checkpoint network without a masked-LM head is, by its Hugging Face class, for an error.
+_ROLES = {"ElectraForPreTraining": "a discriminator", "ElectraModel": "a bare encoder", "BertModel": "a bare encoder",
+          "BertForPreTraining": "a BERT model, whose cls. head electra_tf does not load"}
+
+
+def check_masked_lm(network, name, use):
+    """Refuses the checkpoint network `network` (a `checkpoints.sources.Network`, of the checkpoint `name`) as
+    the start of a generator (`use` says which) when it holds no masked-LM head: an `ElectraGenerator` loaded
+    from it would predict with a head made at random.
+
+    >>> from electra_tf.checkpoints.sources import Network
+    >>> from electra_tf.config import ElectraConfig
+    >>> discriminator = Network(ElectraConfig(), "ElectraForPreTraining", {})
+    >>> check_masked_lm(discriminator, "runs/small/final", "a generator")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: runs/small/final: holds a ElectraForPreTraining (a discriminator) without a trained masked-LM head, ...
+    """
+    if network.architecture != ElectraGenerator.hf_class:
+        role = _ROLES.get(network.architecture)
+        raise ValueError(f"{name}: holds a {network.architecture or 'model of ours'}{f' ({role})' if role else ''} "
+                         f"without a trained masked-LM head, which {use} needs; give a masked LM (our run's final/ "
+                         "with generator.keras, a Hugging Face ElectraForMaskedLM folder, a Google checkpoint with "
+                         "its generator)")
+
 
 class GeneratorNetwork:
     """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
@@ -76,6 +100,10 @@ class GeneratorNetwork:
 
     def networks(self, config, discriminator_class):
         return self.sharing.build(config, generator_config(config, self.pretraining_config), discriminator_class)
+
+    @classmethod
+    def check_checkpoints(cls, pretraining_config):
+        """Refuses, before any work, a checkpoint this source reads that cannot serve it (none here)."""
 
     def exported_discriminator(self, discriminator):
         """The discriminator as it is saved and exported (a GDES one with its embedding residuals folded in)."""

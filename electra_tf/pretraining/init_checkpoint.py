@@ -11,6 +11,9 @@ config before anything is assigned:
   in it): the networks' weights, without the optimizer and its step, so the
   new run starts a new schedule (`load_initial_weights`).
 
+A generator started from a checkpoint must find a masked-LM head there (`check_masked_lm`); a frozen one
+(Fast-ELECTRA's) is never replaced by the start's.
+
 Example:
 >>> load_initial_weights(pretrainer, "runs/small")  # doctest: +SKIP
 'runs/small/checkpoints/ckpt-1000'
@@ -23,6 +26,7 @@ import tensorflow as tf
 from electra_tf.checkpoints import sources, transfer
 from electra_tf.checkpoints.loading import apply
 from electra_tf.config import load_run_config
+from electra_tf.pretraining.generator_sources import check_masked_lm
 
 # Dropout rates do not change the weights: a checkpoint trained with other rates still fits.
 _DROPOUT_FIELDS = ("hidden_dropout", "attention_dropout")
@@ -37,7 +41,7 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
     if sharing.fold is not None:  # GDES
         raise ValueError("weight_sharing='gdes' keeps embedding residuals that a pre-trained model does not hold; "
                          "start it from another GDES run's model_dir, or from scratch")
-    parts = ([("discriminator", "model")] + ([("generator", "generator")] if pretrainer.generator is not None else [])
+    parts = ([("discriminator", "model")] + ([("generator", "generator")] if _trains_a_generator(pretrainer) else [])
              if pretrainer.is_electra else [("generator", "model")])
     planned = []
     for attribute, key in parts:
@@ -46,6 +50,8 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
             raise ValueError(f"{name}: has no generator to initialise this pre-training's generator from "
                              "(continued pre-training needs both networks; convert a discriminator and a generator "
                              "together with tools/convert_checkpoint.py)")
+        if attribute == "generator":
+            check_masked_lm(source.networks[key], name, "this pre-training's generator")
         differing = source.networks[key].config.differences(network.config, ignore=_DROPOUT_FIELDS)
         if differing:
             raise ValueError(f"{name}: its {attribute} has another model config (field: (checkpoint, this run)): "
@@ -66,6 +72,12 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
     for attribute, network, _ in planned:
         transfer.log_report(network, reports[attribute], name)
     return reports
+
+
+def _trains_a_generator(pretrainer):
+    """Whether `pretrainer` has a generator it trains, which a start initialises (a frozen one, Fast-ELECTRA's,
+    is the checkpoint its `generator_checkpoint` names, whatever the start holds)."""
+    return pretrainer.generator is not None and pretrainer.source.trained
 
 
 def _is_training_checkpoint(prefix):
@@ -103,7 +115,8 @@ def load_initial_weights(pretrainer, init_checkpoint):
     # The networks only: the optimizer (and its step) hangs off the model too, and a new run starts a
     # new schedule.
     networks = {name: network for name, network in (("discriminator", pretrainer.discriminator),
-                                                    ("generator", pretrainer.generator)) if network is not None}
+                                                    ("generator", pretrainer.generator))
+                if network is not None and (name == "discriminator" or _trains_a_generator(pretrainer))}
     try:
         status = tf.train.Checkpoint(model=tf.train.Checkpoint(**networks)).restore(prefix)
         status.expect_partial().assert_existing_objects_matched()

@@ -30,6 +30,7 @@ from electra_tf.folder_lock import lock_folder
 from electra_tf.pretraining.flops import training_flops
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.pretraining.registry import source_class
 from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training import callbacks as cb
@@ -266,6 +267,7 @@ def run_pretraining(model, pretraining, options):
 
 
 def _run(model, pretraining, options):
+    source_class(pretraining).check_checkpoints(pretraining)  # e.g. a frozen generator's: it has an MLM head
     train_files = ",".join(list_files(options.train_files)) if options.train_files else None
     shard_settings = check_shard_vocabulary(options.vocab_file, list_files(",".join(
         filter(None, [train_files, options.eval_files])))) if train_files else {}
