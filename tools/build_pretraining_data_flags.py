@@ -8,7 +8,7 @@ a document (or, with --noblanks_separate_docs, each file is one document; .gz
 read too); JSONL or Parquet files and TFDS datasets, a record a document
 (--text_field). A line longer than an example is packed as its sentences,
 nothing dropped (--long_lines=truncate: the original's cut, for exact
-reproduction). Each shard appears atomically when complete, and
+reproduction). Sentences end at .!? before a capital, and at 。！？；… in CJK text. Each shard appears atomically when complete, and
 `manifest.json` records the settings and counts (tokens read, written and
 dropped, with the reason), which the tool also prints. Re-running the same command after an interruption writes
 only the missing shards; the output does not depend on --num_processes, nor on
@@ -36,7 +36,9 @@ flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase
 flags.DEFINE_integer("seed", 0, "Packing seed.")
 flags.DEFINE_enum("long_lines", "split", LONG_LINES,
                   "A line longer than an example: split (at sentence ends, else every half example; no text "
-                  "dropped) or truncate (the original ELECTRA's rule: cut, the rest discarded).")
+                  "dropped; a sentence overflowing an example goes on in the next), sentences (as split, but every "
+                  "example ends at a sentence end where one exists: more padding) or truncate (the original "
+                  "ELECTRA's rule: cut, the rest discarded).")
 flags.register_validator("max_seq_length", lambda n: n >= 5,
                          "--max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed)")
 flags.register_validator("num_shards", lambda n: n >= 1, "--num_shards must be >= 1")

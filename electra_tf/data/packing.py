@@ -23,7 +23,10 @@ and TFDS input use: with `long_lines="split"` (the default) it drops nothing: a 
 packed as its sentences (see `electra_tf.data.sentences`), a sentence longer than half an example is cut into
 pieces of that size, and a sentence that overflows an example continues at the start of the next one (an
 example may then begin mid-sentence, as in RoBERTa's full-sentence packing). `long_lines="truncate"` keeps the
-original rules exactly, for reproduction. Either way it counts the tokens read, written and dropped.
+original rules exactly, for reproduction. `long_lines="sentences"` drops nothing either and ends every example
+at a sentence end where one exists: a sentence that fits in an example is never cut across two (the example ends
+early, with more padding), only a sentence longer than an example is cut. Every mode counts the tokens read,
+written and dropped.
 
 Example:
 >>> import random
@@ -44,7 +47,7 @@ import random as _random
 SINGLE_SEGMENT_PROB = 0.1
 SHORT_TARGET_PROB = 0.05
 MIN_SHORT_TARGET = 5
-LONG_LINES = ("split", "truncate")
+LONG_LINES = ("split", "sentences", "truncate")
 # Why tokens were dropped (only with long_lines="truncate"): the `dropped` keys of `PackingCounts`.
 DROPPED_LONG_LINE = "line_longer_than_an_example"
 DROPPED_OVERFLOW = "sentence_overflowing_an_example"
@@ -190,8 +193,10 @@ class DocumentPacker:
         max_length, cls_id, sep_id, rng: as `ExampleBuilder`.
         long_lines: "split" (default): nothing is dropped; a line longer than an example (`max_length - 3`
             tokens) is packed as its sentences, each cut into pieces of at most `(max_length - 3) // 2`
-            tokens, and a sentence overflowing an example goes on in the next. "truncate": the original
-            rules (over-long lines and overflowing sentences are cut, the rest discarded).
+            tokens, and a sentence overflowing an example goes on in the next. "sentences": as "split", but a
+            line or sentence that does not fit in the example's room starts the next example, and only one
+            longer than an example is cut (into pieces of `max_length - 3`). "truncate": the original rules
+            (over-long lines and overflowing sentences are cut, the rest discarded).
 
     Example:
     >>> import random
@@ -211,9 +216,9 @@ class DocumentPacker:
         if long_lines not in LONG_LINES:
             raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
         self.long_lines = long_lines
-        self.builder = ExampleBuilder(max_length, cls_id, sep_id, rng, keep_overflow=long_lines == "split")
+        self.builder = ExampleBuilder(max_length, cls_id, sep_id, rng, keep_overflow=long_lines != "truncate")
         self.counts = PackingCounts()
-        self._piece_length = max(1, self.builder.capacity // 2)
+        self._piece_length = max(1, self.builder.capacity // (1 if long_lines == "sentences" else 2))
 
     @property
     def split_longer_than(self):
@@ -242,8 +247,11 @@ class DocumentPacker:
         return examples
 
     def _add(self, piece):
-        """Adds a piece no more than `room` tokens at a time (the rest starts the next example)."""
+        """Adds a piece no more than `room` tokens at a time (the rest starts the next example); with
+        long_lines="sentences", a piece that does not fit in the room starts the next example whole."""
         examples = []
+        if self.long_lines == "sentences" and len(piece) > self.builder.room:
+            examples.append(self.builder.end_document())  # ends the example as a document end does
         while True:
             room = self.builder.room
             examples.append(self.builder.add_sentence(piece[:room] if len(piece) > room else piece))
@@ -256,7 +264,7 @@ def split_threshold(max_length, long_lines):
     """`DocumentPacker(max_length, ..., long_lines=long_lines).split_longer_than`, for a producer that
     tokenizes documents without a packer at hand (the Beam pipeline's tokenizing step).
 
-    >>> split_threshold(128, "split"), split_threshold(128, "truncate")
-    (125, None)
+    >>> split_threshold(128, "split"), split_threshold(128, "sentences"), split_threshold(128, "truncate")
+    (125, 125, None)
     """
-    return max_length - 3 if long_lines == "split" else None
+    return None if long_lines == "truncate" else max_length - 3

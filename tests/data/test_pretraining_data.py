@@ -216,7 +216,8 @@ def test_truncate_packing_is_the_original_rule_and_counts_what_it_drops():
     assert counts.written == sum(1 for ids in original for t in ids if t not in (CLS, SEP, 0))
     assert set(counts.dropped) == {DROPPED_LONG_LINE, DROPPED_OVERFLOW}
     assert counts.read - counts.written == sum(counts.dropped.values()) > 0
-    with pytest.raises(ValueError, match=r"long_lines must be one of \['split', 'truncate'\], got 'cut'"):
+    with pytest.raises(ValueError, match=r"long_lines must be one of \['split', 'sentences', 'truncate'\], "
+                                         r"got 'cut'"):
         DocumentPacker(32, CLS, SEP, long_lines="cut")
 
 
