@@ -21,9 +21,11 @@ A run's JSON file (see `configs/`) holds both under the keys `"model"` and
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.resources
 import json
 import math
+import operator
 import os
 from typing import Any
 
@@ -37,6 +39,13 @@ _TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
 _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
 _SAMPLERS = ("inverse_cdf", "gumbel")
+# transformers' names of `ElectraConfig` fields where they differ from ours (the other fields share theirs), and its
+# `hidden_act` values (the tanh-approximate GELU has three names there): `ElectraConfig` takes them as keywords
+# and attributes.
+HF_FIELD_NAMES = {"num_hidden_layers": "num_layers", "num_attention_heads": "num_heads",
+                  "hidden_dropout_prob": "hidden_dropout", "attention_probs_dropout_prob": "attention_dropout"}
+HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
+                  "gelu_fast": "gelu_approximate", "relu": "relu"}
 
 
 def _field(default, help_text: str):
@@ -103,18 +112,46 @@ class _JsonConfig:
             _check(ok, type(self).__name__, field.name, f"expected {field.type}, got {value!r}")
 
 
+def _takes_transformers_names(cls):
+    """`cls` also taking transformers' keywords (`HF_FIELD_NAMES`, `HF_ACTIVATIONS` values) and answering to its
+    attribute names, so code written for `transformers.ElectraConfig` runs as it is."""
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        for theirs, ours in HF_FIELD_NAMES.items():
+            if theirs in kwargs:
+                if ours in kwargs:
+                    raise TypeError(f"{cls.__name__}: {ours} and {theirs} (transformers' name of it) both given")
+                kwargs[ours] = kwargs.pop(theirs)
+        if isinstance(kwargs.get("hidden_act"), str):
+            kwargs["hidden_act"] = HF_ACTIVATIONS.get(kwargs["hidden_act"], kwargs["hidden_act"])
+        init(self, *args, **kwargs)
+
+    cls.__init__ = __init__
+    for theirs, ours in HF_FIELD_NAMES.items():
+        setattr(cls, theirs, property(operator.attrgetter(ours), doc=f"`{ours}`, by transformers' name."))
+    return cls
+
+
+@_takes_transformers_names
 @dataclasses.dataclass(frozen=True)
 class ElectraConfig(_JsonConfig):
     """The transformer: embeddings, optional projection, post-LN BERT encoder.
 
     Defaults are ELECTRA-Small's discriminator (and Hugging Face's
     `ElectraConfig` defaults). Field names follow the issue tracker's
-    vocabulary; `hidden_dropout` and `attention_dropout` are Hugging Face's
-    `hidden_dropout_prob` and `attention_probs_dropout_prob`.
+    vocabulary; transformers' names work too, as keywords and attributes
+    (`num_hidden_layers`, `num_attention_heads`, `hidden_dropout_prob`,
+    `attention_probs_dropout_prob`; `hidden_act="gelu_new"` is ours
+    `gelu_approximate`).
 
     Example:
     >>> ElectraConfig(hidden_size=64, num_heads=2, embedding_size=32).head_size
     32
+    >>> config = ElectraConfig(num_hidden_layers=2, hidden_dropout_prob=0.2, hidden_act="gelu_new")
+    >>> config.num_layers, config.num_hidden_layers, config.hidden_dropout, config.hidden_act
+    (2, 2, 0.2, 'gelu_approximate')
     >>> ElectraConfig(hidden_size=65, num_heads=2)
     Traceback (most recent call last):
     ...
