@@ -37,16 +37,24 @@ setup(
         "scipy>=1.11",
         # Hugging Face checkpoints: read and written as safetensors (never pickles).
         "safetensors>=0.4",
+        # Hugging Face hub ids (`from_pretrained("google/electra-small-discriminator")`): the cache and downloads.
+        "huggingface_hub>=0.23",
     ],
     extras_require={
         # `--runner=beam` of electra-build-pretraining-data / electra-build-vocab (docs/data_at_scale.md).
         # 2.77 resolves beside TensorFlow 2.21 (pip picks protobuf 6.33).
         "beam": ["apache-beam>=2.77,<3"],
+        # `electra-export --format=onnx` (tf2onnx 1.17 is the first beside protobuf 5+, which TF 2.21 needs).
+        "onnx": ["tf2onnx>=1.17", "onnx>=1.16", "onnxruntime>=1.20"],
         # tensorflow-serving-api: the tests build TF Serving requests from docs/serving.md; apache-beam: the
         # Beam pipeline's tests (about 45 s more to install).
         # pytest-xdist: `make test` runs the suite in 2 processes (one per core; most tests wait on tracing).
+        # tf2onnx, onnxruntime, openvino: the ONNX export's tests (OpenVINO runs an export too).
         "test": ["pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6", "tensorflow-serving-api>=2.21,<2.22",
-                 "apache-beam>=2.77,<3"],
+                 "apache-beam>=2.77,<3", "tf2onnx>=1.17", "onnx>=1.16", "onnxruntime>=1.20", "openvino>=2024.4",
+                 "jieba>=0.42"],
+        # Chinese whole-word masking: electra-build-pretraining-data --whole_word_masking segments CJK text with jieba.
+        "chinese": ["jieba>=0.42"],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures.
         # (CPU torch: `pip install torch==2.13.0`.)
         "fixtures": ["transformers>=4.40", "torch"],

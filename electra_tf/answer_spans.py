@@ -84,7 +84,7 @@ def span_candidates(start_logits, end_logits, context, start_candidates=None, ma
         # [CLS]'s end log-prob where [CLS] is a candidate (0 when it is not), as the original.
         null_end = tf.reduce_sum(tf.where(starts[:, :, 0] == 0, end_log_probs[:, :, 0], 0.0), axis=1)
         null_score = start_log_probs[:, 0] + null_end
-    shape = tf.broadcast_dynamic_shape(tf.shape(starts), tf.shape(ends))
+    shape = tf.shape(starts + ends)  # the broadcast shape, by an Add (graph converters have no BroadcastArgs)
     flat = lambda values: tf.reshape(tf.broadcast_to(values, shape), [batch, -1])  # noqa: E731
     start, end = flat(starts), flat(ends)
     start_score, end_score = flat(start_scores), flat(end_scores)

@@ -6,14 +6,17 @@ Its flags and `--help` text are in `export_model_flags.py`, which the console sc
 
 import os
 
+from electra_tf.atomic import read_json
 from electra_tf.convert import load_model
 from electra_tf.export import export_info, export_model, task_of
+from electra_tf.export.ids_folder import INFO_FILE
 from electra_tf.export.litert import export_litert
+from electra_tf.export.onnx import export_onnx, require_onnx
 from electra_tf.export.precision import check_cpu
 from electra_tf.finetuning.trainer import check_vocabulary_size
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 from electra_tf.tools.export_model_flags import FLAGS
 
 
@@ -26,12 +29,15 @@ def given(flag, info, default=None):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
-    if FLAGS.format == "litert":
+    if FLAGS.format != "saved_model":
         if FLAGS.precision == "bf16":
-            raise ValueError("--format=litert is --precision=fp32 or int8 (LiteRT runs no bfloat16 model)")
+            raise ValueError(f"--format={FLAGS.format} is --precision=fp32 or int8 (no bfloat16 model)")
         if FLAGS.compile:
-            raise ValueError("--compile is for --format=saved_model (LiteRT compiles nothing with XLA)")
+            raise ValueError(f"--compile is for --format=saved_model (--format={FLAGS.format} is not XLA-compiled)")
+    if FLAGS.format == "onnx":
+        require_onnx()
     check_cpu(FLAGS.precision)
+    resolve_checkpoint_flags("model")
     lock_folder(os.path.join(FLAGS.export_dir, FLAGS.model_name))  # one export per model name at a time
     if FLAGS.model.endswith(".keras") and not os.path.isfile(FLAGS.model):
         raise ValueError(f"{FLAGS.model}: no such file")
@@ -57,6 +63,16 @@ def main(argv):
                        null_threshold=given("null_threshold", info))
     label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
     length = given("max_seq_length", info, 128)
+    if FLAGS.format == "onnx":
+        path = export_onnx(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
+                           max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,
+                           precision=FLAGS.precision, **options)
+        info = read_json(os.path.join(path, INFO_FILE))
+        size = os.path.getsize(os.path.join(path, info["model_file"]))
+        print(f"{task} model → {path}/{info['model_file']} ({size / 2 ** 20:.1f} MB, {FLAGS.precision}; token ids in: "
+              f"input_ids, attention_mask, token_type_ids; outputs: {', '.join(info['outputs'])}; vocab.txt and "
+              "export_info.json beside it)")
+        return
     if FLAGS.format == "litert":
         path = export_litert(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                              max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,

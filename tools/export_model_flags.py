@@ -14,8 +14,10 @@ r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<
   see docs/serving.md. --compile compiles the model call with XLA (TF Serving then needs
   --xla_cpu_compilation_enabled). --precision=bf16|int8 exports the model in bfloat16 (refused on a CPU without
   AVX512-BF16 or AMX) or Keras's int8 quantization. --format=litert writes a LiteRT (TensorFlow Lite) model of a
-  classifier instead (token ids in; fp32, or --precision=int8 for dynamic-range quantization). The version is one
-  more than the highest present unless --version is given; an existing version is kept unless --overwrite.
+  classifier instead (token ids in; fp32, or --precision=int8 for dynamic-range quantization); --format=onnx an
+  ONNX model of any served model (token ids in; fp32, or --precision=int8: ONNX Runtime's dynamic quantization).
+  The version is one more than the highest present unless --version is given; an existing version is kept unless
+  --overwrite.
 """
 
 from absl import flags
@@ -53,5 +55,6 @@ flags.DEFINE_bool("pad_to_max_length", False, "Pad every request to --max_seq_le
                   "by default a request is padded to its longest text, with the same outputs.")
 flags.DEFINE_enum("precision", "fp32", ["fp32", "bf16", "int8"], "Weights and compute: bf16 needs a CPU with "
                   "AVX512-BF16 or AMX; int8 is Keras's int8 quantization (LiteRT: dynamic-range), see docs/serving.md.")
-flags.DEFINE_enum("format", "saved_model", ["saved_model", "litert"], "saved_model: for TF Serving; litert: a "
-                  "classifier as model.tflite (token ids in) with its vocabulary, config and labels beside it.")
+flags.DEFINE_enum("format", "saved_model", ["saved_model", "litert", "onnx"], "saved_model: for TF Serving; "
+                  "litert: a classifier as model.tflite; onnx: any model as model.onnx (ONNX Runtime, OpenVINO; the "
+                  "onnx extra); both take token ids, with the vocabulary, config and labels beside the model file.")

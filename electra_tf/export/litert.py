@@ -22,21 +22,15 @@ Example (converting takes a few seconds, so not run here):
 'exports/sst2/1'
 """
 
-import os
 import tempfile
 
 import keras
 import tensorflow as tf
-import tensorflow_text as tf_text
 
-from electra_tf.atomic import atomic_folder, write_json
-from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
-from electra_tf.export.archive import version_path
+from electra_tf.export.ids_folder import write_ids_export
 from electra_tf.export.signatures import make_serving_task
-from electra_tf.folder_lock import lock_folder
 
 MODEL_FILE = "model.tflite"
-INFO_FILE = "export_info.json"
 PRECISIONS = ("fp32", "int8")
 OUTPUTS = ("logits", "probabilities", "label_id")
 # The ops of the classifier's raw-text graph that TFLite has no kernel for (the converter's list, TF 2.21 with
@@ -87,24 +81,7 @@ def export_litert(model, tokenizer, export_dir, model_name="electra", version=No
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = make_serving_task(model, tokenizer, max_seq_length, label_names, text_pair=text_pair)
-    model_dir = os.path.join(export_dir, model_name)
-    version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock
-    flatbuffer = convert(task, precision)
-    with lock_folder(model_dir):
-        path = version_path(model_dir, version, overwrite)
-        with atomic_folder(path) as tmp:
-            with open(os.path.join(tmp, MODEL_FILE), "wb") as f:
-                f.write(flatbuffer)
-            write_tokenizer_files(tmp, tokenizer.get_vocabulary(), lowercase=bool(tokenizer.lowercase),
-                                  strip_accents=tokenizer.strip_accents, model_max_length=task.max_seq_length)
-            write_json(os.path.join(tmp, "config.json"), model.config.to_dict())
-            write_json(os.path.join(tmp, INFO_FILE), {
-                "format": "litert", "task": task.task, "model_file": MODEL_FILE, "precision": precision,
-                "bytes": len(flatbuffer), "signature": "serving_default",
-                "inputs": ["input_ids", "attention_mask", "token_type_ids"], "outputs": list(OUTPUTS),
-                "label_names": task.label_names, "max_seq_length": task.max_seq_length,
-                "text_inputs": ["text", "text_pair"] if "text_pair" in task.text_inputs else ["text"],
-                "lowercase": bool(tokenizer.lowercase), "strip_accents": bool(tokenizer.strip_accents),
-                "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
-                               "keras": keras.__version__}})
-    return path
+    return write_ids_export(task, export_dir, model_name, version, overwrite, MODEL_FILE,
+                            lambda: convert(task, precision),
+                            {"format": "litert", "precision": precision, "signature": "serving_default",
+                             "outputs": list(OUTPUTS)})

@@ -1,0 +1,51 @@
+"""Exports that take token ids (LiteRT, ONNX): one model file, and beside it what an app needs to feed it.
+
+`<export_dir>/<model_name>/<version>/` holds the model file, the tokenizer the
+ids come from (`vocab.txt`, `tokenizer_config.json`), the model's
+`config.json` and `export_info.json` (format, task, precision, inputs and
+outputs, label names, max_seq_length, casing, the versions it was built with).
+The folder is written as a SavedModel version is (`electra_tf.export.archive`):
+whole or not at all, under the lock of `<export_dir>/<model_name>`.
+"""
+
+import os
+
+import keras
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from electra_tf.atomic import atomic_folder, write_json
+from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
+from electra_tf.export.archive import version_path
+from electra_tf.folder_lock import lock_folder
+
+INFO_FILE = "export_info.json"
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def write_ids_export(task, export_dir, model_name, version, overwrite, model_file, convert, info):
+    """Writes `convert()`'s bytes as `model_file` with the tokenizer files, config and `export_info.json`
+    (`info` added to what every such export records); returns the version folder.
+
+    The version is checked before `convert` runs (a taken version costs no conversion) and allocated again
+    under the folder's lock."""
+    model_dir = os.path.join(export_dir, model_name)
+    version_path(model_dir, version, overwrite)
+    model_bytes = convert()
+    tokenizer = task.tokenizer
+    with lock_folder(model_dir):
+        path = version_path(model_dir, version, overwrite)
+        with atomic_folder(path) as tmp:
+            with open(os.path.join(tmp, model_file), "wb") as f:
+                f.write(model_bytes)
+            write_tokenizer_files(tmp, tokenizer.get_vocabulary(), lowercase=bool(tokenizer.lowercase),
+                                  strip_accents=tokenizer.strip_accents, model_max_length=task.max_seq_length)
+            write_json(os.path.join(tmp, "config.json"), task.model.config.to_dict())
+            write_json(os.path.join(tmp, INFO_FILE), {
+                "task": task.task, "model_file": model_file, "bytes": len(model_bytes), "inputs": list(INPUTS),
+                "label_names": task.label_names, "max_seq_length": task.max_seq_length,
+                "text_inputs": list(task.text_inputs), "lowercase": bool(tokenizer.lowercase),
+                "strip_accents": bool(tokenizer.strip_accents), **info,
+                "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
+                               "keras": keras.__version__, **info.get("built_with", {})}})
+    return path

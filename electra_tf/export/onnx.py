@@ -1,0 +1,115 @@
+"""ONNX exports of any served model, for ONNX Runtime, OpenVINO, Triton and other non-TensorFlow servers.
+
+`export_onnx` writes `<export_dir>/<model_name>/<version>/model.onnx`: the model's
+`serve_ids` function (`electra_tf.export.signatures`: int32 `input_ids`,
+`attention_mask`, `token_type_ids` `[batch, sequence]` in, `[batch, choices,
+sequence]` for multiple choice; any batch and length up to the model's
+positions), converted by tf2onnx (opset 17) with the weights folded in. Its
+outputs are the signature's numeric ones: the logits with the task's
+post-processing (probabilities and label ids, the best answer span, the
+replaced-token probabilities); label names are in `export_info.json`, beside the
+tokenizer files the ids come from (`electra_tf.export.ids_folder`), as a LiteRT
+export ships them.
+
+`precision="int8"` is ONNX Runtime's dynamic quantization
+(`onnxruntime.quantization.quantize_dynamic`): int8 weights of the matmuls,
+activations quantized per call; the route to ONNX Runtime's int8 kernels.
+
+Needs the `onnx` extra (`pip install electra-tf[onnx]`: tf2onnx, onnx, onnxruntime).
+
+Example (converting takes seconds, so not run here):
+>>> path = export_onnx(model, tokenizer, "exports", model_name="sst2", precision="int8")  # doctest: +SKIP
+>>> import onnxruntime  # doctest: +SKIP
+>>> session = onnxruntime.InferenceSession(f"{path}/model.onnx")  # doctest: +SKIP
+>>> batch = ElectraTokenizer.from_pretrained(path).encode(["A fine film."], sequence_length=64)  # doctest: +SKIP
+>>> session.run(["probabilities"], {name: value.numpy() for name, value in batch.items()})  # doctest: +SKIP
+"""
+
+import os
+import tempfile
+
+import tensorflow as tf
+
+from electra_tf.export.ids_folder import write_ids_export
+from electra_tf.export.signatures import make_serving_task
+
+MODEL_FILE = "model.onnx"
+PRECISIONS = ("fp32", "int8")
+OPSET = 17
+EXTRA = "the ONNX export needs tf2onnx, onnx and onnxruntime: pip install 'electra-tf[onnx]'"
+
+
+def _require(module):
+    """Imports an optional dependency of the ONNX export, or says in one line how to install it."""
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError:
+        raise ValueError(f"{EXTRA} ({module} is not installed)") from None
+
+
+def require_onnx():
+    """Raises the one-line ValueError saying how to install the ONNX export's packages when one is missing."""
+    for module in ("tf2onnx", "onnx", "onnxruntime"):
+        _require(module)
+
+
+def numeric_outputs(task):
+    """`task.serve_ids` without its string outputs (label names: they are in `export_info.json`)."""
+
+    def serve_ids(input_ids, attention_mask, token_type_ids):
+        outputs = task.serve_ids(input_ids, attention_mask, token_type_ids)
+        return {name: value for name, value in outputs.items() if value.dtype != tf.string}
+
+    return tf.function(serve_ids, input_signature=task.ids_signature())
+
+
+def _select_as_where(ctx, node, name, args):
+    """tf2onnx's handler for TF's `SelectV2` (`tf.where`): ONNX's `Where`, which broadcasts as it does. tf2onnx's
+    own writes a float select as `cond·x + (1 − cond)·y` unless an operand is a constant holding inf, so a
+    computed -inf (a masked score) becomes NaN (-inf · 0)."""
+    del ctx, name, args
+    node.type = "Where"
+
+
+def convert(task, precision="fp32", function=None):
+    """The ONNX bytes of `task.serve_ids` (any `ServingTask`; `function`: its `numeric_outputs`, when traced
+    already) at `precision`."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
+    tf2onnx = _require("tf2onnx")
+    proto, _ = tf2onnx.convert.from_function(function or numeric_outputs(task), input_signature=task.ids_signature(),
+                                             opset=OPSET, custom_op_handlers={"SelectV2": (_select_as_where, [])})
+    if precision == "fp32":
+        return proto.SerializeToString()
+    quantization = _require("onnxruntime.quantization")
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32, int8 = os.path.join(tmp, "fp32.onnx"), os.path.join(tmp, "int8.onnx")
+        with open(fp32, "wb") as f:
+            f.write(proto.SerializeToString())
+        quantization.quantize_dynamic(fp32, int8, weight_type=quantization.QuantType.QInt8)
+        with open(int8, "rb") as f:
+            return f.read()
+
+
+def export_onnx(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
+                label_names=None, overwrite=False, precision="fp32", **options):
+    """Writes an ONNX export of a discriminator or any task model; returns its folder.
+
+    Arguments as `export_model`'s (`options`: the task's, e.g. `text_pair=True`, `max_query_length=64`);
+    `precision`: "fp32" or "int8" (ONNX Runtime's dynamic quantization).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
+    require_onnx()  # before any work
+    preprocessor = getattr(model, "preprocessor", None)
+    tokenizer = tokenizer or preprocessor.tokenizer
+    if max_seq_length is None:
+        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
+    task = make_serving_task(model, tokenizer, max_seq_length, label_names, **options)
+    function = numeric_outputs(task)
+    outputs = sorted(function.get_concrete_function().structured_outputs)  # traced once, converted from that
+    versions = {name: _require(name).__version__ for name in ("tf2onnx", "onnx")}
+    return write_ids_export(task, export_dir, model_name, version, overwrite, MODEL_FILE,
+                            lambda: convert(task, precision, function),
+                            {"format": "onnx", "precision": precision, "opset": OPSET, "outputs": outputs,
+                             "built_with": versions})

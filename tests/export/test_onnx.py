@@ -1,0 +1,147 @@
+"""ONNX exports (`--format=onnx`, `electra_tf.export.onnx`): every served kind of model, run by ONNX Runtime.
+
+A tiny pre-trained folder gives one model of each kind; each is exported to ONNX and
+its outputs compared with the same model's `serve_ids` signature: a real SavedModel
+export for the classifier (exported by the tool, in process), the serving task in
+process for the others (the function a SavedModel's `serve_ids` holds).
+"""
+
+import os
+
+import keras
+import numpy as np
+import onnxruntime
+import pytest
+import tensorflow as tf
+
+from electra_tf import (
+    ElectraDiscriminator,
+    ElectraForMultipleChoice,
+    ElectraForQuestionAnswering,
+    ElectraForSequenceClassification,
+    ElectraForTokenClassification,
+)
+from electra_tf.atomic import read_json
+from electra_tf.export.ids_folder import INFO_FILE
+from electra_tf.export.onnx import MODEL_FILE, _require, export_onnx
+from electra_tf.export.signatures import make_serving_task
+from electra_tf.tokenization import ElectraTokenizer
+
+TEXTS = ["The cat sat on the mat.", "a gripping film", "Héllo, Wörld! 北京欢迎你。", "no"]
+LABELS = ["neg", "pos", "mixed"]
+MAX_LEN = 16
+
+
+def _session(folder):
+    return onnxruntime.InferenceSession(os.path.join(folder, MODEL_FILE), providers=["CPUExecutionProvider"])
+
+
+def _run(folder, inputs):
+    session = _session(folder)
+    names = [output.name for output in session.get_outputs()]
+    return dict(zip(names, session.run(None, {name: inputs[name] for name in ("input_ids", "attention_mask",
+                                                                              "token_type_ids")})))
+
+
+def _close(ours, reference, tolerance):
+    for name, value in reference.items():
+        value = np.asarray(value)
+        if value.dtype.kind == "f":
+            finite = np.isfinite(value)
+            assert np.array_equal(finite, np.isfinite(ours[name])), (name, value, ours[name])
+            np.testing.assert_allclose(ours[name][finite], value[finite], atol=tolerance, err_msg=name)
+        else:
+            np.testing.assert_array_equal(ours[name], value, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_pretrained_dir):
+    return ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+
+
+@pytest.fixture(scope="module")
+def ids(tokenizer):
+    return {key: value.numpy() for key, value in tokenizer.encode(TEXTS, sequence_length=MAX_LEN).items()}
+
+
+@pytest.fixture(scope="module")
+def classifier_exports(tiny_pretrained_dir, tokenizer, tmp_path_factory, run_tool):
+    """(SavedModel, ONNX fp32, ONNX int8) folders of a 3-class classifier, each exported by the tool."""
+    keras.utils.set_random_seed(0)
+    model = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=3)
+    folder = str(tmp_path_factory.mktemp("classifier") / "model")
+    model.save_pretrained(folder, tokenizer=tokenizer, label_names=LABELS, max_seq_length=MAX_LEN)
+    export_dir = str(tmp_path_factory.mktemp("exports"))
+    paths = {}
+    for name, argv in {"saved_model": [], "onnx": ["--format=onnx"],
+                       "onnx_int8": ["--format=onnx", "--precision=int8"]}.items():
+        code, out, err = run_tool("export_model", f"--model={folder}", f"--export_dir={export_dir}",
+                                  f"--model_name={name}", *argv)
+        assert code in (0, None), err[-3000:]
+        paths[name] = os.path.join(export_dir, name, "1")
+        if name != "saved_model":
+            assert f"{paths[name]}/{MODEL_FILE}" in out
+    return paths
+
+
+def test_an_onnx_classifier_gives_the_saved_models_outputs(classifier_exports, ids):
+    serve_ids = tf.saved_model.load(classifier_exports["saved_model"]).signatures["serve_ids"]
+    for inputs in (ids, {key: value[:1, :7] for key, value in ids.items()}):  # any batch and length
+        served = serve_ids(**{key: tf.constant(value) for key, value in inputs.items()})
+        reference = {key: value.numpy() for key, value in served.items() if value.dtype != tf.string}
+        fp32 = _run(classifier_exports["onnx"], inputs)
+        assert set(fp32) == set(reference) == {"logits", "probabilities", "label_id"}
+        _close(fp32, reference, 1e-4)
+        int8 = _run(classifier_exports["onnx_int8"], inputs)
+        _close({"probabilities": int8["probabilities"]}, {"probabilities": reference["probabilities"]}, 2e-2)
+
+
+def test_an_onnx_export_describes_itself(classifier_exports):
+    folder = classifier_exports["onnx_int8"]
+    info = read_json(os.path.join(folder, INFO_FILE))
+    assert info["format"] == "onnx" and info["precision"] == "int8" and info["task"] == "classification"
+    assert info["label_names"] == LABELS and info["max_seq_length"] == MAX_LEN
+    assert info["outputs"] == ["label_id", "logits", "probabilities"] and info["model_file"] == MODEL_FILE
+    assert ElectraTokenizer.from_pretrained(folder).get_vocabulary()[:5] == \
+        ElectraTokenizer.from_pretrained(classifier_exports["onnx"]).get_vocabulary()[:5]
+    fp32_size = os.path.getsize(os.path.join(classifier_exports["onnx"], MODEL_FILE))
+    assert os.path.getsize(os.path.join(folder, MODEL_FILE)) < fp32_size
+
+
+@pytest.mark.parametrize("kind", ["discriminator", "tagging", "question_answering", "multiple_choice"])
+def test_every_served_kind_exports_to_onnx(kind, tiny_pretrained_dir, tokenizer, ids, tmp_path):
+    keras.utils.set_random_seed(0)
+    model, options, inputs = {
+        "discriminator": (ElectraDiscriminator.from_pretrained(tiny_pretrained_dir), {}, ids),
+        "tagging": (ElectraForTokenClassification.from_pretrained(tiny_pretrained_dir, num_labels=5), {}, ids),
+        "question_answering": (ElectraForQuestionAnswering.from_pretrained(tiny_pretrained_dir),
+                               {"max_query_length": 4}, {**ids, "token_type_ids": (np.arange(MAX_LEN) > 6)
+                                                         .astype("int32")[None].repeat(len(TEXTS), 0)}),
+        "multiple_choice": (ElectraForMultipleChoice.from_pretrained(tiny_pretrained_dir, num_choices=2), {},
+                            {key: value.reshape(2, 2, MAX_LEN) for key, value in ids.items()}),
+    }[kind]
+    path = export_onnx(model, tokenizer, str(tmp_path), model_name=kind, max_seq_length=MAX_LEN, **options)
+    task = make_serving_task(model, tokenizer, MAX_LEN, **options)
+    reference = {key: value.numpy() for key, value in
+                 task.serve_ids(**{key: tf.constant(value) for key, value in inputs.items()}).items()
+                 if value.dtype != tf.string}
+    ours = _run(path, inputs)
+    assert set(ours) == set(reference)
+    _close(ours, reference, 1e-4)
+
+
+def test_onnx_export_refusals(run_tool, refused, tmp_path):
+    refused(run_tool("export_model", f"--model={tmp_path}/model", f"--export_dir={tmp_path}", "--format=onnx",
+                     "--precision=bf16"), "--format=onnx is --precision=fp32 or int8 (no bfloat16 model)")
+    with pytest.raises(ValueError, match=r"pip install 'electra-tf\[onnx\]' \(no_such_onnx_tool is not installed\)"):
+        _require("no_such_onnx_tool")
+
+
+def test_openvino_runs_an_onnx_export(classifier_exports, ids):
+    openvino = pytest.importorskip("openvino")  # in the test extra; the benchmark's other runtime
+    compiled = openvino.Core().compile_model(os.path.join(classifier_exports["onnx"], MODEL_FILE), "CPU")
+    outputs = compiled({name: ids[name] for name in ("input_ids", "attention_mask", "token_type_ids")})
+    reference = _run(classifier_exports["onnx"], ids)
+    ours = {name: value for output, value in outputs.items() for name in output.get_names() if name in reference}
+    assert set(ours) == set(reference)
+    _close(ours, reference, 1e-4)
