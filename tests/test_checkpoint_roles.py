@@ -2,13 +2,22 @@
 masked-LM head (Fast-ELECTRA's frozen generator, a continued pre-training's generator); a frozen generator is
 never replaced by a continued pre-training's start; a model folder's `electra_tf.json` describes its weights."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf import ElectraConfig, ElectraPretrainer, PretrainingConfig, load_run_config
+from electra_tf import (
+    ElectraConfig,
+    ElectraDiscriminator,
+    ElectraForSequenceClassification,
+    ElectraPretrainer,
+    ElectraTokenizer,
+    PretrainingConfig,
+    load_run_config,
+)
 from electra_tf.checkpoints.ours import write_run_folder
 from electra_tf.pretraining.init_checkpoint import load_initial_weights, load_pretrainer_weights
 from electra_tf.pretraining.run import RunOptions, run_pretraining
@@ -75,3 +84,25 @@ def test_a_continued_fast_electra_keeps_its_frozen_generator(tmp_path, config):
         assert all(np.all(np.asarray(w) == 0.5) for w in fast.discriminator.weights)
         for weight in fast.discriminator.weights:
             weight.assign(tf.zeros_like(weight))
+
+
+def test_a_folder_whose_description_is_not_its_weights_is_refused_by_export_and_from_pretrained(
+        tmp_path, fixture_vocab, run_tool, refused):
+    # A 3-label classifier's folder (Hugging Face weights and electra_tf.json) whose weights were then
+    # overwritten by a discriminator's: the description says one thing, the weights another.
+    config = ElectraConfig(vocab_size=1418, embedding_size=16, hidden_size=32, num_layers=1, num_heads=2,
+                           intermediate_size=64, max_position_embeddings=128)
+    folder, other = tmp_path / "classifier", tmp_path / "discriminator"
+    ElectraForSequenceClassification(config, num_labels=3).save_pretrained(
+        folder, tokenizer=ElectraTokenizer(fixture_vocab), label_names=["no", "maybe", "yes"])
+    ElectraDiscriminator(config).save_pretrained(other)
+    for name in ("config.json", "model.safetensors"):
+        shutil.copyfile(other / name, folder / name)
+    message = (f"{folder}/electra_tf.json says the folder holds a ElectraForSequenceClassification (Hugging Face "
+               f"class ElectraForSequenceClassification), but the weights in {folder} are a ElectraForPreTraining's")
+    for cls in (ElectraForSequenceClassification, ElectraDiscriminator):
+        with pytest.raises(ValueError) as wrong:
+            cls.from_pretrained(str(folder))
+        assert str(wrong.value).startswith(message), str(wrong.value)
+    refused(run_tool("export_model", f"--model={folder}", f"--export_dir={tmp_path / 'exports'}"), message)
+    assert not (tmp_path / "exports").exists()

@@ -83,10 +83,35 @@ def check_model_info(info, model, path):
     if saved_class is not None and saved_class != type(model).__name__:
         raise ValueError(f"{info_file} says the folder holds a {saved_class}, but {path} is a "
                          f"{type(model).__name__}: the model file was replaced; save the folder again")
+    _check_label_names(info, getattr(model, "num_labels", None), info_file, path)
+
+
+def check_weights_info(info, architecture, num_labels, folder):
+    """Refuses an `electra_tf.json` that does not describe the Hugging Face weights beside it in `folder` (their
+    class `architecture`, with `num_labels`): the same rule as `check_model_info`, so loading the folder
+    (`from_pretrained`) and exporting it refuse it alike, for the same reason.
+
+    >>> check_weights_info({"class": "ElectraForSequenceClassification",
+    ...                     "hf_architecture": "ElectraForSequenceClassification"}, "ElectraForPreTraining", None,
+    ...                    "models/sst2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: models/sst2/electra_tf.json says the folder holds a ElectraForSequenceClassification ...
+    """
+    info_file = os.path.join(folder, MODEL_INFO)
+    described = info.get("hf_architecture")
+    if described is not None and described != architecture:
+        raise ValueError(f"{info_file} says the folder holds a {info.get('class') or described} (Hugging Face class "
+                         f"{described}), but the weights in {folder} are a {architecture}'s: they were replaced (or "
+                         f"{MODEL_INFO} copied from another folder); save the folder again, or remove {MODEL_INFO} to "
+                         "read the weights as they are")
+    _check_label_names(info, num_labels, info_file, folder)
+
+
+def _check_label_names(info, num_labels, info_file, path):
+    """Refuses `label_names` that are not one distinct name per label (of `num_labels`, when known)."""
     names = info.get("label_names")
     if names is None:
         return
-    num_labels = getattr(model, "num_labels", None)
     if not isinstance(names, list) or (num_labels is not None and len(names) != num_labels):
         count = f"{len(names)} label_names" if isinstance(names, list) else f"label_names {names!r}"
         raise ValueError(f"{info_file}: {count} for the {num_labels} labels of {path}; give one name per label, "

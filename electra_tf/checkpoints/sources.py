@@ -146,6 +146,7 @@ def _hf_folder(folder):
     # A folder our `save_pretrained` wrote also says in `electra_tf.json` what it holds (length, task options).
     info = {**ours.read_model_info(folder), **({"label_names": checkpoint.label_names} if checkpoint.label_names
                                                  else {})}
+    ours.check_weights_info(info, checkpoint.architecture, checkpoint.num_labels, folder)
     return Source(HUGGINGFACE, folder, folder,
                   {"model": Network(checkpoint.config, checkpoint.architecture, checkpoint.state)},
                   num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout, info=info)
