@@ -49,6 +49,7 @@ Example:
 import numpy as np
 import tensorflow as tf
 
+from electra_tf.checkpoints.hub import HUB_OPTIONS, resolve
 from electra_tf.convert import load_model
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
@@ -203,7 +204,9 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         task: "text-classification" ("sentiment-analysis"), "token-classification" ("ner") or
             "question-answering".
         model: a fine-tuned model folder (`save_pretrained`'s, `electra-finetune`'s `trial_<i>/model`, a
-            Hugging Face one), or a loaded task model.
+            Hugging Face one), a Hugging Face hub id (from the cache or downloaded; `revision=`, `token=`,
+            `cache_dir=`, `local_files_only=`, `force_download=` among `options` go to
+            `electra_tf.checkpoints.hub.resolve`), or a loaded task model.
         tokenizer: its `ElectraTokenizer` (default: the folder's, or the model's preprocessor's).
         max_seq_length: tokens per input (default: the folder's, the preprocessor's, else 128 or the model's
             position table if shorter).
@@ -216,7 +219,7 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         raise ValueError(f"task must be one of {sorted(PIPELINE_TASKS)}, got {task!r}")
     info = {}
     if isinstance(model, str) or hasattr(model, "__fspath__"):
-        folder = str(model)
+        folder = resolve(str(model), **{name: options.pop(name) for name in HUB_OPTIONS if name in options})
         model, info = load_model(folder)
         tokenizer = tokenizer or ElectraTokenizer.from_pretrained(folder)
         options.setdefault("constant_weights", True)  # the pipeline alone holds this model: its weights never change

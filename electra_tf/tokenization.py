@@ -61,14 +61,16 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
                          strip_accents=lowercase if strip_accents is None else strip_accents, **kwargs)
 
     @classmethod
-    def from_pretrained(cls, path, lowercase=None, strip_accents=None):
+    def from_pretrained(cls, path, lowercase=None, strip_accents=None, **hub_options):
         """The tokenizer beside a checkpoint in any format (its `vocab.txt`, or a Hugging Face
-        `tokenizer.json`), or of a `vocab.txt`/`tokenizer.json` path.
+        `tokenizer.json`), or of a `vocab.txt`/`tokenizer.json` path, or of a Hugging Face hub id
+        (`"google/electra-small-discriminator"`: from the cache or downloaded; `hub_options` are `revision`,
+        `cache_dir`, `token`, `local_files_only`, `force_download`, see `electra_tf.checkpoints.hub`).
 
         `lowercase`/`strip_accents` left as `None` follow the checkpoint's tokenizer files
         (`tokenizer_config.json`'s `do_lower_case`, `tokenizer.json`'s normalizer), else lower-case.
         """
-        vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path)
+        vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path, **hub_options)
         if lowercase is None:
             lowercase = True if saved_lowercase is None else saved_lowercase
         if strip_accents is None:

@@ -199,6 +199,17 @@ def exits_cleanly_on_bad_input(main):
     return wrapped
 
 
+def resolve_checkpoint_flags(*names):
+    """Gives each of these flags that holds a Hugging Face hub id (and is no local path) the model's local folder,
+    from the cache or downloaded (`electra_tf.checkpoints.hub.resolve`), so a tool reads it like any folder and an
+    id that does not resolve ends the run in one line before any work."""
+    from electra_tf.checkpoints.hub import resolve  # (huggingface_hub's import, 0.8 s: not for --help)
+
+    for name in names:
+        if flags.FLAGS[name].value:
+            flags.FLAGS[name].value = resolve(flags.FLAGS[name].value)
+
+
 def ensure_new_output(path, overwrite):
     """Refuses to replace an existing output unless `--overwrite` was given."""
     if os.path.exists(path) and not overwrite:

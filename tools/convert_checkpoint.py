@@ -7,13 +7,14 @@ Its flags and `--help` text are in `convert_checkpoint_flags.py`, which the cons
 from electra_tf.config import load_run_config
 from electra_tf.convert import convert
 from electra_tf.folder_lock import lock_folder
-from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 from electra_tf.tools.convert_checkpoint_flags import FLAGS
 
 
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    resolve_checkpoint_flags("input", "input_generator")
     lock_folder(FLAGS.output)  # one conversion per output: another one is refused, naming its pid
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
     if FLAGS.to == "google":  # a prefix is no file of its own: its index says it exists

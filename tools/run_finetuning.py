@@ -18,7 +18,7 @@ from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 from electra_tf.tools.run_finetuning_flags import FLAGS
 from electra_tf.training.determinism import enable_determinism
 
@@ -145,6 +145,7 @@ def summarise(trials):
 def main(argv):
     del argv
     check_option_flags(FLAGS.task)
+    resolve_checkpoint_flags("init_checkpoint")
     lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
     if FLAGS.deterministic:
         enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)

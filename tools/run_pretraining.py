@@ -10,7 +10,7 @@ import sys
 
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config
 from electra_tf.pretraining.run import RunOptions, run_pretraining
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 from electra_tf.tools.run_pretraining_flags import FLAGS
 from electra_tf.vocabulary import load_vocabulary
 
@@ -40,6 +40,7 @@ def resolve_configs(vocabulary_size):
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
+    resolve_checkpoint_flags("init_checkpoint", "generator_checkpoint")
     options = RunOptions(**{field.name: FLAGS[field.name].value for field in dataclasses.fields(RunOptions)})
     model, pretraining = resolve_configs(len(load_vocabulary(FLAGS.vocab_file)))
     if run_pretraining(model, pretraining, options).stopped_by:

@@ -12,6 +12,9 @@
   `ElectraBackbone`, `model.weights.h5`, the tokenizer's files; see
   `checkpoints.keras_hub_preset`).
 
+A path that does not exist but is a Hugging Face hub id (`google/electra-small-discriminator`) is the folder
+`checkpoints.hub.resolve` gives: from the local Hugging Face cache, or downloaded.
+
 A `Source` holds each network's config, the Hugging Face class of its weights
 and the weights as a Hugging Face-keyed state dict (see `checkpoints.mapping`),
 so loading into a model is the same for every format (`checkpoints.transfer`,
@@ -39,7 +42,7 @@ import os
 import numpy as np
 
 from electra_tf.atomic import read_json
-from electra_tf.checkpoints import google, hf, keras_hub_preset, mapping, ours
+from electra_tf.checkpoints import google, hf, hub, keras_hub_preset, mapping, ours
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config
 
 OURS, HUGGINGFACE, GOOGLE, KERAS_HUB = "electra_tf", "huggingface", "google", "keras_hub"
@@ -195,9 +198,11 @@ def detect_format(path):
     raise _path_error(path) or _no_model_error(path)
 
 
-def read_source(path, run_config=None):
-    """The checkpoint at `path`, in whichever format, read into a `Source`. `run_config`
-    (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config."""
+def read_source(path, run_config=None, **hub_options):
+    """The checkpoint at `path` (or of a Hugging Face hub id), in whichever format, read into a `Source`.
+    `run_config` (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config;
+    `hub_options` (`revision`, `cache_dir`, `token`, `local_files_only`, `force_download`) go to `hub.resolve`."""
+    path = hub.resolve(path, **hub_options)
     kind, location = detect_format(path)
     if kind == HUGGINGFACE:
         return _hf_folder(location)

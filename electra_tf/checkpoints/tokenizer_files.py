@@ -20,7 +20,7 @@ import logging
 import os
 
 from electra_tf.atomic import read_json, write_json
-from electra_tf.checkpoints import google, keras_hub_preset, ours
+from electra_tf.checkpoints import google, hub, keras_hub_preset, ours
 from electra_tf.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
 
 logger = logging.getLogger("electra_tf")
@@ -97,11 +97,12 @@ def _warn_if_cased_on_uncased(settings, path):
     return settings
 
 
-def tokenizer_arguments(path):
+def tokenizer_arguments(path, **hub_options):
     """`(vocabulary, lowercase, strip_accents)` for the checkpoint at `path` (any format: a folder, a
-    `.keras` file, a Google prefix), or for a `vocab.txt`/`tokenizer.json` path. Warns when the files say not
-    to lower-case beside an uncased vocabulary."""
-    path = os.fspath(path)
+    `.keras` file, a Google prefix, a Hugging Face hub id: see `hub.resolve`, which takes `hub_options`), or
+    for a `vocab.txt`/`tokenizer.json` path. Warns when the files say not to lower-case beside an uncased
+    vocabulary."""
+    path = hub.resolve(path, tokenizer_only=True, **hub_options)
     if os.path.isfile(path):
         if path.endswith(".json"):
             return _warn_if_cased_on_uncased(tokenizer_json_settings(path), path)

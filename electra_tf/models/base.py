@@ -181,9 +181,15 @@ class ElectraNetwork(keras.Model):
 
     # === Checkpoints ===
     @classmethod
-    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, preprocessor="auto", **arguments):
+    def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, preprocessor="auto", revision=None,
+                        cache_dir=None, token=None, local_files_only=None, force_download=False, from_pt=False,
+                        **arguments):
         """This model with the weights of a checkpoint: our own saved model, a Hugging Face folder
         (ELECTRA, or BERT for the encoder) or a Google checkpoint prefix; see `electra_tf.checkpoints`.
+        A Hugging Face hub id (`"google/electra-small-discriminator"`) that is no local path is read from the
+        Hugging Face cache or downloaded (`revision`, `cache_dir`, `token`, `local_files_only`, `force_download`
+        as in `transformers`; see `electra_tf.checkpoints.hub`). `from_pt` is accepted for transformers' code
+        and changes nothing: the safetensors weights are read, never a pickle.
 
         `arguments` go to the constructor (e.g. `num_labels=3`, `output_hidden_states=True`); those a
         checkpoint of the same class implies (a Hugging Face head and its `num_labels`) are taken from
@@ -196,7 +202,9 @@ class ElectraNetwork(keras.Model):
         position table if shorter); `None`
         gives none, and an `ElectraPreprocessor` is used as it is.
         """
-        source = sources.read_source(path)
+        del from_pt  # (what transformers' TF classes needed to read PyTorch weights; safetensors need nothing)
+        source = sources.read_source(path, revision=revision, cache_dir=cache_dir, token=token,
+                                     local_files_only=local_files_only, force_download=force_download)
         model = cls.from_source(source, allow_missing, allow_unexpected, **arguments)
         if preprocessor == "auto":
             preprocessor = model.preprocessor if model.preprocessor is not None else \
