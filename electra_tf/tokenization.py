@@ -7,27 +7,48 @@ is.
 Example:
 >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."]
 >>> tokenizer = ElectraTokenizer(vocab)
->>> tokenizer("The foxes.").numpy().tolist()
+>>> tokenizer.tokenize("The foxes.").numpy().tolist()
 [5, 6, 7, 8]
 >>> batch = tokenizer.encode(["The fox."], sequence_length=6)
 >>> batch["input_ids"].numpy().tolist(), batch["attention_mask"].numpy().tolist()
 ([[2, 5, 6, 8, 3, 0]], [[1, 1, 1, 1, 1, 0]])
+
+Called on Python text it answers as transformers' `BertTokenizerFast` does:
+>>> tokens = tokenizer(["The foxes.", "the fox"], padding=True)
+>>> tokens.input_ids, tokens.attention_mask
+([[2, 5, 6, 7, 8, 3], [2, 5, 6, 3, 0, 0]], [[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0]])
+>>> tokenizer.encode("The fox."), tokenizer.decode([2, 5, 6, 7, 8, 3], skip_special_tokens=True)
+([2, 5, 6, 8, 3], 'the foxes.')
 """
 
 import os
 
 import keras
 import keras_hub
+import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from electra_tf import featurize
-from electra_tf.checkpoints.tokenizer_files import tokenizer_arguments
+from electra_tf import batch_encoding, featurize
+from electra_tf.checkpoints.tokenizer_files import TOKENIZER_CONFIG, tokenizer_arguments, write_tokenizer_files
 from electra_tf.text_normalization import ASCII_TEXT, UNASSIGNED, bert_normalize, bert_pretokenize
 from electra_tf.vocabulary import is_unreachable, load_vocabulary, validate_vocabulary
 
 # BERT maps a word of more than 100 characters (not bytes) to [UNK].
 MAX_CHARS_PER_WORD = 100
+# What `truncation=True` and `padding="max_length"` cut and pad to by default: ELECTRA's position embeddings
+# (transformers, for a tokenizer whose files give no length, does not truncate at all).
+DEFAULT_MODEL_MAX_LENGTH = 512
+# The keyword arguments of transformers' call: given any, the call is transformers' (see `__call__`).
+TRANSFORMERS_ARGUMENTS = frozenset({"text", "text_pair", "add_special_tokens", "padding", "truncation", "max_length",
+                                    "return_tensors", "return_attention_mask", "return_token_type_ids"})
+# transformers' order of a BERT tokenizer's special tokens (`all_special_tokens`).
+SPECIAL_TOKEN_NAMES = ("unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+# How the `tokenizers` library's WordPiece decoder cleans each piece, and how transformers'
+# `clean_up_tokenization` cleans the whole text (`clean_up_tokenization_spaces=True`).
+PIECE_CLEAN_UP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+                  (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+TEXT_CLEAN_UP = tuple(pair for pair in PIECE_CLEAN_UP if pair[0] != " do not")
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -45,12 +66,21 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         strip_accents: remove accents; follows `lowercase` when `None`, as
             BERT's `BasicTokenizer` does.
 
-    Calls run the TensorFlow path everywhere (eagerly, in `tf.data`, in a
-    SavedModel), so ids never depend on where the tokenizer runs. A batch
-    gives a ragged `[batch, (tokens)]` tensor, a single string a 1-D tensor.
+        model_max_length: what `truncation=True` and `padding="max_length"`
+            cut and pad to when a call gives no `max_length`.
+
+    Tokenization runs the TensorFlow path everywhere (eagerly, in `tf.data`,
+    in a SavedModel), so ids never depend on where the tokenizer runs.
+    `tokenize` (and the Keras layer call on tensors) gives the ids without
+    special tokens: a batch a ragged `[batch, (tokens)]` tensor, a single
+    string a 1-D tensor. On Python text the tokenizer also speaks
+    transformers' API (`tokenizer(text)`, `encode`, `decode`, `save_pretrained`;
+    see `__call__`).
     """
 
-    def __init__(self, vocabulary=None, lowercase=True, strip_accents=None, **kwargs):
+    def __init__(self, vocabulary=None, lowercase=True, strip_accents=None,
+                 model_max_length=DEFAULT_MODEL_MAX_LENGTH, **kwargs):
+        self.model_max_length = model_max_length
         if isinstance(vocabulary, str):
             vocabulary = load_vocabulary(vocabulary)
         elif vocabulary is not None:
@@ -186,18 +216,201 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
             words)
         return self._fast_word_piece.tokenize(words).merge_dims(-2, -1)
 
-    def encode(self, texts, pairs=None, sequence_length=128):
-        """Tokenizes and packs `[CLS] A [SEP] (B [SEP])` into the model's input dict.
+    def encode(self, texts, pairs=None, sequence_length=None, **options):
+        """The model's packed input dict (a batch, or any call with `sequence_length`), or transformers' list
+        of ids (one string without `sequence_length`).
 
-        Returns int32 `[batch, sequence_length]` tensors `input_ids`,
-        `attention_mask` and `token_type_ids`; the longer segment is truncated
-        first when a pair does not fit (keras-hub's "round_robin"). The same
-        featurization runs in training, evaluation and the exported serving
-        graph (`electra_tf.featurize`).
+        - `encode(texts, pairs=None, sequence_length=128)`: int32
+          `[batch, sequence_length]` tensors `input_ids`, `attention_mask` and
+          `token_type_ids` of `[CLS] A [SEP] (B [SEP])`, the featurization
+          of training, evaluation and the exported serving graph
+          (`electra_tf.featurize`); the longer of a pair is cut first, and
+          the first text keeps the odd token (keras-hub's "round_robin").
+        - `encode("text", "pair"=None, add_special_tokens=True, truncation=...,
+          max_length=..., return_tensors=None)` (`text_pair=` as well): as
+          transformers' `encode`, `tokenizer(text, ...)["input_ids"]`.
+
+        >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
+        >>> tokenizer.encode("the fox"), tokenizer.encode("the", text_pair="fox", add_special_tokens=False)
+        ([2, 5, 6, 3], [5, 6])
+        >>> tokenizer.encode(["the fox"], sequence_length=5)["input_ids"].numpy().tolist()
+        [[2, 5, 6, 3, 0]]
         """
+        pairs = options.pop("text_pair", pairs)
+        if isinstance(texts, str) and sequence_length is None:
+            return self(texts, pairs, **options)["input_ids"]
+        if options:
+            raise TypeError(f"encode() of a batch (or with sequence_length) packs the model's inputs and takes no "
+                            f"{', '.join(sorted(options))}: for transformers' options call tokenizer(texts, ...)")
+        if isinstance(texts, str):
+            texts, pairs = [texts], None if pairs is None else [pairs]
         texts = tf.convert_to_tensor(texts, tf.string)
-        return featurize.encode(self, sequence_length, texts, None if pairs is None else
-                                tf.convert_to_tensor(pairs, tf.string))
+        return featurize.encode(self, 128 if sequence_length is None else sequence_length, texts,
+                                None if pairs is None else tf.convert_to_tensor(pairs, tf.string))
+
+    def __call__(self, *args, **kwargs):
+        """transformers' call on Python text, the Keras layer call (`tokenize`'s ids) on anything else.
+
+        `tokenizer(text | [texts] | [(text, pair)], text_pair=None, add_special_tokens=True, padding=False,
+        truncation=None, max_length=None, return_tensors=None, return_attention_mask=None,
+        return_token_type_ids=None)` returns a `BatchEncoding` (`electra_tf.batch_encoding`) with the ids,
+        types and mask `BertTokenizerFast` gives: `padding` True/"longest", "max_length" or False; truncation
+        True/"longest_first", "only_first", "only_second" or False; `max_length` defaults to
+        `model_max_length` where it is needed; `return_tensors` None (lists, flat for one text), "tf"
+        (int32, what the models take) or "np" (int64, as transformers). A call with any of these keywords
+        is transformers'.
+
+        Tensors (`tf.data`, graphs, SavedModels, keras-hub's preprocessors) get the Keras layer call, as
+        before: `tokenize`'s ids without special tokens. Python text in a traced graph is tokenized when
+        the graph is traced, as transformers' tokenizer would be.
+
+        >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "ran"])
+        >>> tokens = tokenizer("the fox", "ran", return_tensors="tf")
+        >>> tokens.input_ids.numpy().tolist(), tokens["token_type_ids"].numpy().tolist()
+        ([[2, 5, 6, 3, 7, 3]], [[0, 0, 0, 0, 1, 1]])
+        >>> tokenizer(tf.constant(["the fox"])).to_list()
+        [[5, 6]]
+        """
+        text = args[0] if args else kwargs.get("text")
+        if _is_python_text(text) or not TRANSFORMERS_ARGUMENTS.isdisjoint(kwargs):
+            return self._call_on_text(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+    def _call_on_text(self, text, text_pair=None, **options):
+        texts, pairs = _text_batch(text, text_pair)
+        with tf.init_scope():  # eager even while a graph is traced: Python text in, Python values out
+            first = self.tokenize(tf.constant(texts, tf.string)).to_list()
+            second = None if pairs is None else self.tokenize(tf.constant(pairs, tf.string)).to_list()
+            return batch_encoding.from_ids(first, second, cls_id=self.cls_token_id, sep_id=self.sep_token_id,
+                                           pad_id=self.pad_token_id, model_max_length=self.model_max_length,
+                                           single=isinstance(text, str), **options)
+
+    def decode(self, token_ids, skip_special_tokens=False, clean_up_tokenization_spaces=False):
+        """The text of one sequence of ids (a list, an array or a tensor) as `BertTokenizerFast.decode` gives
+        it: pieces joined with spaces, "##" pieces to the one before, no space before `.,!?`; with
+        `clean_up_tokenization_spaces` also transformers' `clean_up_tokenization` (`it ' s` → `it's`; off by
+        default, as transformers 5).
+
+        >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "!"])
+        >>> tokenizer.decode([2, 5, 6, 7, 8, 3]), tokenizer.decode([2, 5, 6, 3], skip_special_tokens=True)
+        ('[CLS] the foxes! [SEP]', 'the fox')
+        """
+        tokens = self.convert_ids_to_tokens(_id_list(token_ids, "token_ids"), skip_special_tokens)
+        marker = self.suffix_indicator
+        pieces = [token if index == 0 else token.replace(marker, "", 1) if token.startswith(marker) else " " + token
+                  for index, token in enumerate(tokens)]
+        text = "".join(_replace_all(piece, PIECE_CLEAN_UP) for piece in pieces)
+        return _replace_all(text, TEXT_CLEAN_UP) if clean_up_tokenization_spaces else text
+
+    def batch_decode(self, sequences, skip_special_tokens=False, clean_up_tokenization_spaces=False):
+        """`decode` of each sequence of a batch (lists, a `[batch, length]` array or tensor)."""
+        return [self.decode(ids, skip_special_tokens, clean_up_tokenization_spaces) for ids in sequences]
+
+    def convert_ids_to_tokens(self, ids, skip_special_tokens=False):
+        """The token of an id, or the tokens of a sequence of ids (special ones left out if asked)."""
+        vocabulary = self.get_vocabulary()
+        single = np.ndim(ids) == 0
+        tokens = []
+        for index in _id_list(ids, "ids"):
+            if not 0 <= index < len(vocabulary):
+                raise ValueError(f"ids: {index} is not a token id of this vocabulary (0..{len(vocabulary) - 1})")
+            tokens.append(vocabulary[index])
+        if single:
+            return tokens[0]
+        special = set(self.all_special_tokens) if skip_special_tokens else ()
+        return [token for token in tokens if token not in special]
+
+    def convert_tokens_to_ids(self, tokens):
+        """The id of a token, or the ids of a list of tokens; `unk_token_id` for a token not in the vocabulary."""
+        index = {token: i for i, token in enumerate(self.get_vocabulary())}
+        unknown = index[self.oov_token]
+        return index.get(tokens, unknown) if isinstance(tokens, str) else [index.get(t, unknown) for t in tokens]
+
+    def save_pretrained(self, save_directory):
+        """Writes `vocab.txt` and `tokenizer_config.json` (casing, `model_max_length`), which
+        `ElectraTokenizer.from_pretrained` and transformers' `AutoTokenizer` read; returns their paths."""
+        write_tokenizer_files(save_directory, self.get_vocabulary(), lowercase=bool(self.lowercase),
+                              strip_accents=self.strip_accents, model_max_length=self.model_max_length)
+        return tuple(os.path.join(save_directory, name) for name in (TOKENIZER_CONFIG, "vocab.txt"))
+
+    @property
+    def vocab_size(self):
+        """The number of tokens in the vocabulary (transformers' name for `vocabulary_size()`)."""
+        return self.vocabulary_size()
+
+    def __len__(self):
+        return self.vocabulary_size()
+
+    def __bool__(self):
+        return True  # a tokenizer is one, even before its vocabulary is loaded (`len` would raise)
+
+    @property
+    def unk_token(self):
+        return self.oov_token
+
+    @property
+    def unk_token_id(self):
+        return self.token_to_id(self.oov_token)
+
+    @property
+    def all_special_tokens(self):
+        """The special tokens, in transformers' order."""
+        return [getattr(self, name) for name in SPECIAL_TOKEN_NAMES]
+
+    @property
+    def all_special_ids(self):
+        """The special tokens' ids, in transformers' order."""
+        return [self.token_to_id(token) for token in self.all_special_tokens]
+
+    def get_config(self):
+        config = super().get_config()
+        if self.model_max_length != DEFAULT_MODEL_MAX_LENGTH:  # so that a default tokenizer's config is as before
+            config["model_max_length"] = self.model_max_length
+        return config
+
+
+def _is_python_text(value):
+    """Whether `value` is text as transformers takes it: a `str`, or a list/tuple of `str` or of `(text, pair)`."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, (list, tuple)) and all(
+        isinstance(item, str) or isinstance(item, (list, tuple)) and len(item) == 2
+        and all(isinstance(part, str) for part in item) for item in value)
+
+
+def _text_batch(text, text_pair):
+    """`(texts, pairs or None)` as lists of strings, from transformers' `text` and `text_pair`."""
+    if not _is_python_text(text) or isinstance(text, str) and text_pair is not None and not isinstance(
+            text_pair, str):
+        raise ValueError(f"text: a str, a list of str or a list of (text, pair) for a transformers-style call, "
+                         f"not {type(text).__name__}" + ("" if _is_python_text(text) else
+                                                          " (tensors: call tokenizer.tokenize)"))
+    if isinstance(text, str):  # an empty pair is none, as transformers takes it
+        return [text], [text_pair] if text_pair else None
+    if not text:
+        raise ValueError("text: an empty batch (no text to tokenize)")
+    if all(isinstance(item, str) for item in text):
+        if text_pair is not None and not (_is_python_text(text_pair) and not isinstance(text_pair, str) and all(
+                isinstance(item, str) for item in text_pair) and len(text_pair) == len(text)):
+            raise ValueError(f"text_pair: a list of {len(text)} str, one per text")
+        return list(text), None if text_pair is None else list(text_pair)
+    if text_pair is not None or any(isinstance(item, str) for item in text):
+        raise ValueError("text: either texts or (text, pair) tuples, with no text_pair")
+    return [item[0] for item in text], [item[1] for item in text]
+
+
+def _id_list(ids, name):
+    """A sequence of ids (one id, a list, an array or a tensor) as a list of Python ints."""
+    values = np.asarray(ids)
+    if values.ndim > 1 or values.size and values.dtype.kind not in "iu":
+        raise ValueError(f"{name}: one sequence of int token ids, not shape {values.shape} of {values.dtype}")
+    return [int(value) for value in values.reshape(-1)]
+
+
+def _replace_all(text, replacements):
+    for old, new in replacements:
+        text = text.replace(old, new)
+    return text
 
 
 def _interleave(first, first_rows, second, second_rows):

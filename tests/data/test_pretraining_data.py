@@ -64,7 +64,7 @@ def test_vocabulary_has_special_tokens_first(vocab_file):
 
 def test_tokenizer_on_real_text(vocab_file):
     tokenizer = ElectraTokenizer(vocab_file)
-    ids = tokenizer(["Return the Number of items, e.g. 3!"])[0].numpy().tolist()
+    ids = tokenizer.tokenize(["Return the Number of items, e.g. 3!"])[0].numpy().tolist()
     vocabulary = load_vocabulary(vocab_file)
     tokens = [vocabulary[i] for i in ids]
     assert tokens[:2] == ["return", "the"]  # lower-cased
@@ -86,7 +86,7 @@ def test_bert_layout_vocabulary_is_accepted_as_is(tmp_path):
     tokenizer = ElectraTokenizer(str(path))
     assert (tokenizer.pad_token_id, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.mask_token_id) == (
         0, 101, 102, 103)
-    assert tokenizer(["Hello world"])[0].numpy().tolist() == [104, 105]
+    assert tokenizer.tokenize(["Hello world"])[0].numpy().tolist() == [104, 105]
 
 
 @pytest.mark.parametrize("content, message", [
@@ -117,7 +117,7 @@ def _pack(documents, max_length, seed):
 
 def test_packing_invariants_on_real_text(vocab_file):
     tokenizer = ElectraTokenizer(vocab_file)
-    documents = [[tokenizer([s])[0].numpy().tolist() for s in doc] for doc in default_corpus_documents(60)]
+    documents = [[tokenizer.tokenize([s])[0].numpy().tolist() for s in doc] for doc in default_corpus_documents(60)]
     # Tag every token with its document and its place in it: doc * offset + index.
     offset = 1_000_000
     tagged = []
@@ -227,7 +227,7 @@ def test_long_lines_are_tokenized_as_their_sentences(vocab_file):
     documents = [(0, ["Short line. Not split.", long_line])]
     ((_, (short, long)),) = tokenized_documents(documents, tokenizer, split_longer_than=40)
     assert len(short) == 1 and len(long) == 10  # no end after "(Because.)": a bracket precedes the space
-    assert [t for s in long for t in s] == tokenizer(long_line).numpy().tolist()  # the same ids as the line
+    assert [t for s in long for t in s] == tokenizer.tokenize(long_line).numpy().tolist()  # the same ids as the line
     ((_, lines),) = tokenized_documents(documents, tokenizer)
     assert [len(line) for line in lines] == [1, 1]
 
@@ -235,7 +235,7 @@ def test_long_lines_are_tokenized_as_their_sentences(vocab_file):
 def test_streaming_packs_over_long_lines_whole_too(vocab_file):
     tokenizer = ElectraTokenizer(vocab_file)
     line = "Return the sum of the items. It is fast! " * 20
-    expected = tokenizer(line).numpy().tolist()
+    expected = tokenizer.tokenize(line).numpy().tolist()
     stream = packed_examples(lambda: iter([[line]]), tokenizer, seq_length=32)
     seen = []
     while len(seen) < len(expected):  # one epoch

@@ -97,7 +97,7 @@ def test_windows_follow_the_original_layout(tokenizer):
     example = _example("q", "Lyon", question=question)
     features = squad_features([example], tokenizer, max_seq_length=48, doc_stride=12, max_query_length=8)
     assert features.truncated_questions == 1 and features.start_positions is None
-    query = tokenizer(question).numpy()[:8]
+    query = tokenizer.tokenize(question).numpy()[:8]
     for row in range(len(features)):
         ids, types = features.input_ids[row], features.token_type_ids[row]
         length = features.attention_mask[row].sum()
