@@ -251,7 +251,8 @@ RESUMES_BY_DESIGN = {
     "demo": "skips each step whose output exists",
 }
 # Developer tools that rewrite the committed test fixtures on purpose.
-REGENERATES_FIXTURES = {"make_hf_fixtures", "make_tokenizer_fixtures", "make_tf_h5_fixtures", "make_hf_hub_fixtures"}
+REGENERATES_FIXTURES = {"make_hf_fixtures", "make_tokenizer_fixtures", "make_tf_h5_fixtures",
+                        "make_tokenizer_call_fixtures", "make_hf_hub_fixtures"}
 
 
 def _defined_flags(path):
