@@ -47,8 +47,9 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-# The class `bert_normalize` turns into spaces, offered to `split_words` (imported so the two cannot drift apart).
-from electra_tf.text_normalization import BERT_WHITESPACE  # noqa: F401  (re-exported)
+# BERT_WHITESPACE, the class `bert_normalize` turns into spaces, is offered to `split_words` (imported so the two
+# cannot drift apart).
+from electra_tf.text_normalization import BERT_WHITESPACE, CJK_IDEOGRAPH, CJK_PUNCTUATION  # noqa: F401
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"
@@ -57,22 +58,30 @@ PAD_MULTIPLE = 16
 # ...or, when every row fits, to this: short requests (batch 1 or 32 × 8 tokens, as served online) would
 # otherwise do twice their work at 16 (measured: 32 × 8 tokens 163 → 75 ms a call), for one more shape.
 SHORT_LENGTH = 8
+# Characters that are words on their own in raw text to tag (`split_words`' `own_words`): each CJK ideograph, as
+# BERT splits them, and each CJK punctuation mark, as a one-character-a-line Chinese NER file has them.
+CJK_WORDS = f"{CJK_IDEOGRAPH}|{CJK_PUNCTUATION}"
 
 Words = collections.namedtuple("Words", "words start end byte_start byte_end")
 Pieces = collections.namedtuple("Pieces", "ids start end counts")
 
 
-def split_words(texts, whitespace=PYTHON_WHITESPACE):
+def split_words(texts, whitespace=PYTHON_WHITESPACE, own_words=None):
     """`[batch]` strings → `Words`: ragged `[batch, (words)]` strings, int32 character offsets `start`, `end`,
-    and int64 byte offsets `byte_start`, `byte_end`.
+    and int64 byte offsets `byte_start`, `byte_end`. Words end at `whitespace`; each character `own_words`
+    matches (a regex, e.g. `CJK_WORDS`) is a word of its own too.
+
+    >>> split_words(tf.constant(["江泽民，Bill Clinton。"]), own_words=CJK_WORDS).end.to_list()
+    [[1, 2, 3, 4, 8, 16, 17]]
 
     (tf-text's `RegexSplitWithOffsets` stops at a NUL byte, so U+0001, also a
     one-byte control character, stands in for NUL while splitting: `words`
     holds it in place of NUL; `raw_words` cuts the words from the raw text.)
     """
     texts = tf.convert_to_tensor(texts, tf.string)
+    delimiter = f"{whitespace}+" + (f"|{own_words}" if own_words else "")
     words, begin, end = tf_text.regex_split_with_offsets(tf.strings.regex_replace(texts, "\x00", "\x01"),
-                                                         f"{whitespace}+", "")
+                                                         delimiter, own_words or "")
     start = byte_to_char_offsets(texts, begin)
     return Words(words, start, start + tf.strings.length(words, unit="UTF8_CHAR"), begin, end)
 
@@ -258,14 +267,15 @@ def encode(tokenizer, sequence_length, texts, pairs=None, pad_to_max_length=True
                 pad_to_max_length)
 
 
-def tagging_features(tokenizer, sequence_length, texts, pad_to_max_length=True):
-    """Tagging inputs for whitespace-separated words: `(inputs, words, first_piece)`.
+def tagging_features(tokenizer, sequence_length, texts, pad_to_max_length=True, own_words=None):
+    """Tagging inputs for whitespace-separated words (and `own_words`, see `split_words`): `(inputs, words,
+    first_piece)`.
 
     Every word keeps a piece (`[UNK]` if it has none) and a sentence keeps the
     words whose pieces all fit; `first_piece` is ragged `[batch, (words)]`,
     each word's first-piece position (-1 if cut), where its label goes.
     """
-    words = split_words(texts, PYTHON_WHITESPACE)
+    words = split_words(texts, PYTHON_WHITESPACE, own_words)
     pieces = word_pieces(tokenizer, words, empty_word_id=tokenizer.token_to_id(tokenizer.oov_token))
     counts = pieces.counts
     ends = row_cumsum(counts).flat_values

@@ -8,11 +8,16 @@ result out; a list in, a list out):
   `[{"label", "score"}]` per text (`top_k=None`: every label, best first);
 - `"token-classification"` (alias `"ner"`): a text → its entities
   `[{"entity_group", "score", "word", "start", "end"}]`, words grouped as
-  `aggregation_strategy="simple"` groups them (a `B-` tag starts an entity, an
-  `I-` tag of the same type goes on with it, `O` is left out); each word is
-  read at its first piece, as the tagging tasks train it, and `score` is the
-  mean of the words' probabilities; `aggregation_strategy="none"` gives every
-  word as `{"entity", "score", "index", "word", "start", "end"}`;
+  `aggregation_strategy="simple"` groups them, in whichever span scheme the
+  model tags (IOB1, IOB2, BIOES or BILOU: `B-PER I-PER E-PER`, `B-PER E-PER`
+  and `S-PER` are each one entity; `O` is left out; labels of no scheme, such
+  as POS tags, group while they repeat); each word is read at its first piece,
+  as the tagging tasks train it, and `score` is the mean of the words'
+  probabilities; `aggregation_strategy="none"` gives every word as
+  `{"entity", "score", "index", "word", "start", "end"}`. Words are split as
+  the tagging export splits them: at whitespace, and each CJK character (or
+  CJK punctuation mark) is a word, so raw Chinese is tagged per character and
+  `江泽民` comes back as one entity, `word` the text between its offsets;
 - `"question-answering"`: `question=..., context=...` (or `{"question",
   "context"}`) → `{"answer", "score", "start", "end"}` from the context's first
   window (`max_seq_length` tokens); an unanswerable question (SQuAD 2.0 models)
@@ -51,6 +56,7 @@ import tensorflow as tf
 
 from electra_tf.checkpoints.hub import HUB_OPTIONS, resolve
 from electra_tf.convert import load_model
+from electra_tf.data.tasks.tagging import is_span_tag, tag_spans
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
 from electra_tf.tokenization import ElectraTokenizer
@@ -111,13 +117,6 @@ class TextClassificationPipeline(Pipeline):
         return results[0] if single else results
 
 
-def _tag(label):
-    """`(begins, type)` of a tag as transformers reads it: `B-X` begins an X, `I-X` goes on, others go on."""
-    if label.startswith(("B-", "I-")):
-        return label[0] == "B", label[2:]
-    return False, label
-
-
 class TokenClassificationPipeline(Pipeline):
     """Entities with character offsets for each text (see the module docstring)."""
 
@@ -126,6 +125,8 @@ class TokenClassificationPipeline(Pipeline):
         if aggregation_strategy not in ("simple", "none"):
             raise ValueError(f"aggregation_strategy must be 'simple' or 'none', got {aggregation_strategy!r}")
         self.aggregation_strategy, self.ignore_labels = aggregation_strategy, tuple(ignore_labels)
+        # Span tags are grouped by their scheme (`tag_spans`), other labels while they repeat.
+        self.span_labels = bool(self.label_names) and all(is_span_tag(name) for name in self.label_names)
 
     def __call__(self, inputs):
         single = isinstance(inputs, str)
@@ -143,26 +144,29 @@ class TokenClassificationPipeline(Pipeline):
             yield {"entity": self.label(label_id), "score": float(outputs["probability"][row, index]),
                    "index": index, "word": text[start:end], "start": start, "end": end}
 
+    def _groups(self, labels):
+        """`(type, first, end)` of each entity of a sentence's labels (`end` exclusive), in order."""
+        if self.span_labels:
+            return sorted(tag_spans(labels), key=lambda span: span[1])
+        groups = []
+        for index, label in enumerate(labels):
+            if groups and groups[-1][0] == label:
+                groups[-1][2] = index + 1
+            else:
+                groups.append([label, index, index + 1])
+        return groups
+
     def _entities(self, text, outputs, row):
         words = list(self._words(text, outputs, row))
         if self.aggregation_strategy == "none":
             return [word for word in words if word["entity"] not in self.ignore_labels]
-        groups = []
-        for word in words:
-            begins, kind = _tag(word["entity"])
-            if groups and not begins and groups[-1]["type"] == kind and groups[-1]["last"] == word["index"] - 1:
-                groups[-1]["words"].append(word)
-            else:
-                groups.append({"type": kind, "words": [word], "label": word["entity"]})
-            groups[-1]["last"] = word["index"]
         entities = []
-        for group in groups:
-            if group["label"] in self.ignore_labels or group["type"] in self.ignore_labels:
+        for kind, first, end in self._groups([word["entity"] for word in words]):
+            if kind in self.ignore_labels:
                 continue
-            start, end = group["words"][0]["start"], group["words"][-1]["end"]
-            entities.append({"entity_group": group["type"],
-                             "score": float(np.mean([word["score"] for word in group["words"]])),
-                             "word": text[start:end], "start": start, "end": end})
+            start, stop = words[first]["start"], words[end - 1]["end"]
+            entities.append({"entity_group": kind, "score": float(np.mean([w["score"] for w in words[first:end]])),
+                             "word": text[start:stop], "start": start, "end": stop})
         return entities
 
 

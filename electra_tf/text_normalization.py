@@ -28,8 +28,14 @@ import tensorflow_text as tf_text
 _CONTROL = r"[\x{0}-\x{8}\x{B}\x{C}\x{E}-\x{1F}\x{7F}-\x{9F}\p{Cf}\p{Co}\p{Cs}\x{FFFD}]"
 BERT_WHITESPACE = r"[\t\n\r\p{Z}]"
 # The CJK Unified Ideograph blocks of BERT's `_is_chinese_char`.
-_CJK = (r"[\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
-        r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
+CJK_IDEOGRAPH = (r"[\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
+                 r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
+# The punctuation (`\p{P}`) of the CJK Symbols and Punctuation, Vertical Forms, CJK Compatibility Forms, Small
+# Form Variants and Halfwidth and Fullwidth Forms blocks: 。，、！？（）《》「」： and the like.
+CJK_PUNCTUATION = (r"[\x{3001}-\x{3003}\x{3008}-\x{3011}\x{3014}-\x{301F}\x{3030}\x{303D}\x{FE10}-\x{FE19}"
+                   r"\x{FE30}-\x{FE52}\x{FE54}-\x{FE61}\x{FE63}\x{FE68}\x{FE6A}\x{FE6B}\x{FF01}-\x{FF03}"
+                   r"\x{FF05}-\x{FF0A}\x{FF0C}-\x{FF0F}\x{FF1A}\x{FF1B}\x{FF1F}\x{FF20}\x{FF3B}-\x{FF3D}\x{FF3F}"
+                   r"\x{FF5B}\x{FF5D}\x{FF5F}-\x{FF65}]")
 # ASCII 33-47, 58-64, 91-96, 123-126, and Unicode punctuation.
 _PUNCTUATION = r"[!-/:-@\[-`{-~\p{P}]"
 # Printable ASCII and BERT's ASCII whitespace: text that only needs lower-casing.
@@ -43,7 +49,7 @@ def bert_normalize(text, lowercase=True, strip_accents=None):
     strip_accents = lowercase if strip_accents is None else strip_accents
     text = tf.strings.regex_replace(text, _CONTROL, "")
     text = tf.strings.regex_replace(text, BERT_WHITESPACE, " ")
-    text = tf.strings.regex_replace(text, _CJK, r" \0 ")
+    text = tf.strings.regex_replace(text, CJK_IDEOGRAPH, r" \0 ")
     if strip_accents:
         text = tf_text.normalize_utf8(text, "NFD")
         text = tf.strings.regex_replace(text, r"\p{Mn}", "")

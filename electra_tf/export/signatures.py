@@ -201,14 +201,16 @@ class RegressionServing(ClassificationServing):
 
 
 class TaggingServing(LabelServing):
-    """One label per whitespace-separated word, read at its first piece (as the tagging data labels words)."""
+    """One label per word, read at its first piece (as the tagging data labels words). Words end at whitespace,
+    as in a CoNLL file, and each CJK ideograph or CJK punctuation mark is a word of its own, as in a
+    one-character-a-line Chinese NER file (`featurize.CJK_WORDS`): raw Chinese gets a label per character."""
 
     task = "tagging"
     sequence_axes = {"logits": 1}
 
     def serve_text(self, text):
         inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text,
-                                                                pad_to_max_length=self.pad_to_max_length)
+                                                                self.pad_to_max_length, featurize.CJK_WORDS)
         tokens = self.run_ids(**inputs)
         position = first_piece.to_tensor(-1)
         word_kept = position >= 0

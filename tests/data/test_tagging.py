@@ -8,6 +8,7 @@ from electra_tf.data.tasks.tagging import (
     TaggedSentence,
     convert_tags,
     decode_tags,
+    detect_scheme,
     label_names,
     read_conll,
     tag_spans,
@@ -48,6 +49,7 @@ widely RB I-VP
 IOB1 = ("I-PER", "I-PER", "B-PER", "O", "O", "I-LOC", "O", "I-ORG", "I-ORG", "I-ORG", "O", "I-MISC")
 IOB2 = ("B-PER", "I-PER", "B-PER", "O", "O", "B-LOC", "O", "B-ORG", "I-ORG", "I-ORG", "O", "B-MISC")
 BIOES = ("B-PER", "E-PER", "S-PER", "O", "O", "S-LOC", "O", "B-ORG", "I-ORG", "E-ORG", "O", "S-MISC")
+BILOU = ("B-PER", "L-PER", "U-PER", "O", "O", "U-LOC", "O", "B-ORG", "I-ORG", "L-ORG", "O", "U-MISC")
 SPANS = {("PER", 0, 2), ("PER", 2, 3), ("LOC", 5, 6), ("ORG", 7, 10), ("MISC", 11, 12)}
 
 
@@ -95,11 +97,24 @@ def test_read_conll_bad_input_names_file_and_line(tmp_path, content, tag_column,
         read_conll(_write(tmp_path, content), tag_column=tag_column)
 
 
-@pytest.mark.parametrize("source", [IOB1, IOB2, BIOES], ids=["iob1", "iob2", "bioes"])
-def test_scheme_conversions(source):
+SCHEMES = {"iob1": IOB1, "iob2": IOB2, "bioes": BIOES, "bilou": BILOU}
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_scheme_conversions(scheme):
+    source = SCHEMES[scheme]
     assert to_bioes(source) == list(BIOES)
     assert to_iob2(source) == list(IOB2)
     assert tag_spans(source) == SPANS
+    assert detect_scheme([["O"], source]) == scheme
+    assert {name: convert_tags(source, name) for name in SCHEMES} == {name: list(t) for name, t in SCHEMES.items()}
+
+
+def test_a_scheme_is_told_by_what_its_chunks_begin_with():
+    assert detect_scheme([["O", "I-PER", "O"]]) == "iob1"  # I- after O: IOB1
+    assert detect_scheme([["B-PER", "I-PER", "B-PER"]]) == "iob2"
+    assert detect_scheme([["O"], []]) is None  # nothing tells
+    assert detect_scheme([["B-NP", "NN"]]) == "none"  # not span tags (part of speech)
 
 
 def test_spans_of_hand_worked_edge_cases():

@@ -28,6 +28,7 @@ from electra_tf import (
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
     atomic,
+    featurize,
 )
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
@@ -163,7 +164,9 @@ def _squad_features(tokenizer):
 
 
 def _sentences():
-    return [tagging.TaggedSentence(tuple(text.split()), ("O",) * len(text.split())) for text in TEXTS]
+    """TEXTS in words as the tagging export splits them (whitespace, and each CJK character a word)."""
+    rows = featurize.split_words(tf.constant(TEXTS), own_words=featurize.CJK_WORDS).words.to_list()
+    return [tagging.TaggedSentence(tuple(w.decode() for w in row), ("O",) * len(row)) for row in rows]
 
 
 def _docs_rest_requests():

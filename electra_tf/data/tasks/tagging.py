@@ -1,8 +1,9 @@
 """Token tagging data: CoNLL-2003 NER and CoNLL-2000 chunking files, tag schemes, in-graph encoding.
 
 As in the original ELECTRA, span tags are trained in BIOES (whatever the file
-holds: IOB1 or IOB2), each word is labelled at its first sub-token only, and
-predictions are read back at those positions, one tag per word.
+holds: IOB1, IOB2, BIOES or BILOU), each word is labelled at its first
+sub-token only, and predictions are read back at those positions, one tag per
+word; `detect_scheme` and `convert_tags` write them back in the file's scheme.
 
 Example:
 >>> tags = ("I-PER", "I-PER", "O", "I-LOC", "B-LOC")  # IOB1, as CoNLL-2003 ships it
@@ -21,8 +22,10 @@ from absl import logging
 from electra_tf import featurize
 from electra_tf.data import batching
 
-SCHEMES = ("bioes", "iob2", "none")
+SCHEMES = ("bioes", "iob2", "none")  # what a model is trained on
+FILE_SCHEMES = ("iob1", "iob2", "bioes", "bilou", "none")  # what files hold (and predictions are written in)
 _SPAN_PREFIXES = {"bioes": ("B", "I", "E", "S"), "iob2": ("B", "I")}
+_BILOU = {"L": "E", "U": "S"}  # BILOU's last and unit are BIOES's end and single
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,18 +80,54 @@ def read_conll(path, tag_column=-1):
     return sentences
 
 
+def is_span_tag(tag):
+    """Whether `tag` is "O" or a span tag: B-, I-, E-, S- (or BILOU's L-, U-) and a type.
+
+    >>> is_span_tag("E-PER"), is_span_tag("U-LOC"), is_span_tag("NN")
+    (True, True, False)
+    """
+    prefix, dash, entity_type = tag.partition("-")
+    return tag == "O" or bool(dash and entity_type) and prefix in ("B", "I", "E", "S", *_BILOU)
+
+
 def _split_tag(tag):
-    """("B"|"I"|"E"|"S", type) of a span tag; ("O", None) for "O"."""
+    """("B"|"I"|"E"|"S", type) of a span tag (BILOU's L and U read as E and S); ("O", None) for "O"."""
+    if not is_span_tag(tag):
+        raise ValueError(f"tag {tag!r} is neither 'O' nor B-, I-, E-, S-, L- or U- followed by a type")
     if tag == "O":
         return "O", None
-    prefix, dash, entity_type = tag.partition("-")
-    if not dash or prefix not in ("B", "I", "E", "S") or not entity_type:
-        raise ValueError(f"tag {tag!r} is neither 'O' nor B-, I-, E- or S- followed by a type")
-    return prefix, entity_type
+    prefix, _, entity_type = tag.partition("-")
+    return _BILOU.get(prefix, prefix), entity_type
+
+
+def detect_scheme(tag_sequences):
+    """The scheme sentences of tags are written in: "bilou" (L-/U- seen), "bioes" (E-/S-), "iob1" (a chunk
+    begun by I-), "iob2" (chunks begun by B-), "none" (a tag that is no span tag, e.g. POS); `None` when
+    nothing tells (only "O").
+
+    >>> detect_scheme([["I-PER", "I-PER", "O"]]), detect_scheme([["B-PER", "I-PER"]]), detect_scheme([["S-LOC"]])
+    ('iob1', 'iob2', 'bioes')
+    """
+    prefixes, chunk_starts = set(), set()
+    for tags in tag_sequences:
+        previous = None  # the type of the tag before
+        for tag in tags:
+            if not is_span_tag(tag):
+                return "none"
+            prefix, _, entity_type = tag.partition("-")
+            prefixes.add(prefix)
+            if prefix in ("B", "I") and entity_type != previous:
+                chunk_starts.add(prefix)
+            previous = entity_type or None
+    if prefixes & set(_BILOU):
+        return "bilou"
+    if prefixes & {"E", "S"}:
+        return "bioes"
+    return "iob1" if "I" in chunk_starts else "iob2" if "B" in chunk_starts else None
 
 
 def tag_spans(tags):
-    """The set of `(type, start, end)` chunks (`end` exclusive) of IOB1, IOB2 or BIOES tags.
+    """The set of `(type, start, end)` chunks (`end` exclusive) of IOB1, IOB2, BIOES or BILOU tags.
 
     A chunk starts at B- or S-, or at I-/E- not continuing a chunk of its
     type; it ends at E- or S-, before O, or before a tag that does not
@@ -117,13 +156,16 @@ def tag_spans(tags):
 
 def _spans_to_tags(spans, length, scheme):
     tags = ["O"] * length
+    ends = {(entity_type, end) for entity_type, _, end in spans}
     for entity_type, start, end in spans:
         tags[start:end] = [f"I-{entity_type}"] * (end - start)
-        tags[start] = f"B-{entity_type}"
-        if scheme == "bioes":
-            tags[end - 1] = f"E-{entity_type}"
+        if scheme != "iob1" or (entity_type, start) in ends:  # IOB1: B- only right after a chunk of its type
+            tags[start] = f"B-{entity_type}"
+        if scheme in ("bioes", "bilou"):
+            last, unit = ("E", "S") if scheme == "bioes" else ("L", "U")
+            tags[end - 1] = f"{last}-{entity_type}"
             if end - start == 1:
-                tags[start] = f"S-{entity_type}"
+                tags[start] = f"{unit}-{entity_type}"
     return tags
 
 
@@ -146,9 +188,13 @@ def to_iob2(tags):
 
 
 def convert_tags(tags, scheme):
-    """`tags` in `scheme`: "bioes", "iob2", or "none" (unchanged, e.g. part-of-speech tags)."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown tag scheme {scheme!r}; choose from {SCHEMES}")
+    """`tags` in `scheme`: "iob1", "iob2", "bioes", "bilou", or "none" (unchanged, e.g. part-of-speech tags).
+
+    >>> convert_tags(["B-PER", "E-PER", "S-PER", "O", "S-LOC"], "iob1")
+    ['I-PER', 'I-PER', 'B-PER', 'O', 'I-LOC']
+    """
+    if scheme not in FILE_SCHEMES:
+        raise ValueError(f"unknown tag scheme {scheme!r}; choose from {FILE_SCHEMES}")
     return list(tags) if scheme == "none" else _spans_to_tags(tag_spans(tags), len(tags), scheme)
 
 
@@ -162,6 +208,8 @@ def label_names(sentences, scheme="bioes"):
     >>> label_names([TaggedSentence(("Ann", "met", "Bob"), ("I-PER", "O", "I-PER"))], scheme="iob2")
     ['O', 'B-PER', 'I-PER']
     """
+    if scheme not in SCHEMES:
+        raise ValueError(f"a tagger trains on tags in one of {SCHEMES}, not {scheme!r}")
     tags = {tag for sentence in sentences for tag in convert_tags(sentence.tags, scheme)}
     if scheme != "none":
         types = {_split_tag(tag)[1] for tag in tags - {"O"}}
