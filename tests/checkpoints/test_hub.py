@@ -27,6 +27,7 @@ from electra_tf import (
     ElectraTokenizer,
     pipeline,
 )
+from electra_tf.checkpoints import hub
 from electra_tf.checkpoints.hub import resolve
 from electra_tf.checkpoints.safetensors_io import read_safetensors
 from electra_tf.tools.local_hub import LocalHub
@@ -160,7 +161,7 @@ def test_every_class_loads_its_id_from_the_cache_with_transformers_outputs(hf_ho
     assert max(differences.values()) < TOLERANCE, differences
 
 
-@pytest.mark.parametrize("repo_id", [repo_id for repo_id in MODELS if repo_id != GENERATOR])
+@pytest.mark.parametrize("repo_id", list(MODELS))
 def test_losses_with_labels_equal_transformers(hf_home, repo_id):
     cls, arguments = MODELS[repo_id]
     model = cls.from_pretrained(repo_id, **arguments)
@@ -252,6 +253,27 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch)
     assert np.array_equal(read_safetensors(folder)["discriminator_predictions.dense_prediction.bias"],
                           read_safetensors(str(snapshot(fixture, DISCRIMINATOR)))[
                               "discriminator_predictions.dense_prediction.bias"])
+
+
+class _UnreachableHub:
+    """`HfApi` where the network is down: listing a repository fails as the HTTP client fails."""
+
+    def __init__(self, **kwargs):
+        pass
+
+    def list_repo_files(self, repo_id, revision=None):
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+def test_an_unreachable_hub_falls_back_to_the_cache_or_says_so_in_one_line(hf_home, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(hub, "HfApi", _UnreachableHub)
+    assert Path(resolve(DISCRIMINATOR)) == snapshot(hf_home, DISCRIMINATOR)  # cached: used as it is
+    with pytest.raises(ConnectionError) as error:
+        resolve("google/electra-large-discriminator")
+    message = str(error.value)
+    assert "\n" not in message and message.startswith("google/electra-large-discriminator: the Hugging Face hub")
+    assert f"cannot be reached and the model is not in the cache {hf_home / 'hub'}" in message
 
 
 # === The tools' checkpoint flags ===
