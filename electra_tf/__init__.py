@@ -8,6 +8,10 @@ checkpoint (`checkpoints`) → fine-tune (`finetuning`) → SavedModel (`export`
 Importing the package registers every model, layer, loss and schedule with
 Keras, so any `.keras` file of ours loads with `keras.saving.load_model`.
 TensorFlow's start-up notices are off unless asked for (`electra_tf.quiet_start`).
+
+transformers 4.x's names are ours too (`TFElectraForSequenceClassification`,
+`AutoTokenizer`, ...; `electra_tf.transformers_names`), so code written for
+its TensorFlow classes migrates by its imports.
 """
 
 from electra_tf.quiet_start import import_tensorflow
@@ -38,23 +42,47 @@ from electra_tf.preprocessor import ElectraPreprocessor
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training.optimization import WarmupLinearDecay, create_optimizer, pretraining_optimizer
+from electra_tf.transformers_names import (
+    AutoTokenizer,
+    ElectraForMaskedLM,
+    ElectraForPreTraining,
+    ElectraTokenizerFast,
+    TFElectraForMaskedLM,
+    TFElectraForMultipleChoice,
+    TFElectraForPreTraining,
+    TFElectraForQuestionAnswering,
+    TFElectraForSequenceClassification,
+    TFElectraForTokenClassification,
+    TFElectraModel,
+)
 
 __all__ = [
+    "AutoTokenizer",
     "ElectraConfig",
     "ElectraDiscriminator",
     "ElectraEmbedding",
+    "ElectraForMaskedLM",
     "ElectraForMultipleChoice",
+    "ElectraForPreTraining",
     "ElectraForQuestionAnswering",
     "ElectraForSequenceClassification",
     "ElectraForTokenClassification",
     "ElectraGenerator",
     "ElectraModel",
-    "ElectraPretrainer",
     "ElectraPreprocessor",
+    "ElectraPretrainer",
     "ElectraTextClassifier",
     "ElectraTokenizer",
+    "ElectraTokenizerFast",
     "FinetuningConfig",
     "PretrainingConfig",
+    "TFElectraForMaskedLM",
+    "TFElectraForMultipleChoice",
+    "TFElectraForPreTraining",
+    "TFElectraForQuestionAnswering",
+    "TFElectraForSequenceClassification",
+    "TFElectraForTokenClassification",
+    "TFElectraModel",
     "WarmupLinearDecay",
     "create_optimizer",
     "finetune",

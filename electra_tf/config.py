@@ -40,12 +40,15 @@ _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
 _SAMPLERS = ("inverse_cdf", "gumbel")
 # transformers' names of `ElectraConfig` fields where they differ from ours (the other fields share theirs), and its
-# `hidden_act` values (the tanh-approximate GELU has three names there): `ElectraConfig` takes them as keywords
-# and attributes.
+# `hidden_act` values (the tanh-approximate GELU has three names there): `checkpoints.hf` reads config.json with
+# them, and `ElectraConfig` takes them as keywords and attributes.
 HF_FIELD_NAMES = {"num_hidden_layers": "num_layers", "num_attention_heads": "num_heads",
                   "hidden_dropout_prob": "hidden_dropout", "attention_probs_dropout_prob": "attention_dropout"}
 HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
                   "gelu_fast": "gelu_approximate", "relu": "relu"}
+# Reads a checkpoint's config for `ElectraConfig.from_pretrained` (hub ids, transformers' config.json): that is
+# `electra_tf.checkpoints.hf`'s work, a layer above this module, which hands its reader over when imported.
+_pretrained_config_reader = None
 
 
 def _field(default, help_text: str):
@@ -112,6 +115,12 @@ class _JsonConfig:
             _check(ok, type(self).__name__, field.name, f"expected {field.type}, got {value!r}")
 
 
+def set_pretrained_config_reader(reader):
+    """Makes `reader(path, **hub_options)` the reader of `ElectraConfig.from_pretrained` (`checkpoints.hf` calls it)."""
+    global _pretrained_config_reader
+    _pretrained_config_reader = reader
+
+
 def _takes_transformers_names(cls):
     """`cls` also taking transformers' keywords (`HF_FIELD_NAMES`, `HF_ACTIVATIONS` values) and answering to its
     attribute names, so code written for `transformers.ElectraConfig` runs as it is."""
@@ -144,7 +153,8 @@ class ElectraConfig(_JsonConfig):
     vocabulary; transformers' names work too, as keywords and attributes
     (`num_hidden_layers`, `num_attention_heads`, `hidden_dropout_prob`,
     `attention_probs_dropout_prob`; `hidden_act="gelu_new"` is ours
-    `gelu_approximate`).
+    `gelu_approximate`), and `from_pretrained` reads a Hugging Face folder's or
+    hub id's `config.json`.
 
     Example:
     >>> ElectraConfig(hidden_size=64, num_heads=2, embedding_size=32).head_size
@@ -192,6 +202,17 @@ class ElectraConfig(_JsonConfig):
     @property
     def head_size(self) -> int:
         return self.hidden_size // self.num_heads
+
+    @classmethod
+    def from_pretrained(cls, path, **hub_options):
+        """transformers' `ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (only its
+        `config.json` is fetched; `hub_options`: `revision`, `cache_dir`, `token`, `local_files_only`), or of our
+        own model folder.
+
+        >>> ElectraConfig.from_pretrained("tests/fixtures/hf/discriminator").num_attention_heads
+        2
+        """
+        return _pretrained_config_reader(path, **hub_options)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,7 +17,7 @@ LAYERS = (
     ("config", "vocabulary", "atomic", "folder_lock", "rng", "text_normalization", "quiet_start", "batch_encoding"),
     ("tokenization", "vocabulary_learning", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers",
      "training"),
-    ("models",),
+    ("models", "transformers_names"),
     ("pretraining", "data", "metrics"),
     ("finetuning",),
     ("export", "convert", "keras_hub_export"),

@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from electra_tf.atomic import read_json, write_json
-from electra_tf.checkpoints import mapping
+from electra_tf.checkpoints import hub, mapping
 from electra_tf.checkpoints.hf_tf_weights import TF_INDEX_NAME, TF_WEIGHTS_NAME, read_tf_weights
 from electra_tf.checkpoints.safetensors_io import (
     INDEX_NAME,
@@ -35,12 +35,10 @@ from electra_tf.checkpoints.safetensors_io import (
     write_safetensors,
 )
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
-from electra_tf.config import ElectraConfig
+from electra_tf.config import HF_ACTIVATIONS, ElectraConfig, load_run_config, set_pretrained_config_reader
 
 logger = logging.getLogger("electra_tf")
 CONFIG_NAME = "config.json"
-_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
-                "gelu_fast": "gelu_approximate", "relu": "relu"}
 _ACTIVATIONS_OUT = {"gelu": "gelu", "gelu_approximate": "gelu_new", "relu": "relu"}
 # Hugging Face's class defaults, for keys a config.json leaves out.
 _DEFAULTS = {
@@ -85,7 +83,7 @@ def config_from_hf(values, source=CONFIG_NAME):
         ("position_embedding_type", lambda v: v in (None, "absolute")), ("is_decoder", lambda v: not v),
         ("add_cross_attention", lambda v: not v)) if not ok(get(key))]
     activation = get("hidden_act", "gelu")
-    if activation not in _ACTIVATIONS:
+    if activation not in HF_ACTIVATIONS:
         unsupported.append(("hidden_act", activation))
     architectures = values.get("architectures") or [("BertModel" if model_type == "bert" else "ElectraModel")]
     architecture = architectures[0].removeprefix("TF")  # a TF class's name, as some hand-written configs say
@@ -106,7 +104,7 @@ def config_from_hf(values, source=CONFIG_NAME):
         config = ElectraConfig(
             vocab_size=get("vocab_size"), embedding_size=get("embedding_size", get("hidden_size")),
             hidden_size=get("hidden_size"), num_layers=get("num_hidden_layers"), num_heads=get("num_attention_heads"),
-            intermediate_size=get("intermediate_size"), hidden_act=_ACTIVATIONS[activation],
+            intermediate_size=get("intermediate_size"), hidden_act=HF_ACTIVATIONS[activation],
             hidden_dropout=float(hidden_dropout), attention_dropout=float(get("attention_probs_dropout_prob", 0.1)),
             max_position_embeddings=get("max_position_embeddings", 512), type_vocab_size=get("type_vocab_size", 2),
             initializer_range=float(get("initializer_range", 0.02)), layer_norm_eps=float(get("layer_norm_eps", 1e-12)))
@@ -198,6 +196,19 @@ def weights_error(folder):
                           "the model again with transformers 4.x in one file (save_pretrained(folder, "
                           "max_shard_size=\"100GB\")) or as model.safetensors")
     return ValueError(f"{folder}: config.json but no {WEIGHTS_NAME} (nor {INDEX_NAME}, nor {TF_WEIGHTS_NAME})")
+
+
+def pretrained_config(path, **hub_options):
+    """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (`hub_options` go to
+    `hub.resolve`; only config.json and the tokenizer files are fetched), of our own model folder, or of a
+    `config.json` path."""
+    path = hub.resolve(path, tokenizer_only=True, **hub_options)
+    config_file = os.path.join(path, CONFIG_NAME) if os.path.isdir(path) else os.fspath(path)
+    values = read_json(config_file, expect=dict)
+    return config_from_hf(values, source=config_file)[0] if is_hf_config(values) else load_run_config(config_file)[0]
+
+
+set_pretrained_config_reader(pretrained_config)
 
 
 def read_folder(folder):
