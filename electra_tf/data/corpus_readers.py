@@ -30,12 +30,15 @@ Example:
 True
 """
 
+import contextlib
 import gzip
 import hashlib
 import json
 import os
 import unicodedata
+import zlib
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import tensorflow as tf
 
@@ -107,12 +110,38 @@ def check_parts(parts, text_field="text"):
 
 
 def _check_parquet_column(path, text_field):
+    """Refuses a Parquet file without a `text_field` column of strings (or bytes), or whose column holds nulls
+    by its row groups' statistics (without statistics, `_parquet_texts` finds a null as it reads)."""
     try:
         schema = pq.read_schema(path)
     except Exception as e:  # noqa: BLE001 (pyarrow raises several kinds for a file that is not Parquet)
         raise ValueError(f"{path}: not a Parquet file ({type(e).__name__}: {str(e).splitlines()[0]})") from None
     if text_field not in schema.names:
         raise ValueError(f"{path}: no column {text_field!r} (it has {schema.names}); pass --text_field=<column>")
+    column_type = schema.field(text_field).type
+    value_type = column_type.value_type if pa.types.is_dictionary(column_type) else column_type
+    if not any(is_text(value_type) for is_text in _TEXT_TYPES):
+        raise ValueError(f"{path}: column {text_field!r} holds {column_type} values, not text; "
+                         "pass --text_field=<a column of strings>")
+    metadata = pq.ParquetFile(path).metadata
+    index = schema.names.index(text_field)
+    statistics = [metadata.row_group(g).column(index).statistics for g in range(metadata.num_row_groups)]
+    nulls = sum(s.null_count for s in statistics if s is not None and s.has_null_count)
+    if nulls:
+        first = next(row for row, text in enumerate(_parquet_column(path, text_field)) if text is None)
+        raise _null_texts_error(path, text_field, first, count=nulls)
+
+
+# The Arrow types of a column `_parquet_texts` reads as text (strings; bytes are decoded as UTF-8).
+_TEXT_TYPES = (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary,
+               getattr(pa.types, "is_string_view", lambda _: False))
+
+
+def _null_texts_error(path, text_field, row, count=None):
+    """A null text is no document (as in a JSONL file, where it is an error too): the rows must be dropped."""
+    found = (f"{count} null text(s) in column {text_field!r} (the first at row {row})" if count
+             else f"a null text in column {text_field!r} at row {row}")
+    return ValueError(f"{path}: {found}; drop those rows (or fill them) and build again")
 
 
 def part_pieces(part, blanks_separate_docs=True, piece_bytes=None):
@@ -173,8 +202,15 @@ def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=
         yield document
 
 
+@contextlib.contextmanager
 def _open(path):
-    return gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb")
+    """The file `path` open for reading bytes (gzip by its name); what a damaged or truncated gzip stream raises
+    while it is read is a ValueError naming the file."""
+    try:
+        with gzip.open(path, "rb") if path.lower().endswith(".gz") else open(path, "rb") as f:
+            yield f
+    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+        raise ValueError(f"{path}: a truncated or damaged gzip file ({e}); copy or download it again") from None
 
 
 def _decode(raw, stats, path, number):
@@ -261,12 +297,26 @@ def _line_number(path, piece, number):
 
 def _parquet_texts(path, text_field, piece):
     _check_parquet_column(path, text_field)
+    first, end = piece or (0, pq.ParquetFile(path).metadata.num_row_groups)
+    for row, text in enumerate(_parquet_column(path, text_field, range(first, end)),
+                               _rows_before(path, first)):
+        if text is None:
+            raise _null_texts_error(path, text_field, row)
+        yield text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+
+
+def _parquet_column(path, text_field, groups=None):
+    """The values of one column of a Parquet file, of its row groups `groups` (all by default), in order."""
     parquet = pq.ParquetFile(path)
-    groups = list(range(*piece) if piece else range(parquet.metadata.num_row_groups))
+    groups = list(range(parquet.metadata.num_row_groups) if groups is None else groups)
     for batch in parquet.iter_batches(row_groups=groups, columns=[text_field], batch_size=1024):
-        for text in batch.column(0).to_pylist():
-            if text is not None:
-                yield text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+        yield from batch.column(0).to_pylist()
+
+
+def _rows_before(path, group):
+    """The number of rows of a Parquet file before its row group `group`."""
+    metadata = pq.ParquetFile(path).metadata
+    return sum(metadata.row_group(g).num_rows for g in range(group))
 
 
 def _tfds_texts(part, text_field, data_dir):
