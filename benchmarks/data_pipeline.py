@@ -94,8 +94,8 @@ def main(argv):
     from electra_tf.data.pipeline import pretraining_dataset
     from electra_tf.data.pretraining_data import build_pretraining_shards
     from electra_tf.data.streaming import streaming_dataset, text_documents
-    from electra_tf.vocabulary_learning import build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_data_bench_")
     try:

@@ -75,8 +75,8 @@ def step_timer(warmup, peer, ours, peer_answers):
 
 def task_data(texts, work):
     """`(vocab.txt, train.csv, labels)` for `texts`: a vocabulary learned from them and random labels."""
-    from electra_tf.vocabulary_learning import build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
 
     corpus, vocab, train = (os.path.join(work, name) for name in ("texts.txt", "vocab.txt", "train.csv"))
     with open(corpus, "w", encoding="utf-8") as f:

@@ -15,8 +15,9 @@ plain values.
     worker.close()
 
 `init` takes a `role`: "pretraining" (the joint ELECTRA step, `HFPeer`), "finetuning"
-(`HFFinetuningPeer`: a Trainer-style classification step) or "serving" (`HFServingPeer`:
-tokenizer + model on a request's texts, `step` with `texts=[...]`).
+(`HFFinetuningPeer`: a Trainer-style classification step), "serving" (`HFServingPeer`:
+tokenizer + model on a request's texts, `step` with `texts=[...]`) or "runtime_serving"
+(`RuntimeServingPeer`: the same from an ONNX file in ONNX Runtime or OpenVINO).
 """
 
 import json
@@ -242,6 +243,73 @@ class HFServingPeer:
         return {"label_id": probabilities.argmax(-1).tolist(), "tokens": int(inputs["input_ids"].shape[1])}
 
 
+def _transformers_onnx(model, path):
+    """Exports a transformers classifier to ONNX as optimum does (ids, mask and types in, logits out; batch and
+    length dynamic; opset 17), with torch's TorchScript exporter."""
+    import torch
+    example = torch.ones(1, 8, dtype=torch.long)
+    axes = {0: "batch", 1: "sequence"}
+    torch.onnx.export(model, (example, example, torch.zeros_like(example)), path, opset_version=17,
+                      input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+                      dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
+                                    "logits": {0: "batch"}}, dynamo=False)
+    return path
+
+
+class RuntimeServingPeer:
+    """Serving a sequence classifier from an ONNX file in ONNX Runtime or OpenVINO, fed by transformers' fast
+    tokenizer, as CPU deployments serve small encoders: the transformers model exported to ONNX (`onnx=None`),
+    or ours (`onnx=`: the `model.onnx` of `electra-export --format=onnx`, which outputs probabilities).
+
+    `precision="int8"`: ONNX Runtime's dynamic quantization (int8 matmul weights, activations quantized per
+    call) in ONNX Runtime; NNCF's int8 weight compression in OpenVINO. `threads`: the runtime's intra-op threads
+    (0: its default)."""
+
+    def __init__(self, model, vocab_file, lowercase, max_seq_length, runtime, precision="fp32", onnx=None,
+                 threads=0, num_labels=2):
+        import tempfile
+        self.tokenizer = _electra_tokenizer(vocab_file, lowercase)
+        self.max_seq_length, self.ours = max_seq_length, onnx is not None
+        folder = tempfile.mkdtemp(prefix="runtime_peer_")
+        path = onnx or _transformers_onnx(_classifier(model, num_labels).eval(), os.path.join(folder, "fp32.onnx"))
+        if runtime == "onnxruntime":
+            import onnxruntime
+            from onnxruntime import quantization
+            if precision == "int8":
+                quantized = os.path.join(folder, "int8.onnx")
+                quantization.quantize_dynamic(path, quantized, weight_type=quantization.QuantType.QInt8)
+                path = quantized
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = threads
+            session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            self.dtypes = {i.name: np.int64 if "int64" in i.type else np.int32 for i in session.get_inputs()}
+            output = "probabilities" if self.ours else "logits"
+            self.run = lambda feeds: session.run([output], feeds)[0]
+        elif runtime == "openvino":
+            import openvino
+            core = openvino.Core()
+            network = core.read_model(path)
+            if precision == "int8":
+                import nncf
+                network = nncf.compress_weights(network)  # int8 weights, the default mode
+            compiled = core.compile_model(network, "CPU", {"INFERENCE_NUM_THREADS": threads} if threads else {})
+            self.dtypes = {i.get_any_name(): np.int64 if i.get_element_type() == openvino.Type.i64 else np.int32
+                           for i in compiled.inputs}
+            output = next(o for o in compiled.outputs if ("probabilities" if self.ours else "logits") in o.get_names())
+            self.run = lambda feeds: compiled(feeds)[output]
+        else:
+            raise ValueError(f"runtime must be onnxruntime or openvino, got {runtime!r}")
+
+    def step(self, texts=("warm-up",)):
+        inputs = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_seq_length,
+                                return_tensors="np")
+        outputs = self.run({name: inputs[name].astype(dtype) for name, dtype in self.dtypes.items()})
+        if not self.ours:  # softmax of the logits
+            outputs = np.exp(outputs - outputs.max(-1, keepdims=True))
+            outputs /= outputs.sum(-1, keepdims=True)
+        return {"label_id": outputs.argmax(-1).tolist(), "tokens": int(inputs["input_ids"].shape[1])}
+
+
 class StubPeer:
     """A stand-in peer for tests: the same requests, answered with a small NumPy matmul (no torch)."""
 
@@ -256,7 +324,8 @@ class StubPeer:
         return [float(self.step()["loss"] * 0) + 1e-4] * 4
 
 
-PEERS = {"pretraining": HFPeer, "finetuning": HFFinetuningPeer, "serving": HFServingPeer}
+PEERS = {"pretraining": HFPeer, "finetuning": HFFinetuningPeer, "serving": HFServingPeer,
+         "runtime_serving": RuntimeServingPeer}
 
 
 def versions(kind):
@@ -332,10 +401,11 @@ def serve(kind, threads=0):
 
 
 class PeerProcess:
-    """The parent's side: starts `python peer_worker.py <kind> <threads>` and sends it requests."""
+    """The parent's side: starts `python peer_worker.py <kind> <threads>` (`python`: another interpreter, e.g.
+    a virtual environment with torch and the runtimes) and sends it requests."""
 
-    def __init__(self, kind="hf", threads=0):
-        self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), kind, str(threads)],
+    def __init__(self, kind="hf", threads=0, python=None):
+        self.process = subprocess.Popen([python or sys.executable, os.path.abspath(__file__), kind, str(threads)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def call(self, command, **arguments):

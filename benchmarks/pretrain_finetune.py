@@ -45,8 +45,8 @@ def prepare_data(folder):
     from electra_tf.data.default_corpus import write_default_corpus
     from electra_tf.data.pipeline import list_files
     from electra_tf.data.pretraining_data import build_pretraining_shards
-    from electra_tf.vocabulary_learning import build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
 
     os.makedirs(folder, exist_ok=True)
     if FLAGS.corpus_files:

@@ -36,7 +36,10 @@ d'. (`--floor`) the encoder's projection matmuls alone on the request's padded s
 e. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
-   its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip.
+   its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip;
+f. the runtimes CPU deployments serve with (--runtimes): that transformers model exported to ONNX, in ONNX
+   Runtime and OpenVINO, fp32 and int8, and our `--format=onnx` export in them (--runtimes_ours), each in
+   its own worker process fed by the same fast tokenizer ("vs best": against the fastest peer of the cell).
 
 And first (`--tokenizer`), the tokenizer alone on short corpus lines (cut to --max_chars characters):
 ours before (`tokenize_by_rules`: BERT's rules as TF string ops, today the fallback) and now (`tokenize`:
@@ -81,22 +84,31 @@ flags.DEFINE_bool("python", True, "Add model.predict and electra_tf.pipeline (ra
 flags.DEFINE_integer("threads", 0, "Threads per operation for ours (TensorFlow's intra-op pool, as TF Serving's "
                      "--tensorflow_intra_op_parallelism) and the peer (torch.set_num_threads); 0: each library's "
                      "default.")
+flags.DEFINE_list("runtimes", ["ort_fp32", "ort_int8", "openvino_fp32", "openvino_int8"], "Peers besides torch "
+                  "eager: the transformers model exported to ONNX (as optimum exports it) in ONNX Runtime (ort) or "
+                  "OpenVINO, fp32 or int8 (ORT's dynamic quantization; OpenVINO: NNCF's int8 weights), each in its "
+                  "own worker process.")
+flags.DEFINE_list("runtimes_ours", ["ort_fp32", "ort_int8", "openvino_fp32"], "Our --format=onnx export in the same "
+                  "runtimes (same worker and tokenizer as the peers).")
+flags.DEFINE_string("peer_python", None, "The Python of the peers' worker processes (a venv with torch, transformers, "
+                    "onnxruntime, openvino, nncf); default: this one.")
 flags.DEFINE_integer("graph_repeats", 100, "Batches per graph call of the tokenizer's in-graph rows.")
 
 
 PEER = "transformers (tokenizer + model)"
+PEERS = ("transformers", "peer:")  # the peers' row names start so; ours do not
+RUNTIMES = {"ort": "onnxruntime", "openvino": "openvino"}
 
 
-def latencies(functions, seconds, peer=None):
+def latencies(functions, seconds, peers=None):
     """Per-call seconds of each function, after 3 warm-up calls each, for about `seconds` each.
 
     The functions take turns (one call each per round), so a change in the
-    machine's load (it may be shared) hits them all alike. `peer`: a call the
-    peer worker answers with its own `seconds`; it takes its turn as `PEER`.
+    machine's load (it may be shared) hits them all alike. `peers`: name → a call
+    that a peer worker answers with its own `seconds`; each takes its turn too.
     """
-    timed = dict(functions)
-    if peer is not None:
-        timed[PEER] = peer
+    peers = dict(peers or {})
+    timed = {**functions, **peers}
     for function in timed.values():
         for _ in range(3):
             function()
@@ -106,7 +118,7 @@ def latencies(functions, seconds, peer=None):
         for name, function in timed.items():
             start = time.perf_counter()
             answer = function()
-            times[name].append(answer["seconds"] if name == PEER else time.perf_counter() - start)
+            times[name].append(answer["seconds"] if name in peers else time.perf_counter() - start)
     return {name: np.array(values) for name, values in times.items()}
 
 
@@ -306,13 +318,9 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
     runs_of.update(low_precision_calls(model, tokenizer, work))
     if FLAGS.floor:
         runs_of.update(matmul_floor_calls(model, tokenizer))
-    peer = None
-    if FLAGS.peer != "none":
-        peer = PeerProcess(FLAGS.peer, threads=FLAGS.threads)
-        peer.call("init", role="serving", model=model.config.to_dict(), vocab_file=vocab, lowercase=True,
-                  max_seq_length=length)
+    workers = start_peers(model, tokenizer, vocab, work)
     header = (f"{'batch':>5} {'tokens':>6}  {'path':<33} {'p50 ms':>8} {'p95 ms':>8} {'texts/s':>8} "
-              f"{'vs peer':>8} {'vs fixed':>8}")
+              f"{'vs peer':>8} {'vs best':>8} {'vs fixed':>8}")
     print("\n" + header + "\n" + "-" * len(header))
     rows = []
     try:
@@ -322,23 +330,59 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                 constant = tf.constant(batch)
                 measured = float(np.mean(tokenizer(constant).row_lengths().numpy())) + 2  # with [CLS], [SEP]
                 runs = {name: (lambda run=run: run(batch)) for name, run in runs_of.items()}
-                times = latencies(runs, FLAGS.peer_seconds, peer=peer and (lambda: peer.call("step", texts=batch)))
+                peers = {name: (lambda worker=worker: worker.call("step", texts=batch))
+                         for name, worker in workers.items()}
+                times = latencies(runs, FLAGS.peer_seconds, peers=peers)
                 medians = {name: np.median(values) for name, values in times.items()}
+                best = min((medians[name] for name in workers if name.startswith(PEERS)), default=None)
                 for name, values in times.items():
                     row = {"batch_size": batch_size, "tokens": tokens, "text_tokens": measured, "path": name,
                            "p50_ms": 1e3 * medians[name],
                            "p95_ms": 1e3 * np.percentile(values, 95), "texts_per_s": batch_size / np.mean(values)}
-                    ours = name.startswith(("export", "Python", "floor"))
+                    ours = not name.startswith(PEERS)
                     vs_peer = f"{medians[PEER] / medians[name]:.2f}x" if ours and PEER in medians else ""
+                    vs_best = f"{best / medians[name]:.2f}x" if ours and best else ""
                     vs_fixed = (f"{medians[f'export, padded to {length}'] / medians[name]:.2f}x"
                                 if name in ("export, padded to longest", "export, compiled (XLA)") else "")
                     print(f"{batch_size:>5} {tokens:>6}  {name:<33} {row['p50_ms']:8.2f} {row['p95_ms']:8.2f} "
-                          f"{row['texts_per_s']:8.1f} {vs_peer:>8} {vs_fixed:>8}", flush=True)
+                          f"{row['texts_per_s']:8.1f} {vs_peer:>8} {vs_best:>8} {vs_fixed:>8}", flush=True)
                     rows.append(row)
     finally:
-        if peer is not None:
-            peer.close()
+        for worker in workers.values():
+            worker.close()
     return rows
+
+
+def start_peers(model, tokenizer, vocab, work):
+    """name → a started worker process (`peer_worker.py`), each serving the same classifier by itself:
+    transformers + torch eager (`PEER`), then --runtimes (the transformers model exported to ONNX, in ONNX
+    Runtime or OpenVINO) and --runtimes_ours (our `--format=onnx` export in them), fed by transformers' fast
+    tokenizer; one process each, so no two runtimes' thread pools share one."""
+    if FLAGS.peer == "none":
+        return {}
+    length, settings = FLAGS.max_seq_length, {"model": model.config.to_dict(), "vocab_file": vocab, "lowercase": True,
+                                              "max_seq_length": FLAGS.max_seq_length}
+    runtimes = {f"{PEERS[1]} {name}": {"role": "runtime_serving", "runtime": RUNTIMES[name.split("_")[0]],
+                                       "precision": name.split("_")[1], "threads": FLAGS.threads}
+                for name in FLAGS.runtimes}
+    if FLAGS.runtimes_ours and FLAGS.peer == "hf":
+        from electra_tf.export.onnx import MODEL_FILE, export_onnx
+
+        onnx = os.path.join(export_onnx(model, tokenizer, work, model_name="onnx", max_seq_length=length), MODEL_FILE)
+        runtimes.update({f"ours: ONNX export, {name}": {
+            "role": "runtime_serving", "onnx": onnx, "threads": FLAGS.threads, "runtime": RUNTIMES[name.split("_")[0]],
+            "precision": name.split("_")[1]} for name in FLAGS.runtimes_ours})
+    workers = {}
+    try:
+        for name, options in {PEER: {"role": "serving"}, **runtimes}.items():
+            workers[name] = PeerProcess(FLAGS.peer, threads=FLAGS.threads, python=FLAGS.peer_python)
+            workers[name].call("init", **settings, **options)
+            print(f"started {name} ({workers[name].call('versions')['peer']})", flush=True)
+    except BaseException:
+        for worker in workers.values():
+            worker.close()
+        raise
+    return workers
 
 
 def corpus_lines(path):
@@ -400,8 +444,8 @@ def main(argv):
     from electra_tf import ElectraForSequenceClassification, load_run_config
     from electra_tf.atomic import write_json
     from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.vocabulary_learning import build_vocabulary
     from electra_tf.vocabulary import save_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_serving_bench_")
     try:

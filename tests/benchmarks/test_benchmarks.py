@@ -113,7 +113,7 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
     command = [sys.executable, os.path.join(ROOT, "benchmarks", "serving.py"), "--config=electra_tiny",
                "--batch_sizes=1,4", "--lengths=8,32", "--max_seq_length=32", "--seconds=0.1", "--peer_seconds=0.1",
                "--peer=stub", f"--vocab={fixture_vocab}", "--nobreakdown", "--low_precision=int8,litert_int8",
-               f"--json={results}", "--graph_repeats=3", "--threads=1"]
+               f"--json={results}", "--graph_repeats=3", "--threads=1", "--runtimes=ort_int8"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     rows = json.load(open(results))["rows"]
@@ -125,7 +125,7 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
                                              "Python: model.predict (raw text)", "Python: pipeline",
                                              "Python: pipeline, compile=True",
                                              "floor: projection matmuls (graph)", "floor: projection matmuls (XLA)",
-                                             "transformers (tokenizer + model)"}
+                                             "transformers (tokenizer + model)", "peer: ort_int8"}
     tokenizer_rows = json.load(open(results))["tokenizer_rows"]
     assert {row["batch_size"] for row in tokenizer_rows} == {1, 4} and len(tokenizer_rows) == 14
     assert {"ours now: fused WordPiece, in-graph", "ours before: string-op rules, in-graph"} <= {
@@ -133,4 +133,5 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
     assert "HF tokenizers (Rust)" in run.stdout and "CPU: " in run.stdout and "threads per op: 1" in run.stdout
     assert all(row["p50_ms"] > 0 and row["texts_per_s"] > 0 for row in rows)
     assert all(row["text_tokens"] == row["tokens"] for row in rows)  # texts of exactly that many tokens
+    assert "vs best" in run.stdout and "started peer: ort_int8" in run.stdout
 
