@@ -28,6 +28,9 @@ from electra_tf.vocabulary import is_unreachable, load_vocabulary
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parents[1]
+# No test reaches the Hugging Face hub: a hub id resolves from a cache or fails at once (tests/checkpoints/test_hub.py
+# serves its downloads on loopback). Child processes inherit it.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The pages whose command and Python blocks say whether tests/tools/test_demo.py runs them. (docs/serving.md's
 # requests and responses are run by tests/export/test_export.py.)
 DOCUMENTED_PAGES = ("README.md", "docs/finetuning.md", "docs/pretraining.md", "docs/pretraining_variants.md",

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import huggingface_hub
 import numpy as np
 import pytest
 
@@ -228,6 +229,7 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch)
     (repositories["someone/tf-only"] / "model.safetensors").unlink()
     monkeypatch.setenv("HF_HOME", str(tmp_path / "empty"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # (read at its import: tests/conftest.py)
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
     with LocalHub(repositories) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
@@ -291,6 +293,20 @@ def test_finetune_takes_an_id_and_refuses_an_unknown_one_before_any_work(hf_home
     (tmp_path / "out" / "trial_0" / "results.json").write_text(json.dumps({"scores": {}, "run": {"config": {}}}))
     refused(run_tool("run_finetuning", *flags, f"--init_checkpoint={DISCRIMINATOR}"),
             f"{tmp_path}/out/trial_0 holds a trial of another run")
+
+
+@pytest.mark.parametrize("tool, flags", [
+    ("run_pretraining", ["--vocab_file={tmp}/vocab.txt", "--model_dir={tmp}/out", "--init_checkpoint={id}"]),
+    ("run_pretraining", ["--vocab_file={tmp}/vocab.txt", "--model_dir={tmp}/out", "--generator_type=pretrained",
+                         "--generator_checkpoint={id}"]),
+    ("export_model", ["--model={id}", "--export_dir={tmp}/out"]),
+    ("convert_checkpoint", ["--input={tmp}/vocab.txt", "--input_generator={id}", "--to=ours", "--output={tmp}/out"]),
+])
+def test_every_tool_refuses_an_unresolvable_id_before_any_work(hf_home, tmp_path, run_tool, refused, tool, flags):
+    missing = "google/electra-large-generator"
+    refused(run_tool(tool, *[flag.format(tmp=tmp_path, id=missing) for flag in flags]),
+            f"{missing}: no such file or folder, and not in the Hugging Face cache {hf_home / 'hub'}")
+    assert not (tmp_path / "out").exists()
 
 
 def test_pretraining_continues_from_hfl_chinese_checkpoints_given_by_id(hf_home, tmp_path, run_tool):
