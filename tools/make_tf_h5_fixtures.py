@@ -3,9 +3,9 @@
 transformers 5 has no TensorFlow classes, so this runs in a venv of its own (not electra_tf's: transformers 4.x
 TensorFlow models need `tf-keras`), and imports nothing of electra_tf. From the repository root:
 
-    python3 -m venv /work/venvs/tf4
-    /work/venvs/tf4/bin/pip install "transformers<5" "tf-keras~=2.21.0" "tensorflow~=2.21.0" absl-py
-    /work/venvs/tf4/bin/python tools/make_tf_h5_fixtures.py --output_dir=tests/fixtures/hf_tf_h5
+    python3 -m venv ../venv-tf4
+    ../venv-tf4/bin/pip install "transformers<5" "tf-keras~=2.21.0" "tensorflow~=2.21.0" absl-py
+    ../venv-tf4/bin/python tools/make_tf_h5_fixtures.py --output_dir=tests/fixtures/hf_tf_h5
 
 Each fixture is a folder as a TF model's `save_pretrained` writes it (`config.json`, `tf_model.h5`: HDF5 with
 Keras 2 layer groups and names such as `tf_electra_for_sequence_classification/electra/embeddings/
