@@ -15,6 +15,7 @@ from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.finetuning.registry import task_options
+from electra_tf.finetuning.task import held_out
 from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.folder_lock import lock_folder
 from electra_tf.tokenization import ElectraTokenizer
@@ -94,9 +95,10 @@ def restarts_when_interrupted(run_trial):
 
 @restarts_when_interrupted
 def run_trial(config, folder, model_config):
-    """Trains one seed (scoring dev as it goes), scores every labelled evaluation split and predicts the
-    others, and saves the model as a self-describing folder; returns the results. Every split is read and
-    checked, and the sequence length against `model_config`, before anything is written."""
+    """Trains one seed (scoring dev as it goes), scores every labelled evaluation split (a test file too, when
+    it has labels) and predicts the others, and saves the model as a self-describing folder; returns the
+    results. Every split is read and checked, and the sequence length against `model_config`, before anything
+    is written."""
     task = task_for(config)
     splits = {"train": task.load("train")}  # first: a task may take its labels from it
     splits.update({split: task.load(split) for split in task.splits if split != "train"})
@@ -115,7 +117,7 @@ def run_trial(config, folder, model_config):
         if split == "train":
             continue
         predictions = task.predict(model, examples)
-        if task.scored(split):
+        if task.scored(split, examples):
             results["scores"][split] = task.score(examples, predictions)
         results["predictions"][split] = task.write_predictions(examples, predictions, folder, split)
     results["data"] = {name: count for split, examples in splits.items()
@@ -131,10 +133,11 @@ def run_trial(config, folder, model_config):
     return results
 
 
-def summarise(trials):
-    """Each split's metrics as the median over trials, with every trial's value."""
+def summarise(trials, test=False):
+    """Each split's metrics as the median over trials, with every trial's value: the dev splits', or with
+    `test` the labelled test splits'."""
     summary = {}
-    for split in trials[0]["scores"]:
+    for split in (split for split in trials[0]["scores"] if held_out(split) == test):
         for metric in trials[0]["scores"][split]:
             values = [t["scores"][split][metric] for t in trials]
             summary.setdefault(split, {})[metric] = {"median": statistics.median(values), "trials": values}
@@ -172,8 +175,13 @@ def main(argv):
     results = {"task": FLAGS.task, "init_checkpoint": FLAGS.init_checkpoint, "model_size": size,
                "config": base.to_dict(), "num_trials": FLAGS.num_trials, "dev": summarise(trials),
                "dev_majority_class": trials[0].get("dev_majority_class")}
+    test = summarise(trials, test=True)
+    if test:
+        results["test"] = test
     write_json(os.path.join(FLAGS.output_dir, "results.json"), results)
     print(json.dumps(results["dev"], indent=2))
+    if test:
+        print("test:", json.dumps(test, indent=2))
 
 
 if __name__ == "__main__":  # python -m electra_tf.tools.run_finetuning (the console script: electra_tf_cli)

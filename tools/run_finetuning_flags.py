@@ -40,7 +40,7 @@ flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task
 flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
 flags.DEFINE_string("train_file", None, "Training file (overrides --data_dir's).")
 flags.DEFINE_string("dev_file", None, "Development file, scored after training.")
-flags.DEFINE_string("test_file", None, "Unlabelled test file, predicted after training.")
+flags.DEFINE_string("test_file", None, "Test file, predicted after training (and scored, as dev, when it has labels).")
 flags.DEFINE_list("text_columns", ["text"], "text_classification: one or two text columns.")
 flags.DEFINE_string("label_column", "label", "text_classification: the label column.")
 flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")

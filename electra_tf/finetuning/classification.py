@@ -28,7 +28,7 @@ import keras
 
 from electra_tf.data import batching
 from electra_tf.data.tasks import classification
-from electra_tf.finetuning.task import FinetuningTask
+from electra_tf.finetuning.task import FinetuningTask, held_out
 from electra_tf.metrics import classification_scores
 from electra_tf.models.sequence_classification import ElectraForSequenceClassification
 from electra_tf.preprocessor import ElectraPreprocessor
@@ -117,13 +117,12 @@ class TextClassificationTask(FinetuningTask):
                 f"{split}_truncated": classification.count_truncated(examples, self.tokenizer, self.sequence_length)}
 
     def read(self, split):
-        """The examples of `split`'s file."""
-        labelled = split != "test"
+        """The examples of `split`'s file (a test file's labels when it has the label column)."""
         known = self._label_names if split == "train" or self.regression else self.label_names
         try:
             examples, names = classification.read_text_file(
-                self.path(split), self.text_columns, self.label_column if labelled else None,
-                label_names=known, regression=self.regression)
+                self.path(split), self.text_columns, self.label_column, label_names=known,
+                regression=self.regression, label_optional=held_out(split))
         except classification.UnknownLabelsError as error:
             if self._declared:
                 raise
@@ -168,6 +167,9 @@ class TextClassificationTask(FinetuningTask):
                                                         pad_to_max_length=self.config.pad_to_max_length)
         logits = batching.restore_order(model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"], order)
         return logits[:, 0] if self.regression else keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
+
+    def labelled(self, examples):
+        return examples.labelled
 
     def class_labels(self, examples):
         return None if self.regression else examples.labels

@@ -10,9 +10,11 @@ Example:
 import dataclasses
 
 import keras
+import numpy as np
 
 from electra_tf.data import batching
 from electra_tf.data.tasks import multiple_choice
+from electra_tf.data.tasks.classification import UNLABELLED
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.metrics import classification_scores
 from electra_tf.models.multiple_choice import ElectraForMultipleChoice
@@ -59,6 +61,9 @@ class MultipleChoiceTask(FinetuningTask):
         dataset = self._dataset(examples.subset(order), self.config.predict_batch_size).map(lambda x, y: x)
         logits = batching.restore_order(model.predict(dataset, verbose=0)["logits"], order)
         return keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
+
+    def labelled(self, examples):
+        return bool(np.all(examples.labels != UNLABELLED))
 
     def class_labels(self, examples):
         return examples.labels

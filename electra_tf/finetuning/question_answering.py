@@ -155,6 +155,10 @@ class QuestionAnsweringTask(FinetuningTask):
     def main_metric(self, scores):
         return "f1"
 
+    def labelled(self, examples):
+        """Whether any question has an answer or is marked unanswerable (a file without either is unlabelled)."""
+        return any(example.answers or example.is_impossible for example in examples)
+
     def score(self, examples, predictions):
         return squad_scores(predictions, examples)
 

@@ -2,8 +2,10 @@
 
 Trained on BIOES tags (the original's encoding, whatever the file holds),
 each word labelled at its first sub-token, scored by entity-level F1 as CoNLL's
-`conlleval`; predictions are CoNLL files of `word<TAB>tag`. Readers and tag
-schemes: `electra_tf.data.tasks.tagging`. Head: `ElectraForTokenClassification`.
+`conlleval`; predictions are CoNLL files of `word<TAB>tag`, the tags in the
+scheme of the file predicted (IOB1, IOB2, BIOES or BILOU; `<split>_tag_scheme`
+in the results). Readers and tag schemes: `electra_tf.data.tasks.tagging`.
+Head: `ElectraForTokenClassification`.
 
 Example:
 >>> TaggingTask.default_files["dev"], ChunkingTask.default_files["dev"], ChunkingTask.default_max_seq_length
@@ -51,6 +53,7 @@ class TaggingTask(FinetuningTask):
     def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         super().__init__(config, tokenizer, files, data_dir, options)
         self.tag_column, self.scheme, self._label_names = self.options.tag_column, self.options.scheme, None
+        self._train_scheme = None  # the training file's tag scheme (`tagging.detect_scheme`)
 
     @property
     def label_names(self):
@@ -63,12 +66,24 @@ class TaggingTask(FinetuningTask):
         sentences = tagging.read_conll(self.path(split), self.tag_column)
         if split == "train" and self._label_names is None:
             self._label_names = tagging.label_names(sentences, self.scheme)
+            self._train_scheme = tagging.detect_scheme(s.tags for s in sentences)
         return sentences
 
+    def file_scheme(self, sentences):
+        """The tag scheme predictions of `sentences` are written in: their file's, else (a file of "O" tags only)
+        the training file's, else IOB2; "none" (tags as trained) for plain tags such as POS."""
+        if self.scheme == "none":
+            return "none"
+        if self._label_names is None:
+            self.load("train")  # its scheme is the fallback
+        return tagging.detect_scheme(s.tags for s in sentences) or self._train_scheme or "iob2"
+
     def data_stats(self, split, sentences):
-        """`<split>_sentences`, `_words`, and the words and sentences cut by truncation (`tagging.word_stats`)."""
+        """`<split>_sentences`, `_words`, the words and sentences cut by truncation (`tagging.word_stats`), and
+        `<split>_tag_scheme`, the file's (that of its predictions)."""
         positions, _ = tagging.first_token_positions_and_lengths(sentences, self.tokenizer, self.sequence_length)
-        return {f"{split}_{name}": value for name, value in tagging.word_stats(positions).items()}
+        stats = {f"{split}_{name}": value for name, value in tagging.word_stats(positions).items()}
+        return {**stats, f"{split}_tag_scheme": self.file_scheme(sentences)}
 
     def _dataset(self, sentences, training):
         dataset, stats = tagging.tagging_dataset(
@@ -106,14 +121,21 @@ class TaggingTask(FinetuningTask):
     def main_metric(self, scores):
         return "f1"
 
+    def labelled(self, sentences):
+        """Whether any tag is not "O" (a column of "O" only is a placeholder)."""
+        return any(tag != "O" for sentence in sentences for tag in sentence.tags)
+
     def score(self, sentences, predictions):
         return entity_f1([list(s.tags) for s in sentences], predictions)
 
     def write_predictions(self, sentences, predictions, folder, split):
-        """CoNLL format: `word<TAB>predicted tag<TAB>its probability`, a blank line after each sentence."""
+        """CoNLL format: `word<TAB>predicted tag<TAB>its probability`, a blank line after each sentence; the tags
+        in the file's scheme (`file_scheme`), whichever the model was trained in."""
         path = os.path.join(folder, f"{self.name}_{split}.txt")
+        scheme = self.file_scheme(sentences)
         write_text(path, "".join(
-            "".join(f"{w}\t{t}\t{p:.4f}\n" for w, t, p in zip(s.words, tags, probabilities)) + "\n"
+            "".join(f"{w}\t{t}\t{p:.4f}\n"
+                    for w, t, p in zip(s.words, tagging.convert_tags(tags, scheme), probabilities)) + "\n"
             for s, tags, probabilities in zip(sentences, predictions, predictions.probabilities)))
         return path
 

@@ -43,6 +43,16 @@ class NoOptions:
     """The options of a task that takes none."""
 
 
+def held_out(split):
+    """Whether `split` is a test split (or GLUE's diagnostic set, AX): predicted, and scored only when its file
+    is labelled.
+
+    >>> [held_out(split) for split in ("dev", "dev_mismatched", "test", "test_mismatched", "ax")]
+    [False, False, True, True, True]
+    """
+    return split.startswith("test") or split == "ax"
+
+
 def option_names(options_class):
     """The options an `Options` dataclass declares, in order."""
     return tuple(field.name for field in dataclasses.fields(options_class))
@@ -119,9 +129,16 @@ class FinetuningTask(abc.ABC):
         """The metric the best model is chosen by (the first of `score`'s unless a task says otherwise)."""
         return next(iter(scores))
 
-    def scored(self, split):
-        """Whether `split` has labels to score (test splits and GLUE's diagnostic set do not)."""
-        return split != "train" and not split.startswith("test") and split != "ax"
+    def scored(self, split, examples=None):
+        """Whether `split` is scored: every split but train, a test split (`held_out`) only when its `examples`
+        are `labelled`."""
+        if held_out(split):
+            return examples is not None and self.labelled(examples)
+        return split != "train"
+
+    def labelled(self, examples):
+        """Whether `examples` (a test file's) carry labels to score."""
+        return True
 
     def compile(self, model, optimizer):
         model.compile(optimizer=optimizer, **self.losses())

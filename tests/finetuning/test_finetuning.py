@@ -164,6 +164,12 @@ def test_tagging_learns_entities(tmp_path, tokenizer, tiny_pretrained_dir):
     predictions = task.predict(model, dev)
     assert [len(p) for p in predictions] == [len(s.words) for s in dev]
     assert task.score(dev, predictions)["f1"] > 0.9
+    # Trained in BIOES (S-LOC), written back in the file's IOB1 (I-LOC), and the results say so.
+    assert "S-LOC" in {tag for p in predictions for tag in p}
+    lines = open(task.write_predictions(dev, predictions, str(tmp_path), "dev")).read().splitlines()
+    written = {line.split("\t")[1] for line in lines if line}
+    assert "I-LOC" in written and not written & {"S-LOC", "E-LOC"}
+    assert task.data_stats("dev", dev)["dev_tag_scheme"] == "iob1"
 
 
 def _squad_file(path, rng, n, version_2=True):

@@ -103,3 +103,21 @@ def test_bad_input_exits_with_a_clear_error(rte_dir, tiny_pretrained_dir, tmp_pa
     result = run("--task=rte", f"--data_dir={rte_dir}", "--init_checkpoint=/no/such/model",
                  f"--output_dir={tmp_path / 'out'}")
     assert result.returncode == 2 and "error: /no/such/model: does not exist" in result.stderr
+
+
+def test_a_labelled_test_file_is_scored_and_reported_like_dev(tiny_pretrained_dir, tmp_path):
+    rows = {"train": 16, "dev": 8, "test": 8}
+    for split, n in rows.items():
+        lines = [json.dumps({"text": f"{WORDS[i % 10]} {WORDS[(i + 3) % 10]}", "label": "ab"[i % 2]}) for i in range(n)]
+        (tmp_path / f"{split}.jsonl").write_text("\n".join(lines) + "\n")
+    output = tmp_path / "out"
+    result = run("--task=text_classification", *(f"--{split}_file={tmp_path / split}.jsonl" for split in rows),
+                 f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={output}", "--epochs=1",
+                 "--batch_size=8", "--max_seq_length=8")
+    assert result.returncode == 0, result.stderr[-3000:]
+    trial = json.loads((output / "trial_0" / "results.json").read_text())
+    assert set(trial["scores"]) == {"dev", "test"} and 0 <= trial["scores"]["test"]["accuracy"] <= 1
+    summary = json.loads((output / "results.json").read_text())
+    assert set(summary["dev"]) == {"dev"} and summary["test"]["test"]["accuracy"]["trials"] == [
+        trial["scores"]["test"]["accuracy"]]
+    assert '"test": {"accuracy": ' in result.stdout and "test: {" in result.stdout

@@ -353,12 +353,13 @@ def check_label_names(label_names):
 
 
 def read_text_file(path, text_columns, label_column=None, label_names=None, id_column=None, file_format=None,
-                   regression=False):
+                   regression=False, label_optional=False):
     """Text classification examples from a CSV, TSV or JSONL file.
 
     Args:
         text_columns: one column (single sentences) or two (pairs).
         label_column: the label's column; `None` for unlabelled data.
+        label_optional: a file without `label_column` is unlabelled data (a test file), not an error.
         label_names: the declared label set; taken from the file (sorted)
             when `None`. Labels outside it are an error.
         regression: labels are float scores.
@@ -385,6 +386,8 @@ def read_text_file(path, text_columns, label_column=None, label_names=None, id_c
     if not rows:
         raise ValueError(f"{path}: no examples")
     require_columns(rows, list(text_columns), path, "text_columns")
+    if label_optional and label_column not in rows.columns:
+        label_column = None
     if label_column is not None:
         require_columns(rows, [label_column], path, "label_column")
     texts = tuple(_text_column(rows, name, path) for name in text_columns)
