@@ -204,15 +204,18 @@ class ElectraConfig(_JsonConfig):
         return self.hidden_size // self.num_heads
 
     @classmethod
-    def from_pretrained(cls, path, **hub_options):
+    def from_pretrained(cls, path, revision=None, cache_dir=None, token=None, local_files_only=None, **changes):
         """transformers' `ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (only its
-        `config.json` is fetched; `hub_options`: `revision`, `cache_dir`, `token`, `local_files_only`), or of our
-        own model folder.
+        `config.json` is fetched, at `revision`, from or into `cache_dir`, with `token`; `local_files_only` keeps
+        to the cache), or of our own model folder; `changes` replace fields, by our names or transformers'.
 
-        >>> ElectraConfig.from_pretrained("tests/fixtures/hf/discriminator").num_attention_heads
-        2
+        >>> config = ElectraConfig.from_pretrained("tests/fixtures/hf/discriminator", hidden_dropout_prob=0.0)
+        >>> config.num_attention_heads, config.hidden_dropout
+        (2, 0.0)
         """
-        return _pretrained_config_reader(path, **hub_options)
+        config = _pretrained_config_reader(path, revision=revision, cache_dir=cache_dir, token=token,
+                                           local_files_only=local_files_only)
+        return config.replace(**{HF_FIELD_NAMES.get(name, name): value for name, value in changes.items()})
 
 
 @dataclasses.dataclass(frozen=True)

@@ -81,12 +81,15 @@ class AutoTokenizer:
         raise TypeError("AutoTokenizer is not instantiated: call AutoTokenizer.from_pretrained(path_or_hub_id)")
 
     @staticmethod
-    def from_pretrained(path, use_fast=True, do_lower_case=None, strip_accents=None, **hub_options):
-        """The `ElectraTokenizer` of a folder, file or hub id (`hub_options`: `revision`, `cache_dir`, `token`,
-        `local_files_only`). `use_fast` is taken and ignored (there is one tokenizer); `do_lower_case` and
-        `strip_accents` override the files' settings. Another kind of tokenizer is a ValueError in one line."""
+    def from_pretrained(path, use_fast=True, do_lower_case=None, strip_accents=None, revision=None, cache_dir=None,
+                        token=None, local_files_only=None):
+        """The `ElectraTokenizer` of a folder, file or hub id (at `revision`, from or into `cache_dir`, with
+        `token`; `local_files_only` keeps to the cache). `use_fast` is taken and ignored (there is one tokenizer);
+        `do_lower_case` and `strip_accents` override the files' settings. Another kind of tokenizer is a
+        ValueError in one line."""
         del use_fast
-        local = hub.resolve(path, tokenizer_only=True, **hub_options)
+        local = hub.resolve(path, revision=revision, cache_dir=cache_dir, token=token,
+                            local_files_only=local_files_only, tokenizer_only=True)
         declared = _declared_kind(local) if os.path.isdir(local) else None
         if declared is not None and not declared[2]:
             file, kind, _ = declared

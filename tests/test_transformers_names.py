@@ -131,3 +131,8 @@ def test_electra_config_from_pretrained_reads_hugging_face_folders_ours_and_hub_
     (snapshot.parents[1] / "refs" / "main").write_text("0" * 40)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert ElectraConfig.from_pretrained("owner/tiny-electra", cache_dir=str(tmp_path / "hub")) == expected
+    # transformers' keyword arguments replace fields; one that is no field of ours is named
+    changed = ElectraConfig.from_pretrained(str(folder), num_hidden_layers=1, attention_dropout=0.0)
+    assert changed == expected.replace(num_layers=1, attention_dropout=0.0)
+    with pytest.raises(ValueError, match=r"ElectraConfig: unknown key\(s\) \['num_labels'\]"):
+        ElectraConfig.from_pretrained(str(folder), num_labels=3)

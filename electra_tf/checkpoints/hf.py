@@ -199,9 +199,9 @@ def weights_error(folder):
 
 
 def pretrained_config(path, **hub_options):
-    """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (`hub_options` go to
-    `hub.resolve`; only config.json and the tokenizer files are fetched), of our own model folder, or of a
-    `config.json` path."""
+    """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (`hub_options`, such as
+    `revision`, go to `hub.resolve`; only config.json and the tokenizer files are fetched), of our own model
+    folder, or of a `config.json` path."""
     path = hub.resolve(path, tokenizer_only=True, **hub_options)
     config_file = os.path.join(path, CONFIG_NAME) if os.path.isdir(path) else os.fspath(path)
     values = read_json(config_file, expect=dict)
