@@ -59,7 +59,8 @@ def strategies(padding, truncation, max_length, model_max_length):
     if max_length is not None and padding is False and truncation is None:
         truncation = True
     if not isinstance(padding, (bool, str)) or padding not in PADDING:
-        raise ValueError(f"padding={padding!r}: not one of True, False, {', '.join(map(repr, PADDING))}")
+        raise ValueError(f"padding={padding!r}: not one of True, False, "
+                         f"{', '.join(repr(name) for name in PADDING if isinstance(name, str))}")
     if not isinstance(truncation, (bool, str, type(None))) or truncation not in TRUNCATION:
         raise ValueError(f"truncation={truncation!r}: not one of True, False, "
                          f"{', '.join(repr(name) for name in TRUNCATION if isinstance(name, str))}")

@@ -30,6 +30,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from electra_tf import batch_encoding, featurize
+from electra_tf.atomic import read_json
 from electra_tf.checkpoints.tokenizer_files import TOKENIZER_CONFIG, tokenizer_arguments, write_tokenizer_files
 from electra_tf.text_normalization import ASCII_TEXT, UNASSIGNED, bert_normalize, bert_pretokenize
 from electra_tf.vocabulary import is_unreachable, load_vocabulary, validate_vocabulary
@@ -98,14 +99,16 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         `cache_dir`, `token`, `local_files_only`, `force_download`, see `electra_tf.checkpoints.hub`).
 
         `lowercase`/`strip_accents` left as `None` follow the checkpoint's tokenizer files
-        (`tokenizer_config.json`'s `do_lower_case`, `tokenizer.json`'s normalizer), else lower-case.
+        (`tokenizer_config.json`'s `do_lower_case`, `tokenizer.json`'s normalizer), else lower-case;
+        `model_max_length` is `tokenizer_config.json`'s beside a `vocab.txt`, else 512.
         """
         vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path, **hub_options)
         if lowercase is None:
             lowercase = True if saved_lowercase is None else saved_lowercase
         if strip_accents is None:
             strip_accents = saved_strip_accents
-        return cls(vocabulary, lowercase=lowercase, strip_accents=strip_accents)
+        return cls(vocabulary, lowercase=lowercase, strip_accents=strip_accents,
+                   model_max_length=_saved_model_max_length(vocabulary))
 
     def _set_vocabulary_tf(self):
         # keras-hub's, with room for 100 characters of up to 4 UTF-8 bytes
@@ -367,6 +370,15 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         if self.model_max_length != DEFAULT_MODEL_MAX_LENGTH:  # so that a default tokenizer's config is as before
             config["model_max_length"] = self.model_max_length
         return config
+
+
+def _saved_model_max_length(vocabulary):
+    """`model_max_length` of the `tokenizer_config.json` beside a `vocab.txt` path when it gives one (not
+    transformers' 10**30 for "unbounded"), else `DEFAULT_MODEL_MAX_LENGTH`."""
+    config = os.path.join(os.path.dirname(vocabulary), TOKENIZER_CONFIG) if isinstance(vocabulary, str) else ""
+    value = read_json(config, expect=dict).get("model_max_length") if os.path.isfile(config) else None
+    unbounded = not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 10**9
+    return DEFAULT_MODEL_MAX_LENGTH if unbounded else value
 
 
 def _is_python_text(value):

@@ -90,8 +90,10 @@ def test_tensors_np_and_lists():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"padding": "longest_first"}, "padding='longest_first': not one of True, False"),
-    ({"truncation": "longest"}, "truncation='longest': not one of True, False"),
+    ({"padding": "longest_first"},
+     "padding='longest_first': not one of True, False, 'do_not_pad', 'longest', 'max_length'$"),
+    ({"truncation": "longest"}, "truncation='longest': not one of True, False, 'do_not_truncate', 'longest_first', "
+                                "'only_first', 'only_second'$"),
     ({"max_length": -1}, "max_length=-1: not a count of tokens"),
     ({"text_pair": ["a", "b"]}, "text: a str, a list of str or a list of \\(text, pair\\)"),
 ])
@@ -147,6 +149,8 @@ def test_save_pretrained_round_trips_and_keeps_model_max_length(tmp_path):
     assert [Path(path).name for path in paths] == ["tokenizer_config.json", "vocab.txt"]
     assert json.loads(Path(paths[0]).read_text())["model_max_length"] == 64
     again = ElectraTokenizer.from_pretrained(str(tmp_path / "tokenizer"))
-    assert again.get_vocabulary() == TINY and not again.lowercase
+    assert again.get_vocabulary() == TINY and not again.lowercase and again.model_max_length == 64
+    Path(paths[0]).write_text(json.dumps({"model_max_length": 10**30}))  # transformers' "unbounded"
+    assert ElectraTokenizer.from_pretrained(str(tmp_path / "tokenizer")).model_max_length == 512
     assert ElectraTokenizer.from_config(tokenizer.get_config()).model_max_length == 64
     assert len(tokenizer("i " * 100, truncation=True).input_ids) == 64
