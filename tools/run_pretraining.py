@@ -8,7 +8,10 @@ Its flags and `--help` text are in `run_pretraining_flags.py`, which the console
 import dataclasses
 import sys
 
+import tensorflow as tf
+
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config
+from electra_tf.export import precision
 from electra_tf.pretraining.run import RunOptions, run_pretraining
 from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 from electra_tf.tools.run_pretraining_flags import FLAGS
@@ -37,11 +40,23 @@ def resolve_configs(vocabulary_size):
     return model.replace(**overrides[0]), pretraining
 
 
+def warn_if_bf16_is_emulated(options):
+    """Says so when `--mixed_precision=bfloat16` would train on a CPU that emulates bfloat16 (no AVX512-BF16 nor AMX:
+    the same check as `electra-export --precision=bf16`, which refuses there); GPUs and TPUs run it natively."""
+    native = precision.CPU_FLAGS["bf16"]
+    if (options.mixed_precision != "bfloat16" or options.strategy == "tpu" or tf.config.list_physical_devices("GPU")
+            or set(native) & precision.cpu_flags()):
+        return
+    print(f"warning: --mixed_precision=bfloat16 on a CPU without {' or '.join(native)}, which emulates bfloat16: "
+          "the steps will be many times slower than in float32 (leave --mixed_precision unset)", flush=True)
+
+
 @exits_cleanly_on_bad_input
 def main(argv):
     del argv
     resolve_checkpoint_flags("init_checkpoint", "generator_checkpoint")
     options = RunOptions(**{field.name: FLAGS[field.name].value for field in dataclasses.fields(RunOptions)})
+    warn_if_bf16_is_emulated(options)
     model, pretraining = resolve_configs(len(load_vocabulary(FLAGS.vocab_file)))
     if run_pretraining(model, pretraining, options).stopped_by:
         sys.exit(PREEMPTED_EXIT_CODE)

@@ -17,10 +17,11 @@ import tensorflow as tf
 
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.export import precision
 from electra_tf.pretraining import run as run_module
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
-from electra_tf.vocabulary_learning import build_vocabulary
 from electra_tf.vocabulary import save_vocabulary
+from electra_tf.vocabulary_learning import build_vocabulary
 
 # As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
 ENV = {name: value for name, value in os.environ.items() if name != "TF_CPP_MIN_LOG_LEVEL"}
@@ -398,3 +399,17 @@ def test_a_final_save_killed_in_an_extended_run_is_redone_and_its_temporaries_re
     for a, b in zip(current, final_weights(model_dir)):
         np.testing.assert_array_equal(a, b)
     assert sorted(name for name in os.listdir(model_dir) if "final" in name) == ["final"]
+
+
+@pytest.mark.parametrize("flags, warned", [({"avx512f"}, True), ({"avx512f", "avx512_bf16"}, False)])
+def test_bf16_on_a_cpu_that_emulates_it_is_warned_about_in_one_line(data, tmp_path, monkeypatch, run_tool, flags,
+                                                                    warned):
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset(flags))
+    # (nothing to train on: the run stops right after the start-up checks, with the precision left as it was)
+    exit_code, out, err = run_tool("run_pretraining", *command(data, tmp_path / "run", "--train_steps=1",
+                                                               "--mixed_precision=bfloat16")[3:],
+                                   f"--train_files={tmp_path}/nothing-*")
+    assert exit_code == 2 and "no input files match" in err, err[-2000:]
+    warning = ("warning: --mixed_precision=bfloat16 on a CPU without avx512_bf16 or amx_bf16, which emulates "
+               "bfloat16: the steps will be many times slower than in float32 (leave --mixed_precision unset)")
+    assert (warning in out) == warned and out.count("warning: --mixed_precision") == warned, out
