@@ -12,6 +12,7 @@ loaders need (`backbone`, `hf_architecture`; see `electra_tf.models.base`).
 - `ours`: our run folders and `.keras` files;
 - `tokenizer_files`: `vocab.txt`, `tokenizer_config.json`, `tokenizer.json`;
 - `sources`: any of the three formats, recognised and read into a `Source`.
+- `hub`: Hugging Face hub ids resolved to local folders (the Hugging Face cache, or a download).
 
 Loading goes through `from_pretrained` on every model class; saving through
 `model.save_pretrained(folder)` (`hf.save_huggingface`: a Hugging Face folder
