@@ -6,7 +6,11 @@ export for the classifier (exported by the tool, in process), the serving task i
 process for the others (the function a SavedModel's `serve_ids` holds).
 """
 
+import contextlib
+import io
 import os
+import re
+from pathlib import Path
 
 import keras
 import numpy as np
@@ -145,3 +149,12 @@ def test_openvino_runs_an_onnx_export(classifier_exports, ids):
     ours = {name: value for output, value in outputs.items() for name in output.get_names() if name in reference}
     assert set(ours) == set(reference)
     _close(ours, reference, 1e-4)
+
+
+def test_the_documented_onnx_example_runs(classifier_exports):
+    text = (Path(__file__).parents[2] / "docs" / "serving.md").read_text(encoding="utf-8")
+    code = re.search(r"<!-- tested: tests/export/test_onnx.py -->\n```python\n(.*?)```", text, re.S)[1]
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(code.replace('"exports/my_task_onnx/1"', repr(classifier_exports["onnx_int8"])), {})
+    label, probabilities = re.match(r"\['(\w+)'\] \[\[(.*)\]\]", printed.getvalue(), re.S).groups()
+    assert label in LABELS and len(probabilities.split()) == len(LABELS)
