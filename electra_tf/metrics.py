@@ -1,8 +1,10 @@
 """Task metrics: scikit-learn and SciPy where they have the metric, the official SQuAD rules otherwise.
 
 Written here only what no library does: entity-level span F1 (what `seqeval`
-computes; not a dependency) and SQuAD's exact match / F1 with its answer
-normalisation (a script, not a library: `evaluate-v2.0.py`).
+computes; not a dependency), SQuAD's exact match / F1 with its answer
+normalisation (a script, not a library: `evaluate-v2.0.py`), and CMRC 2018's
+(`cmrc2018_evaluate.py`, also DRCD's): F1 over the longest common substring of
+the answers segmented into characters and words.
 
 Example:
 >>> classification_scores([0, 1, 1, 0], [0, 1, 0, 0], ("accuracy", "f1"))
@@ -86,6 +88,105 @@ def _f1(gold, predicted):
         return 0.0
     precision, recall = common / len(predicted_tokens), common / len(gold_tokens)
     return 2 * precision * recall / (precision + recall)
+
+
+QA_METRICS = ("squad", "cmrc")
+
+# The official CMRC 2018 script's punctuation list, as written there ("……" is one entry, so a single "…" is kept,
+# and ASCII ".,!?'\"" are not in it).
+CMRC_PUNCTUATION = frozenset(["-", ":", "_", "*", "^", "/", "\\", "~", "`", "+", "=", "，", "。", "：", "？", "！",
+                              "“", "”", "；", "’", "《", "》", "……", "·", "、", "「", "」", "（", "）", "－", "～",
+                              "『", "』"])
+_CMRC_CHINESE = re.compile(r"[\u4e00-\u9fa5]")  # the script's CJK range
+_CMRC_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def cmrc_segments(text):
+    """`text` as CMRC 2018's script segments it for F1: lower-cased, its punctuation removed, each Chinese
+    character a segment, other runs cut into words (the script runs `nltk.word_tokenize` on them; here runs of
+    letters and digits, and each other symbol, which differs only on words with inner punctuation, e.g. "3.5").
+
+    >>> cmrc_segments("ELECTRA模型，2020年发布")
+    ['electra', '模', '型', '2020', '年', '发', '布']
+    """
+    segments, run = [], ""
+    for character in text.lower().strip():
+        if character in CMRC_PUNCTUATION:
+            continue
+        if _CMRC_CHINESE.match(character):
+            segments += _CMRC_WORD.findall(run) + [character]
+            run = ""
+        else:
+            run += character
+    return segments + _CMRC_WORD.findall(run)
+
+
+def chinese_share(texts):
+    """The share of the texts' non-space characters that are Chinese characters (the CMRC script's range).
+
+    >>> chinese_share(["北京 is", "大学"])
+    0.6666666666666666
+    """
+    characters = "".join("".join(text.split()) for text in texts)
+    return len(_CMRC_CHINESE.findall(characters)) / len(characters) if characters else 0.0
+
+
+def _longest_common_substring(first, second):
+    """The length of the longest run of segments `first` and `second` share."""
+    longest, previous = 0, [0] * (len(second) + 1)
+    for item in first:
+        current = [0] * (len(second) + 1)
+        for j, other in enumerate(second):
+            if item == other:
+                current[j + 1] = previous[j] + 1
+                longest = max(longest, current[j + 1])
+        previous = current
+    return longest
+
+
+def _cmrc_f1(gold, predicted):
+    gold, predicted = cmrc_segments(gold), cmrc_segments(predicted)
+    common = _longest_common_substring(gold, predicted)
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _cmrc_exact(gold, predicted):
+    strip = lambda text: "".join(c for c in text.lower().strip() if c not in CMRC_PUNCTUATION)  # noqa: E731
+    return float(strip(gold) == strip(predicted))
+
+
+def cmrc_scores(predictions, examples):
+    """Exact match and F1 (0–100) as the official CMRC 2018 script computes them (DRCD is scored so too).
+
+    F1 is the longest common *substring* of the segmented answers (`cmrc_segments`), not SQuAD's bag of
+    tokens: precision and recall are its length over the prediction's and the gold answer's segments. Exact
+    match compares the texts lower-cased with the script's punctuation removed. Each question scores its best
+    match over the gold answers; a question without a prediction scores 0; a question without gold answers
+    (SQuAD 2.0-style data) is right only when the prediction is empty too.
+
+    >>> from electra_tf.data.tasks.squad import SquadExample
+    >>> example = SquadExample("q1", "谁？", "江泽民主席会见了克林顿。", (("江泽民", 0), ("江泽民主席", 0)))
+    >>> cmrc_scores({"q1": "江泽民主席会见"}, [example])  # 5 of 7 characters: P 5/7, R 1
+    {'exact_match': 0.0, 'f1': 83.33333333333333, 'total': 1}
+    """
+    if not examples:
+        raise ValueError("no examples to score")
+    exact = f1 = 0.0
+    for example in examples:
+        predicted = predictions.get(example.qas_id)
+        if predicted is None:
+            continue
+        golds = [text for text, _ in example.answers]
+        if not golds:
+            right = float(not cmrc_segments(predicted))
+            exact, f1 = exact + right, f1 + right
+            continue
+        exact += max(_cmrc_exact(gold, predicted) for gold in golds)
+        f1 += max(_cmrc_f1(gold, predicted) for gold in golds)
+    return {"exact_match": 100 * exact / len(examples), "f1": 100 * f1 / len(examples), "total": len(examples)}
 
 
 def squad_scores(predictions, examples):

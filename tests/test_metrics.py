@@ -5,7 +5,14 @@ import math
 import pytest
 
 from electra_tf.data.tasks.squad import SquadExample
-from electra_tf.metrics import classification_scores, entity_f1, normalize_answer, squad_scores
+from electra_tf.metrics import (
+    classification_scores,
+    cmrc_scores,
+    cmrc_segments,
+    entity_f1,
+    normalize_answer,
+    squad_scores,
+)
 
 
 def test_classification_metrics_by_hand():
@@ -56,3 +63,25 @@ def test_squad_normalisation_and_scores_by_hand():
     # A missing prediction scores 0; an answer to an unanswerable question scores 0.
     assert squad_scores({"c": "something"}, examples[2:3])["f1"] == 0.0
     assert math.isclose(squad_scores({}, examples)["exact_match"], 0.0)
+
+
+def test_cmrc_scores_by_hand_as_the_official_cmrc_2018_script():
+    segments = cmrc_segments(" Google的ELECTRA-Small模型：3 种！")  # "-" is removed without cutting the word
+    assert segments == ["google", "的", "electrasmall", "模", "型", "3", "种"]
+    examples = [SquadExample("order", "q", "ctx", (("北京大学", 0),)),
+                SquadExample("mixed", "q", "ctx", (("ELECTRA模型", 0),)),
+                SquadExample("several", "q", "ctx", (("一九九八年", 0), ("1998年", 0))),
+                SquadExample("punctuation", "q", "ctx", (("《红楼梦》", 0),)),
+                SquadExample("missing", "q", "ctx", (("克林顿", 0),))]
+    predictions = {"order": "大学北京", "mixed": "Google的ELECTRA模型", "several": "1998年。", "punctuation": "红楼梦"}
+    # order: the longest common substring is 2 of 4 characters each way: P = R = 1/2, F1 1/2 (a bag of tokens
+    # would say 1). mixed: [google 的 electra 模 型] holds [electra 模 型]: P 3/5, R 1, F1 3/4. several: the
+    # second answer, once "。" is removed: EM 1, F1 1. punctuation: 《》 removed: EM 1, F1 1. missing: 0.
+    scores = cmrc_scores(predictions, examples)
+    assert scores["exact_match"] == pytest.approx(100 * 2 / 5)
+    assert scores["f1"] == pytest.approx(100 * (0.5 + 0.75 + 1 + 1 + 0) / 5)
+    assert scores["total"] == 5
+    # An unanswerable question is right only when nothing is predicted.
+    unanswerable = SquadExample("none", "q", "ctx", ())
+    assert cmrc_scores({"none": ""}, [unanswerable])["f1"] == 100.0
+    assert cmrc_scores({"none": "北京"}, [unanswerable])["exact_match"] == 0.0

@@ -29,7 +29,8 @@ def model_size(width):
 
 
 # The flags that are tasks' data options (each a field of some task's `Options`: tests/tools check it).
-OPTION_FLAGS = ("tfds", "tfds_data_dir", "text_columns", "label_column", "label_names", "regression", "tag_column")
+OPTION_FLAGS = ("tfds", "tfds_data_dir", "text_columns", "label_column", "label_names", "regression", "tag_column",
+                "qa_metric")
 
 
 def check_option_flags(task):
@@ -103,6 +104,10 @@ def run_trial(config, folder, model_config):
     splits = {"train": task.load("train")}  # first: a task may take its labels from it
     splits.update({split: task.load(split) for split in task.splits if split != "train"})
     check_sequence_length(task.sequence_length, model_config, FLAGS.init_checkpoint)
+    for split, examples in splits.items():
+        advice = task.advice(split, examples)
+        if advice:
+            print(advice, flush=True)
     train = splits["train"]
     dev = splits["dev"] if "dev" in splits and task.scored("dev") else None
     if FLAGS.keep_best and dev is None:

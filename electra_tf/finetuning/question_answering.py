@@ -2,7 +2,8 @@
 
 Doc-stride windows, n-best spans and the null-score threshold, as the original
 ELECTRA's `finetune/qa` (`electra_tf.data.tasks.squad`); scored by SQuAD's
-exact match and F1; predictions are SQuAD's `predictions.json`. Head:
+exact match and F1 (or, `qa_metric="cmrc"`, as CMRC 2018's and DRCD's script
+does: `electra_tf.metrics.cmrc_scores`); predictions are SQuAD's `predictions.json`. Head:
 `ElectraForQuestionAnswering` (the original joint head with an answerable
 classifier for 2.0, or Hugging Face's). Loss: (start CE + end CE) / 2, plus
 0.5 · the answerable classifier's sigmoid CE.
@@ -13,6 +14,7 @@ Example:
 (['answerable_logits', 'end_logits', 'start_logits'], 0.5)
 """
 
+import dataclasses
 import os
 
 import keras
@@ -23,7 +25,7 @@ from electra_tf.atomic import write_json
 from electra_tf.data import batching
 from electra_tf.data.tasks import squad
 from electra_tf.finetuning.task import FinetuningTask
-from electra_tf.metrics import squad_scores
+from electra_tf.metrics import QA_METRICS, chinese_share, cmrc_scores, squad_scores
 from electra_tf.models.question_answering import ElectraForQuestionAnswering
 
 
@@ -73,6 +75,14 @@ def padded_outputs(batches, length):
     return padded
 
 
+@dataclasses.dataclass(frozen=True)
+class QuestionAnsweringOptions:
+    """qa_metric: "squad" (SQuAD's exact match and bag-of-words F1) or "cmrc" (CMRC 2018 / DRCD's script:
+    F1 over the longest common substring of characters and words, `electra_tf.metrics.cmrc_scores`)."""
+
+    qa_metric: str = "squad"
+
+
 class AnswerPredictions(dict):
     """Question id → answer text, with the n-best answers (`nbest`) and null odds (`null_odds`) beside them."""
 
@@ -82,13 +92,20 @@ class AnswerPredictions(dict):
 
 
 class QuestionAnsweringTask(FinetuningTask):
-    """SQuAD 2.0: doc-stride windows, n-best spans, unanswerable questions."""
+    """SQuAD 2.0: doc-stride windows, n-best spans, unanswerable questions; its options:
+    `QuestionAnsweringOptions`."""
 
+    Options = QuestionAnsweringOptions
     model_class = ElectraForQuestionAnswering
     default_files = {"train": "train-v2.0.json", "dev": "dev-v2.0.json"}
     default_epochs = 2.0
     default_max_seq_length = 512
     version_2 = True
+
+    def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
+        super().__init__(config, tokenizer, files, data_dir, options)
+        if self.options.qa_metric not in QA_METRICS:
+            raise ValueError(f"qa_metric must be one of {QA_METRICS}, got {self.options.qa_metric!r}")
 
     def load(self, split):
         return squad.read_squad(self.path(split), on_bad_answer="skip" if split == "train" else "error")
@@ -160,7 +177,15 @@ class QuestionAnsweringTask(FinetuningTask):
         return any(example.answers or example.is_impossible for example in examples)
 
     def score(self, examples, predictions):
-        return squad_scores(predictions, examples)
+        return (cmrc_scores if self.options.qa_metric == "cmrc" else squad_scores)(predictions, examples)
+
+    def advice(self, split, examples):
+        """A hint when the dev questions are mostly Chinese and scored as SQuAD (whose F1 splits at spaces)."""
+        texts = [example.question for example in examples] + [text for e in examples for text, _ in e.answers]
+        if split == "dev" and self.options.qa_metric == "squad" and chinese_share(texts) > 0.5:
+            return ("note: the dev questions and answers are mostly Chinese; SQuAD's F1 splits answers at spaces "
+                    "only: --qa_metric=cmrc scores them as CMRC 2018 / DRCD's official script does")
+        return None
 
     def write_predictions(self, examples, predictions, folder, split):
         """SQuAD's `predictions.json` (question id → answer text), and beside it, as the original writes them,

@@ -13,7 +13,7 @@ ValueError: unknown task 'sst3'; the tasks are: chunk, cola, conll2003, docstrin
 >>> make_task(FinetuningConfig(task="squadv1"), tokenizer, tag_colum=1)
 Traceback (most recent call last):
 ...
-ValueError: task 'squadv1' takes no option tag_colum; its options: none
+ValueError: task 'squadv1' takes no option tag_colum; its options: qa_metric
 """
 
 from electra_tf.data.tasks.classification import GLUE_TASKS, glue_task

@@ -170,6 +170,10 @@ class FinetuningTask(abc.ABC):
     def load(self, split):
         """The examples of `split`."""
 
+    def advice(self, split, examples):
+        """A line of advice on `split`'s `examples`, printed before training (`None`: nothing to say)."""
+        return None
+
     def data_stats(self, split, examples):
         """What `results.json`'s `data` records of `split`'s `examples` (counts, e.g. of truncated texts)."""
         return {}

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from electra_tf.config import FinetuningConfig
+from electra_tf.data.tasks.squad import SquadExample
 from electra_tf.finetuning import make_task
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -44,3 +45,17 @@ def test_a_test_file_is_scored_when_labelled(tmp_path, tokenizer, task_name):
     assert task.scored("test", task.load("test"))
     assert not task.scored("test", task.load("test_unlabelled"))
     assert task.scored("dev") and not task.scored("train")
+
+
+def test_cmrc_scoring_is_chosen_by_qa_metric_and_hinted_for_chinese_dev_data(tokenizer):
+    example = SquadExample("q", "谁会见了克林顿？", "江泽民主席在北京会见了克林顿。", (("江泽民主席", 0),))
+    squad_task = make_task(FinetuningConfig(task="squad"), tokenizer)
+    cmrc_task = make_task(FinetuningConfig(task="squadv1"), tokenizer, qa_metric="cmrc")
+    # "江泽民" has no space: SQuAD's F1 sees one word, unlike the answer's; CMRC's sees 3 of its 5 characters.
+    assert squad_task.score([example], {"q": "江泽民"})["f1"] == 0.0
+    assert cmrc_task.score([example], {"q": "江泽民"})["f1"] == pytest.approx(75.0)
+    assert "--qa_metric=cmrc" in squad_task.advice("dev", [example])
+    assert cmrc_task.advice("dev", [example]) is None
+    assert squad_task.advice("dev", [SquadExample("e", "Who?", "Ann met Bob.", (("Ann", 0),))]) is None
+    with pytest.raises(ValueError, match="qa_metric must be one of"):
+        make_task(FinetuningConfig(task="squad"), tokenizer, qa_metric="drcd")

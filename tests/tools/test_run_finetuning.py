@@ -121,3 +121,22 @@ def test_a_labelled_test_file_is_scored_and_reported_like_dev(tiny_pretrained_di
     assert set(summary["dev"]) == {"dev"} and summary["test"]["test"]["accuracy"]["trials"] == [
         trial["scores"]["test"]["accuracy"]]
     assert '"test": {"accuracy": ' in result.stdout and "test: {" in result.stdout
+
+
+def test_chinese_qa_is_scored_as_cmrc_with_qa_metric_and_hinted_without(tiny_pretrained_dir, tmp_path,
+                                                                         run_tool):
+    context = "江泽民主席在北京会见了克林顿。"
+    qas = [{"id": f"q{i}", "question": "谁在北京会见了克林顿？", "answers": [{"text": "江泽民", "answer_start": 0}]}
+           for i in range(8)]
+    data = json.dumps({"version": "1.1", "data": [{"title": "t", "paragraphs": [{"context": context, "qas": qas}]}]})
+    (tmp_path / "train.json").write_text(data)
+    common = ["--task=squadv1", f"--train_file={tmp_path / 'train.json'}", f"--dev_file={tmp_path / 'train.json'}",
+              f"--init_checkpoint={tiny_pretrained_dir}", "--epochs=1", "--batch_size=8", "--max_seq_length=32"]
+    code, out, err = run_tool("run_finetuning", *common, f"--output_dir={tmp_path / 'squad'}")
+    assert code == 0, err[-3000:]
+    assert "note: the dev questions and answers are mostly Chinese" in out and "--qa_metric=cmrc" in out
+    code, out, err = run_tool("run_finetuning", *common, f"--output_dir={tmp_path / 'cmrc'}", "--qa_metric=cmrc")
+    assert code == 0, err[-3000:]
+    assert "mostly Chinese" not in out
+    trial = json.loads((tmp_path / "cmrc" / "trial_0" / "results.json").read_text())
+    assert trial["run"]["qa_metric"] == "cmrc" and set(trial["scores"]["dev"]) == {"exact_match", "f1", "total"}
