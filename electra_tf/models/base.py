@@ -47,6 +47,7 @@ from electra_tf.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, sources, transfer
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
+from electra_tf.models.transformers_calls import TransformersCalls
 from electra_tf.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -72,7 +73,7 @@ def truncated_normal(config):
     return keras.initializers.TruncatedNormal(stddev=config.initializer_range)
 
 
-class ElectraNetwork(keras.Model):
+class ElectraNetwork(TransformersCalls, keras.Model):
     """The base of every ELECTRA model: a functional Keras model with a config and a backbone.
 
     Subclasses build their graph, call `super().__init__(inputs=..., outputs=..., **kwargs)`, then set

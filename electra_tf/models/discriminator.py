@@ -7,6 +7,7 @@ import keras
 
 from electra_tf.layers.activations import activation
 from electra_tf.layers.heads import ReplacedTokenDetectionHead
+from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
 from electra_tf.models.encoder import ElectraModel
 
@@ -39,6 +40,8 @@ class ElectraDiscriminator(ElectraNetwork):
     takes_text = True
     hf_class = "ElectraForPreTraining"
     serving_task = "discriminator"
+    loss_inputs = ("labels",)  # 1 where a token was replaced
+    head_loss = staticmethod(head_losses.replaced_token_detection)
 
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
@@ -50,9 +53,10 @@ class ElectraDiscriminator(ElectraNetwork):
                                           name="discriminator_predictions")
         # === Functional Model ===
         inputs = model_inputs()
-        outputs = dict(backbone(inputs))
-        outputs["logits"] = head(outputs["last_hidden_state"])
+        encoded = backbone(inputs)
+        outputs = {**encoded, "logits": head(encoded["last_hidden_state"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self._keep_encoder_call(inputs, encoded)
         # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states

@@ -80,10 +80,10 @@ class ElectraModel(ElectraNetwork):
         for layer in transformer_layers:
             x = layer(x, padding_mask=inputs["attention_mask"])
             hidden_states.append(x)
-        outputs = {"last_hidden_state": x}
-        if output_hidden_states:
-            outputs["hidden_states"] = keras.ops.stack(hidden_states, axis=1)
+        with_states = {"last_hidden_state": x, "hidden_states": keras.ops.stack(hidden_states, axis=1)}
+        outputs = with_states if output_hidden_states else {"last_hidden_state": x}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self._keep_encoder_call(inputs, with_states)
 
         # === Config ===
         self.config = config
@@ -91,6 +91,9 @@ class ElectraModel(ElectraNetwork):
         self.embedding = embedding
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
+
+    def _build_hidden_state_graph(self):
+        return keras.Model(*self.__dict__["_encoder_call"])  # the same layers, every hidden state an output
 
     def get_config(self):
         return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

@@ -8,6 +8,7 @@ vocab]` projection per step.
 import keras
 
 from electra_tf.layers.heads import masked_lm_head
+from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
 from electra_tf.models.encoder import ElectraModel
 
@@ -46,6 +47,8 @@ class ElectraGenerator(ElectraNetwork):
     """
 
     hf_class = "ElectraForMaskedLM"
+    loss_inputs = ("labels",)  # the token ids at the logits' positions; -100 where none is predicted
+    head_loss = staticmethod(head_losses.masked_lm)
 
     def __init__(self, config, embedding=None, output_hidden_states=False, backbone=None, **kwargs):
         config = as_config(config)
@@ -60,14 +63,24 @@ class ElectraGenerator(ElectraNetwork):
         inputs = model_inputs()
         inputs["mask_positions"] = keras.Input(shape=(None,), dtype="int32", name="mask_positions")
         encoder_inputs = {name: inputs[name] for name in ("input_ids", "attention_mask", "token_type_ids")}
-        outputs = dict(backbone(encoder_inputs))
-        outputs["logits"] = head(outputs["last_hidden_state"], mask_positions=inputs["mask_positions"])
+        encoded = backbone(encoder_inputs)
+        outputs = {**encoded, "logits": head(encoded["last_hidden_state"], mask_positions=inputs["mask_positions"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self._keep_encoder_call(encoder_inputs, encoded)
         # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states
         self.backbone = backbone
         self.head = head
+
+    def complete_inputs(self, features):
+        """Also: without `mask_positions`, logits at every position (`[batch, sequence, vocab]`, as
+        transformers' `ElectraForMaskedLM` gives them)."""
+        features = super().complete_inputs(features)
+        if features.get("mask_positions") is None:
+            positions = keras.ops.arange(keras.ops.shape(features["input_ids"])[1], dtype="int32")
+            features["mask_positions"] = keras.ops.broadcast_to(positions, keras.ops.shape(features["input_ids"]))
+        return features
 
     def get_config(self):
         return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

@@ -18,6 +18,7 @@ import keras
 
 from electra_tf.layers.activations import activation
 from electra_tf.layers.choice_reshape import ChoiceReshape
+from electra_tf.models import head_losses
 from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, truncated_normal
 from electra_tf.models.encoder import ElectraModel
 
@@ -28,6 +29,8 @@ class ElectraForMultipleChoice(ElectraNetwork):
 
     hf_class = "ElectraForMultipleChoice"
     serving_task = "multiple_choice"
+    loss_inputs = ("labels",)  # the right choice's index
+    head_loss = staticmethod(head_losses.multiple_choice)
 
     def __init__(self, config, num_choices=4, **kwargs):
         config = as_config(config)
@@ -36,13 +39,15 @@ class ElectraForMultipleChoice(ElectraNetwork):
         # === Functional Model ===
         inputs = {name: keras.Input(shape=(num_choices, None), dtype="int32", name=name) for name in INPUT_NAMES}
         flat = {name: ChoiceReshape(name=f"fold_{name}")(tensor) for name, tensor in inputs.items()}
-        x = backbone(flat)["last_hidden_state"][:, 0]
+        encoded = backbone(flat)
+        x = encoded["last_hidden_state"][:, 0]
         x = keras.layers.Dense(config.hidden_size, activation=activation(config.hidden_act),
                                kernel_initializer=truncated_normal(config), name="summary")(x)
         x = keras.layers.Dropout(config.hidden_dropout)(x)
         scores = keras.layers.Dense(1, kernel_initializer=truncated_normal(config), name="classifier")(x)
         logits = ChoiceReshape(num_choices, name="choice_logits")(scores)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self._keep_encoder_call(flat, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone

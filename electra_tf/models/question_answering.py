@@ -23,7 +23,8 @@ Example:
 import keras
 
 from electra_tf.layers.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
-from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
+from electra_tf.models import head_losses
+from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, model_inputs, truncated_normal
 from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.sequence_classification import check_head
 
@@ -43,6 +44,7 @@ class ElectraForQuestionAnswering(ElectraNetwork):
     hf_class = "ElectraForQuestionAnswering"
     checkpoint_arguments = ("head",)
     serving_task = "question_answering"
+    head_loss = staticmethod(head_losses.question_answering)
 
     def __init__(self, config, head="original", beam_size=20, answerable_classifier=True, hidden_size=512,
                  **kwargs):
@@ -52,7 +54,8 @@ class ElectraForQuestionAnswering(ElectraNetwork):
         backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
-        sequence = backbone(inputs)["last_hidden_state"]
+        encoded = backbone(inputs)
+        sequence = encoded["last_hidden_state"]
         if head == "huggingface":
             logits = keras.layers.Dense(2, kernel_initializer=truncated_normal(config), name="qa_outputs")(sequence)
             start, end = keras.ops.unstack(logits, 2, axis=-1)
@@ -71,6 +74,7 @@ class ElectraForQuestionAnswering(ElectraNetwork):
                 outputs["answerable_logits"] = keras.ops.squeeze(
                     keras.layers.Dense(1, name="answerable_output")(hidden), -1)
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self._keep_encoder_call({name: inputs[name] for name in INPUT_NAMES}, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone
@@ -87,11 +91,16 @@ class ElectraForQuestionAnswering(ElectraNetwork):
     def hf_complete(self):
         return self.head == "huggingface"
 
-    def __call__(self, inputs, *args, **kwargs):
-        # `start_positions` is optional: Keras wants the key, so a missing one is passed as None.
-        if getattr(self, "head", None) == "original" and isinstance(inputs, dict) and "start_positions" not in inputs:
-            inputs = {**inputs, "start_positions": None}
-        return super().__call__(inputs, *args, **kwargs)
+    @property
+    def loss_inputs(self):
+        """transformers' labels for its head; the original head takes `start_positions` as an input."""
+        return ("start_positions", "end_positions") if self.head == "huggingface" else ()
+
+    def complete_inputs(self, features):
+        features = super().complete_inputs(features)
+        if self.head == "original":  # `start_positions` is optional: Keras wants the key, so None when missing
+            features.setdefault("start_positions", None)
+        return features
 
     def get_config(self):
         return {**super().get_config(), "head": self.head, "beam_size": self.beam_size,

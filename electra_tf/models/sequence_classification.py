@@ -20,6 +20,7 @@ Example:
 import keras
 
 from electra_tf.layers.activations import activation
+from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
 from electra_tf.models.encoder import ElectraModel
 
@@ -45,6 +46,8 @@ class ElectraForSequenceClassification(ElectraNetwork):
     takes_text = True
     hf_class = "ElectraForSequenceClassification"
     checkpoint_arguments = ("head", "num_labels", "classifier_dropout")
+    loss_inputs = ("labels",)  # class ids; scores for regression; multi-hot floats for multi-label
+    head_loss = staticmethod(head_losses.sequence_classification)
 
     def __init__(self, config, num_labels=2, head="huggingface", classifier_dropout=None, **kwargs):
         config = as_config(config)
@@ -54,7 +57,8 @@ class ElectraForSequenceClassification(ElectraNetwork):
         backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
-        x = backbone(inputs)["last_hidden_state"][:, 0]
+        encoded = backbone(inputs)
+        x = encoded["last_hidden_state"][:, 0]
         if head == "huggingface":
             x = keras.layers.Dropout(dropout)(x)
             x = keras.layers.Dense(config.hidden_size, activation=activation(config.hidden_act),
@@ -62,6 +66,7 @@ class ElectraForSequenceClassification(ElectraNetwork):
         x = keras.layers.Dropout(dropout)(x)
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="out_proj")(x)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self._keep_encoder_call(inputs, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone

@@ -19,6 +19,7 @@ TensorShape([1, 4, 5])
 
 import keras
 
+from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
 from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.sequence_classification import check_head
@@ -31,6 +32,8 @@ class ElectraForTokenClassification(ElectraNetwork):
     takes_text = True
     hf_class = "ElectraForTokenClassification"
     checkpoint_arguments = ("head", "num_labels")
+    loss_inputs = ("labels",)  # a tag id per token; -100 where none is scored
+    head_loss = staticmethod(head_losses.token_classification)
     serving_task = "tagging"
 
     def __init__(self, config, num_labels=2, head="huggingface", **kwargs):
@@ -40,11 +43,13 @@ class ElectraForTokenClassification(ElectraNetwork):
         backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
-        x = backbone(inputs)["last_hidden_state"]
+        encoded = backbone(inputs)
+        x = encoded["last_hidden_state"]
         if head == "huggingface":
             x = keras.layers.Dropout(config.hidden_dropout)(x)
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="classifier")(x)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
+        self._keep_encoder_call(inputs, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone
