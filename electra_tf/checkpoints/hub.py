@@ -12,11 +12,12 @@ commit) and `token=` (private or gated repositories) are passed on; the
 environment is read at each call, so setting it after the import works.
 
 Only the files electra_tf reads are fetched: `config.json`, the safetensors
-weights (with their index), the tokenizer files and `electra_tf.json`;
-`tf_model.h5` only when the repository has no safetensors. A repository
-with only `pytorch_model.bin` (a pickle, never opened here) is refused before
-anything is downloaded, saying how to get safetensors. Each failure is one
-line: the id, the cache folder, and the way out.
+weights (with their index), our `.keras` files or a keras-hub preset's
+weights, the tokenizer files and `electra_tf.json`; `tf_model.h5` only when
+the repository has no safetensors. A repository with only
+`pytorch_model.bin` (a pickle, never opened here) is refused before anything
+is downloaded, saying how to get safetensors. Each failure is one line: the
+id, the cache folder, and the way out.
 
 Example:
 >>> import tempfile
@@ -40,8 +41,11 @@ from huggingface_hub.utils import (
     validate_repo_id,
 )
 
-WEIGHT_PATTERNS = ("*.safetensors", "*.safetensors.index.json")
-TOKENIZER_PATTERNS = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+# Weights in the formats `checkpoints.sources` reads: Hugging Face's safetensors (and their index), our `.keras`
+# files (a model folder or a pre-training pair), a keras-hub preset's `model.weights.h5`.
+WEIGHT_PATTERNS = ("*.safetensors", "*.safetensors.index.json", "*.keras", "model.weights.h5")
+TOKENIZER_PATTERNS = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                      "assets/tokenizer/vocabulary.txt")
 MODEL_PATTERNS = ("config.json", *WEIGHT_PATTERNS, *TOKENIZER_PATTERNS, "electra_tf.json")
 TF_WEIGHTS = "tf_model.h5"  # transformers 4.x's TF weights: fetched only when there are no safetensors
 PICKLED_WEIGHTS = "pytorch_model.bin"
@@ -155,6 +159,9 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
             patterns.append(TF_WEIGHTS)
         elif PICKLED_WEIGHTS in files:
             raise _pickle_only_error(path)
+        else:
+            raise ValueError(f"{path}: the repository holds no weights electra_tf reads (model.safetensors, "
+                             f"tf_model.h5, ours or a keras-hub preset's); its files: {', '.join(sorted(files)[:12])}")
     try:
         folder = snapshot_download(path, revision=revision, cache_dir=cache, token=token, endpoint=endpoint,
                                    local_files_only=offline or files is None, force_download=force_download,
@@ -166,10 +173,10 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
         raise ConnectionError(f"{path}: the Hugging Face hub ({endpoint or 'huggingface.co'}) cannot be reached "
                               f"and the model is not in the cache {cache}; check the network (or HTTPS_PROXY), or "
                               f"get it with `hf download {path}` elsewhere and copy the cache") from None
-    if not tokenizer_only:
+    if files is None and not tokenizer_only:  # from the cache alone: what it holds is all there is
         present = os.listdir(folder)
         if not _matches(present, (*WEIGHT_PATTERNS, TF_WEIGHTS)):
             if PICKLED_WEIGHTS in present:
                 raise _pickle_only_error(path)
-            raise _not_cached_error(path, cache, revision, f"{folder} holds no weights (model.safetensors)")
+            raise _not_cached_error(path, cache, revision, f"its cached snapshot {folder} holds no weights")
     return folder

@@ -218,15 +218,18 @@ def served(folder, target, extra=()):
     return target
 
 
-def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch):
+def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch, tiny_pretrained_dir):
     fixture = FIXTURES / "hf_cache"
     repositories = {
+        "me/electra-tiny": tiny_pretrained_dir,  # our own pre-training folder, pushed as it is
+        "me/tokenizer-only": served(snapshot(fixture, DISCRIMINATOR), tmp_path / "served" / "tokenizer"),
         DISCRIMINATOR: served(snapshot(fixture, DISCRIMINATOR), tmp_path / "served" / "discriminator",
                               ("tf_model.h5", "pytorch_model.bin", "README.md", "onnx/model.onnx")),
         PICKLE_ONLY: served(snapshot(fixture, PICKLE_ONLY), tmp_path / "served" / "pickle"),
         "someone/tf-only": served(snapshot(fixture, DISCRIMINATOR), tmp_path / "served" / "tf", ("tf_model.h5",)),
     }
     (repositories["someone/tf-only"] / "model.safetensors").unlink()
+    (repositories["me/tokenizer-only"] / "model.safetensors").unlink()
     monkeypatch.setenv("HF_HOME", str(tmp_path / "empty"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # (read at its import: tests/conftest.py)
@@ -242,6 +245,13 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch)
         np.testing.assert_allclose(np.asarray(model({name: case[name] for name in FEATURES})["logits"]),
                                    case["logits"], atol=TOLERANCE)
         assert "tf_model.h5" in os.listdir(resolve("someone/tf-only"))  # only when there are no safetensors
+        ours = ElectraDiscriminator.from_pretrained("me/electra-tiny")
+        for a, b in zip(ours.weights, ElectraDiscriminator.from_pretrained(tiny_pretrained_dir).weights, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        assert ElectraTokenizer.from_pretrained("me/tokenizer-only").vocabulary_size() == 1418
+        with pytest.raises(ValueError, match="^me/tokenizer-only: the repository holds no weights electra_tf reads "
+                                             r"\(.*\); its files: config.json, tokenizer.json"):
+            ElectraModel.from_pretrained("me/tokenizer-only")
         with pytest.raises(ValueError, match=f"^{PICKLE_ONLY}: the repository holds only pytorch_model.bin"):
             resolve(PICKLE_ONLY)
         assert not [path for _, path in hub.requests if path.endswith(".bin")]  # refused before any download
