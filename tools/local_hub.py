@@ -56,7 +56,8 @@ def _repository(folder):
 
 class LocalHub:
     """Serves `{repo_id: folder}` on 127.0.0.1 (a free port) while in a `with` block; `endpoint` is its URL
-    (what `HF_ENDPOINT` or `endpoint=` takes); `requests` lists the `(method, path)` it answered."""
+    (what `HF_ENDPOINT` or `endpoint=` takes); `requests` lists the `(method, path, Authorization header)` it
+    answered."""
 
     def __init__(self, repositories):
         self.repositories = {repo_id: _repository(folder) for repo_id, folder in repositories.items()}
@@ -86,7 +87,7 @@ class LocalHub:
 
     def _answer(self, handler, body):
         path = urllib.parse.unquote(urllib.parse.urlsplit(handler.path).path)
-        self.requests.append((handler.command, path))
+        self.requests.append((handler.command, path, handler.headers.get("Authorization")))
         for kind, route in _ROUTES:
             match = route.match(path)
             if match:

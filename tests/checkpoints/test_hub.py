@@ -236,6 +236,8 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch,
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
     with LocalHub(repositories) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        assert ElectraTokenizer.from_pretrained(DISCRIMINATOR).vocabulary_size() == 1418
+        assert not [path for method, path, _ in hub.requests if method == "GET" and path.endswith(".safetensors")]
         folder = resolve(DISCRIMINATOR)
         assert folder.startswith(str(tmp_path / "empty" / "hub" / "models--google--electra-small-discriminator"))
         assert sorted(os.listdir(folder)) == ["config.json", "model.safetensors", "tokenizer.json",
@@ -254,12 +256,16 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch,
             ElectraModel.from_pretrained("me/tokenizer-only")
         with pytest.raises(ValueError, match=f"^{PICKLE_ONLY}: the repository holds only pytorch_model.bin"):
             resolve(PICKLE_ONLY)
-        assert not [path for _, path in hub.requests if path.endswith(".bin")]  # refused before any download
+        assert not [path for _, path, _ in hub.requests if path.endswith(".bin")]  # refused before any download
         with pytest.raises(FileNotFoundError, match="^google/no-such-model: no such file or folder here, nor a "
                                                     "model repository on the Hugging Face hub"):
             ElectraModel.from_pretrained("google/no-such-model")
         with pytest.raises(FileNotFoundError, match=f"^{DISCRIMINATOR}: the hub has no revision 'v9'"):
             resolve(DISCRIMINATOR, revision="v9")
+        del hub.requests[:]
+        assert resolve(DISCRIMINATOR, token="hf_secret", force_download=True) == folder  # fetched again, with it
+        assert {authorization for method, path, authorization in hub.requests if method == "GET"
+                and path.endswith("model.safetensors")} == {"Bearer hf_secret"}
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # cached now: found without the hub
     assert resolve(DISCRIMINATOR) == folder
     assert np.array_equal(read_safetensors(folder)["discriminator_predictions.dense_prediction.bias"],
