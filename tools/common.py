@@ -108,11 +108,29 @@ def quiet_libraries():
 
 def run_tool(main, flags_module):
     """Runs a tool's absl `main` once the flags of `flags_module` (a module name) are parsed; `--help` prints
-    the tool's own flags and the config fields with defaults, a bad flag ends the run, both before `main`."""
+    the tool's own flags and the config fields with defaults, both before `main`.
+
+    A flag error (misspelt, missing, out of range: absl's validators) is bad input: one `error:` line, exit 2.
+    A Ctrl-C before `main`'s own handling (`exits_cleanly_on_bad_input`) starts, while the tool and TensorFlow
+    import, is one line and exit 130.
+    """
     if any(argument in HELP_FLAGS for argument in sys.argv[1:]):
         print(tool_help(flags_module, os.path.basename(sys.argv[0])))
         sys.exit(0)
-    app.run(main)
+    try:
+        app.run(main, flags_parser=_parse_flags)
+    except KeyboardInterrupt:
+        print("\ninterrupted while starting up: nothing was done", file=sys.stderr)
+        sys.exit(INTERRUPTED_EXIT_CODE)
+
+
+def _parse_flags(argv):
+    """absl's flag parsing, with its errors as the tools' other input errors: one line, exit 2."""
+    try:
+        return flags.FLAGS(argv)
+    except flags.Error as error:
+        print(f"error: {' '.join(str(error).split())} (--help lists the flags)", file=sys.stderr)
+        sys.exit(2)
 
 
 def config_overrides(config_class):

@@ -108,7 +108,7 @@ def test_help_and_a_misspelt_flag_answer_before_tensorflow_is_imported(parsed_on
     if argument == "--help":
         assert code == 0
     else:
-        assert code == 1 and "Unknown command line flag 'epoch'" in err, err[-2000:]
+        assert code == 2 and "error: Unknown command line flag 'epoch'" in err, err[-2000:]
 
 
 def test_the_task_names_of_the_help_are_the_registered_tasks():
