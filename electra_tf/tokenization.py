@@ -229,9 +229,9 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
           of training, evaluation and the exported serving graph
           (`electra_tf.featurize`); the longer of a pair is cut first, and
           the first text keeps the odd token (keras-hub's "round_robin").
-        - `encode("text", "pair"=None, add_special_tokens=True, truncation=...,
-          max_length=..., return_tensors=None)` (`text_pair=` as well): as
-          transformers' `encode`, `tokenizer(text, ...)["input_ids"]`.
+        - `encode(text, pair=None, add_special_tokens=True, truncation=...,
+          max_length=..., return_tensors=None)` on one `str` (the pair also
+          as `text_pair=`): transformers' `encode`, `tokenizer(text, ...)["input_ids"]`.
 
         >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
         >>> tokenizer.encode("the fox"), tokenizer.encode("the", text_pair="fox", add_special_tokens=False)
