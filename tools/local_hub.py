@@ -57,10 +57,12 @@ def _repository(folder):
 class LocalHub:
     """Serves `{repo_id: folder}` on 127.0.0.1 (a free port) while in a `with` block; `endpoint` is its URL
     (what `HF_ENDPOINT` or `endpoint=` takes); `requests` lists the `(method, path, Authorization header)` it
-    answered."""
+    answered. The repositories in `gated` answer only requests with a token, as a gated one whose conditions
+    the token's user accepted (401 and the hub's `X-Error-Code: GatedRepo` without)."""
 
-    def __init__(self, repositories):
+    def __init__(self, repositories, gated=()):
         self.repositories = {repo_id: _repository(folder) for repo_id, folder in repositories.items()}
+        self.gated = set(gated)
         self.requests = []
         hub = self
 
@@ -97,6 +99,10 @@ class LocalHub:
         repo_id = match["repo"]
         if repo_id not in self.repositories:
             return self._send(handler, 404, b'{"error": "Repository not found"}', {"X-Error-Code": "RepoNotFound"},
+                              body)
+        if repo_id in self.gated and not handler.headers.get("Authorization"):
+            return self._send(handler, 401, b'{"error": "Access to this model is restricted"}',
+                              {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access to this model is restricted"},
                               body)
         commit, files = self.repositories[repo_id]
         if match["revision"] not in (None, "main", commit):

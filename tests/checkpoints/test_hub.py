@@ -222,6 +222,7 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch,
     fixture = FIXTURES / "hf_cache"
     repositories = {
         "me/electra-tiny": tiny_pretrained_dir,  # our own pre-training folder, pushed as it is
+        "me/gated": tiny_pretrained_dir,
         "me/tokenizer-only": served(snapshot(fixture, DISCRIMINATOR), tmp_path / "served" / "tokenizer"),
         DISCRIMINATOR: served(snapshot(fixture, DISCRIMINATOR), tmp_path / "served" / "discriminator",
                               ("tf_model.h5", "pytorch_model.bin", "README.md", "onnx/model.onnx")),
@@ -234,7 +235,7 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch,
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # (read at its import: tests/conftest.py)
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
-    with LocalHub(repositories) as hub:
+    with LocalHub(repositories, gated={"me/gated"}) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
         assert ElectraTokenizer.from_pretrained(DISCRIMINATOR).vocabulary_size() == 1418
         assert not [path for method, path, _ in hub.requests if method == "GET" and path.endswith(".safetensors")]
@@ -262,6 +263,9 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch,
             ElectraModel.from_pretrained("google/no-such-model")
         with pytest.raises(FileNotFoundError, match=f"^{DISCRIMINATOR}: the hub has no revision 'v9'"):
             resolve(DISCRIMINATOR, revision="v9")
+        with pytest.raises(PermissionError, match="^me/gated: a gated repository; accept its conditions"):
+            resolve("me/gated")
+        assert "discriminator.keras" in os.listdir(resolve("me/gated", token="hf_secret"))
         del hub.requests[:]
         assert resolve(DISCRIMINATOR, token="hf_secret", force_download=True) == folder  # fetched again, with it
         assert {authorization for method, path, authorization in hub.requests if method == "GET"
