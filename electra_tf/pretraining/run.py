@@ -17,7 +17,7 @@ import os
 import keras
 import tensorflow as tf
 
-from electra_tf.atomic import remove_leftovers
+from electra_tf.atomic import read_json, remove_leftovers, write_json
 from electra_tf.checkpoints.ours import RUN_CONFIG, write_run_folder
 from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
@@ -42,6 +42,8 @@ from electra_tf.training.stop_signals import StopSignals
 from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
+# What a run began training on (`describe_training_data`), in its model_dir.
+TRAINING_DATA = "train_data.json"
 # Fields a resumed run may change (to train longer, say); any other difference is another run.
 _RESUMABLE_CHANGES = {"train_steps"}
 # tf.io.parse_example's complaints about a record that does not fit the first one's features.
@@ -122,6 +124,32 @@ def check_shard_vocabulary(vocab_file, files):
                 f"{f', {size} tokens' if size else ''}); pass that vocab.txt, or rebuild the shards")
         settings = manifest["settings"]
     return settings
+
+
+def describe_training_data(options, train_files):
+    """What a run reads, as `train_data.json` records it: each training file's name and size (TFRecord shards
+    or text files; the same files moved elsewhere are the same data), or the TFDS split."""
+    if options.tfds_name:
+        return {"tfds": f"{options.tfds_name}:{options.tfds_split}"}
+    files = train_files.split(",") if train_files else list_files(options.train_text_files)
+    return {"files": [[os.path.basename(path), tf.io.gfile.stat(path).length] for path in files]}
+
+
+def warn_if_other_training_data(model_dir, began_on, now):
+    """Says so when a run resumes on other data than it began on (`describe_training_data`, both): it goes on
+    (nothing is lost), but the data order is no longer the one it began with."""
+    if began_on == now:
+        return
+    began, read = ({tuple(entry) for entry in described.get("files", [])} for described in (began_on, now))
+    gone, new = sorted(began - read), sorted(read - began)
+    if gone or new:
+        what = ", ".join(f"{len(files)} {'of its files ' if files is gone else ''}{'is' if len(files) == 1 else 'are'} "
+                         f"{state}" + (f" (e.g. {files[0][0]})" if files else "")
+                         for files, state in ((gone, "not read now"), (new, "new")))
+    else:
+        what = "its files in another order" if began else f"{began_on} then, {now} now"
+    print(f"warning: {model_dir} began on other training data ({TRAINING_DATA}): {what}; the run goes on with "
+          "these, so its data order is not the one it began with", flush=True)
 
 
 def warn_if_still_warming_up(pretraining):
@@ -313,13 +341,20 @@ def _run(model, pretraining, options):
     checkpoint = tf.train.Checkpoint(model=pretrainer, optimizer=pretrainer.optimizer, random_states=random_states)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(own_dir, "checkpoints"),
                                          max_to_keep=options.keep_checkpoints)
+    training_data, began_on = describe_training_data(options, train_files), None
     if manager.latest_checkpoint:
         checkpoint.restore(manager.latest_checkpoint).assert_consumed()
         print(f"resumed from {manager.latest_checkpoint}", flush=True)
+        began_on = read_json(os.path.join(options.model_dir, TRAINING_DATA), expect=dict) if chief and os.path.exists(
+            os.path.join(options.model_dir, TRAINING_DATA)) else None
+        if began_on is not None:
+            warn_if_other_training_data(options.model_dir, began_on, training_data)
     elif options.init_checkpoint:
         print(f"initialised from {load_initial_weights(pretrainer, options.init_checkpoint)}", flush=True)
     if chief:  # every check passed: a refused run leaves no config.json to refuse the corrected command
         save_run_config(os.path.join(options.model_dir, "config.json"), model, pretraining)
+        if began_on is None:  # a new run (or one begun before the record was kept)
+            write_json(os.path.join(options.model_dir, TRAINING_DATA), training_data)
 
     total = pretraining.train_steps * k  # micro-steps
     done = int(micro_steps(pretrainer.optimizer).numpy())

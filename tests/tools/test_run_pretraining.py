@@ -413,3 +413,23 @@ def test_bf16_on_a_cpu_that_emulates_it_is_warned_about_in_one_line(data, tmp_pa
     warning = ("warning: --mixed_precision=bfloat16 on a CPU without avx512_bf16 or amx_bf16, which emulates "
                "bfloat16: the steps will be many times slower than in float32 (leave --mixed_precision unset)")
     assert (warning in out) == warned and out.count("warning: --mixed_precision") == warned, out
+
+
+def test_a_resume_on_other_shards_says_so_in_one_line(data, tmp_path, run_tool):
+    model_dir = tmp_path / "run"
+    tool_flags = [*command(data, model_dir)[3:], "--warmup_steps=0"]
+    assert run_tool("run_pretraining", *tool_flags, "--train_steps=2")[0] == 0
+    assert json.loads((model_dir / "train_data.json").read_text())["files"][0][0].endswith("-00000-of-00004")
+    moved = tmp_path / "moved"  # the same shards elsewhere: the same data
+    moved.mkdir()
+    for shard in glob.glob(data["train"]):
+        shutil.copy(shard, moved)
+    exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=3", f"--train_files={moved}/*")
+    assert exit_code == 0 and "resumed from" in out and "warning:" not in out, err[-3000:]
+    exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=4", f"--train_files={data['eval']}")
+    assert exit_code == 0 and "done: step 4 of 4" in out, err[-3000:]
+    (line,) = [line for line in out.splitlines() if line.startswith("warning: ")]
+    assert line == (f"warning: {model_dir} began on other training data (train_data.json): 3 of its files are not "
+                    "read now (e.g. pretrain_data.tfrecord-00000-of-00004), 1 is new (e.g. "
+                    "pretrain_data.tfrecord-00003-of-00004); the run goes on with these, so its data order is not "
+                    "the one it began with"), line
