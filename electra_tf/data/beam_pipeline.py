@@ -48,6 +48,7 @@ from electra_tf.data.pretraining_data import (
     batch_tokenizer,
     build_settings,
     plan_build,
+    shard_counts,
     shard_name,
     shard_of,
     shard_packer,
@@ -55,6 +56,7 @@ from electra_tf.data.pretraining_data import (
     write_manifest,
 )
 from electra_tf.data.tfrecord import ShardWriter
+from electra_tf.data.word_segmentation import load_segmenter
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.vocabulary import load_vocabulary
 
@@ -142,18 +144,19 @@ def _first_documents(counts, dropped):
 class TokenizePiece(beam.DoFn):
     """A piece → (shard, (piece, its documents for the shard, `ShardDocuments.encoded()`)) for every wanted shard it
     feeds: the piece is read again, its documents numbered from `first[piece]` (skipping the dropped copies)
-    and tokenized here, the tokenizer built once per worker."""
+    and tokenized here, the tokenizer (and the word segmenter, for whole-word masking) built once per worker."""
 
     def __init__(self, vocab_file, settings, tfds_data_dir, wanted):
         self.vocab_file = vocab_file
         self.settings = settings
         self.tfds_data_dir = tfds_data_dir
         self.wanted = set(wanted)
-        self.tokenize = None
+        self.tokenize = self.cut = None
 
     def setup(self):
         self.tokenize = batch_tokenizer(ElectraTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
                                                          strip_accents=self.settings["strip_accents"]))
+        self.cut = load_segmenter()[1] if "word_segmenter" in self.settings else None
 
     def process(self, piece, first, dropped):
         index, part, part_piece = piece
@@ -171,7 +174,7 @@ class TokenizePiece(beam.DoFn):
 
         by_shard = {}
         split_longer_than = split_threshold(self.settings["max_seq_length"], self.settings["long_lines"])
-        for pending, ragged in tokenized_batches(numbered(), self.tokenize, split_longer_than):
+        for pending, ragged, marks in tokenized_batches(numbered(), self.tokenize, split_longer_than, self.cut):
             # The batch's ids stay arrays (no Python list of every id, as the local builder's packer needs).
             ids = ragged.flat_values.numpy().astype(np.int32) if ragged is not None else np.zeros(0, np.int32)
             lengths = ragged.row_lengths().numpy().astype(np.int32) if ragged is not None else ids
@@ -182,7 +185,8 @@ class TokenizePiece(beam.DoFn):
                 first_token = token_ends[sentence - 1] if sentence else 0
                 last_token = token_ends[end - 1] if end else 0
                 shard = by_shard.setdefault(shard_of(j, num_shards), ShardDocuments())
-                shard.add(sentence_counts, lengths[sentence:end], ids[first_token:last_token])
+                shard.add(sentence_counts, lengths[sentence:end], ids[first_token:last_token],
+                          None if marks is None else marks[first_token:last_token])
                 sentence = end
         for shard, documents in sorted(by_shard.items()):
             yield shard, (index, documents.encoded())
@@ -190,38 +194,49 @@ class TokenizePiece(beam.DoFn):
 
 class ShardDocuments:
     """Tokenized documents gathered for a shard, as four int32 arrays (lines a document, sentences a line, ids
-    a sentence, the ids): sent as bytes, a quarter of pickled lists in the shuffle and in the memory of the
-    worker that packs the shard; `decode_documents` gives them back as `DocumentPacker` takes them.
+    a sentence, the ids) and the ids' int8 word marks (for whole-word masking; empty without): sent as bytes, a
+    quarter of pickled lists in the shuffle and in the memory of the worker that packs the shard;
+    `decode_documents` gives them back as `DocumentPacker` takes them.
 
     >>> documents = ShardDocuments()
     >>> documents.add([2], np.array([2, 1]), np.array([5, 6, 7]))
     >>> documents.add([1, 1], np.array([1, 2]), np.array([8, 9, 10]))
     >>> decode_documents(documents.encoded())
-    [[[[5, 6], [7]]], [[[8]], [[9, 10]]]]
+    [([[[5, 6], [7]]], None), ([[[8]], [[9, 10]]], None)]
     """
 
     def __init__(self):
-        self.document_sizes, self.line_sizes, self.lengths, self.ids = [], [], [], []
+        self.document_sizes, self.line_sizes, self.lengths, self.ids, self.marks = [], [], [], [], []
 
-    def add(self, sentence_counts, sentence_lengths, ids):
+    def add(self, sentence_counts, sentence_lengths, ids, marks=None):
         self.document_sizes.append(len(sentence_counts))
         self.line_sizes += sentence_counts
         self.lengths.append(sentence_lengths)
         self.ids.append(ids)
+        if marks is not None:
+            self.marks.append(marks)
 
     def encoded(self):
         return tuple(np.concatenate([np.zeros(0, np.int32), *arrays]).astype(np.int32).tobytes() for arrays in (
-            [self.document_sizes], [self.line_sizes], self.lengths, self.ids))
+            [self.document_sizes], [self.line_sizes], self.lengths, self.ids)) + (
+            np.concatenate([np.zeros(0, np.int8), *self.marks]).astype(np.int8).tobytes(),)
 
 
 def decode_documents(encoded):
-    """The documents of `ShardDocuments.encoded()`: lines of sentences of ids."""
-    document_sizes, line_sizes, sentence_lengths, ids = (np.frombuffer(b, np.int32) for b in encoded)
-    ids = ids.tolist()
+    """The documents of `ShardDocuments.encoded()`: (lines of sentences of ids, the same of word marks or
+    None) each."""
+    document_sizes, line_sizes, sentence_lengths, ids = (np.frombuffer(b, np.int32) for b in encoded[:4])
+    marks = np.frombuffer(encoded[4], np.int8).tolist()
     ends = np.cumsum(sentence_lengths).tolist()
-    sentences = [ids[end - length:end] for end, length in zip(ends, sentence_lengths.tolist())]
-    lines = _chunks(sentences, line_sizes)
-    return _chunks(lines, document_sizes)
+    documents = _chunks(_chunks(_sentences(ids.tolist(), ends, sentence_lengths), line_sizes), document_sizes)
+    if not marks:
+        return [(document, None) for document in documents]
+    marked = _chunks(_chunks(_sentences(marks, ends, sentence_lengths), line_sizes), document_sizes)
+    return list(zip(documents, marked))
+
+
+def _sentences(values, ends, lengths):
+    return [values[end - length:end] for end, length in zip(ends, lengths.tolist())]
 
 
 def _chunks(items, sizes):
@@ -237,22 +252,23 @@ class WriteShard(beam.DoFn):
         self.vocab_file = vocab_file
         self.settings = settings
         self.output_dir = output_dir
-        self.special_ids = None
+        self.special_ids = self.unknown_id = None
 
     def setup(self):
         vocabulary = load_vocabulary(self.vocab_file)
         self.special_ids = vocabulary.index("[CLS]"), vocabulary.index("[SEP]")
+        self.unknown_id = vocabulary.index("[UNK]")
 
     def process(self, shard_and_pieces):
         shard, pieces = shard_and_pieces
         packer = shard_packer(self.settings, shard, *self.special_ids)
         name = shard_name(shard, self.settings["num_shards"])
-        with ShardWriter(os.path.join(self.output_dir, name)) as writer:
+        with ShardWriter(os.path.join(self.output_dir, name), self.unknown_id) as writer:
             for _, encoded in sorted((piece for piece in pieces if piece is not None), key=lambda piece: piece[0]):
-                for document in decode_documents(encoded):
-                    for example in packer.pack(document):
+                for document, marks in decode_documents(encoded):
+                    for example in packer.pack(document, marks):
                         writer.write(example)
-        counts = {"examples": writer.count, **packer.counts.as_dict()}
+        counts = shard_counts(writer, packer)
         write_json(os.path.join(self.output_dir, COUNTS_DIR, f"{name}.json"), counts)
         yield name, counts
 
@@ -273,7 +289,7 @@ def _saved_counts(output_dir, num_shards):
 def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                                      seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
                                      long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
-                                     beam_options=None):
+                                     whole_word_masking=False, beam_options=None):
     """`pretraining_data.build_pretraining_shards` (same arguments, same shards and manifest) on Beam.
 
     Args:
@@ -288,7 +304,7 @@ def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
                               strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
-                              dedupe=dedupe)
+                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir)
     done, wanted, duplicates = plan_build(output_dir, settings)
     counts_dir = os.path.join(output_dir, COUNTS_DIR)
     if _read_value(output_dir, "settings") != settings:  # counts of another build's shards: not ours to keep

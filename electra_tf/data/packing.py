@@ -55,11 +55,13 @@ DROPPED_OVERFLOW = "sentence_overflowing_an_example"
 
 @dataclasses.dataclass
 class Example:
-    """One packed example, padded to `max_length` with zeros."""
+    """One packed example, padded to `max_length` with zeros; `continues_word`, when the text was segmented into
+    words (`electra_tf.data.word_segmentation`), is 1 where a token continues the previous token's word."""
 
     input_ids: list
     input_mask: list
     segment_ids: list
+    continues_word: list = None
 
     @property
     def num_tokens(self):
@@ -83,7 +85,8 @@ class ExampleBuilder:
             `DocumentPacker` does), so nothing is ever cut. False: the original rules.
 
     `dropped` counts the tokens the original rules cut, by reason (`DROPPED_LONG_LINE`,
-    `DROPPED_OVERFLOW`).
+    `DROPPED_OVERFLOW`). Sentences given with their word marks (`add_sentence(ids, marks)`) give examples with
+    `continues_word`.
     """
 
     def __init__(self, max_length, cls_id, sep_id, rng=None, keep_overflow=False):
@@ -96,6 +99,7 @@ class ExampleBuilder:
         self.keep_overflow = keep_overflow
         self.dropped = collections.Counter()
         self._sentences = []
+        self._marks = []  # each sentence's word marks, or None
         self._length = 0
         self._target_length = max_length
 
@@ -109,11 +113,13 @@ class ExampleBuilder:
         """How many tokens the next sentence may bring without being cut (unbounded by the original rules)."""
         return self.capacity - self._length if self.keep_overflow else float("inf")
 
-    def add_sentence(self, token_ids):
-        """Adds a sentence; returns an `Example` when the target length is reached."""
+    def add_sentence(self, token_ids, marks=None):
+        """Adds a sentence (and its tokens' word marks); returns an `Example` when the target length is
+        reached."""
         if not token_ids:
             return None
         self._sentences.append(list(token_ids))
+        self._marks.append(None if marks is None else list(marks))
         self._length += len(token_ids)
         due = min(self._target_length, self.capacity) if self.keep_overflow else self._target_length
         if self._length >= due:
@@ -129,17 +135,20 @@ class ExampleBuilder:
             first_target = float("inf")
         else:
             first_target = (self._target_length - 3) // 2
-        first, second = [], []
-        for sentence in self._sentences:
+        first, second, first_marks, second_marks = [], [], [], []
+        for sentence, marks in zip(self._sentences, self._marks):
             joins_first = (
                 not first
                 or len(first) + len(sentence) < first_target
                 or (not second and len(first) < first_target and self.rng.random() < 0.5)
             )
+            marks = [0] + marks[1:] if marks else [0] * len(sentence)  # a segment's sentences start words
             if joins_first:
                 first += sentence
+                first_marks += marks
             else:
                 second += sentence
+                second_marks += marks
         kept_first = first[:self.max_length - 2]
         kept_second = second[:max(0, self.max_length - len(kept_first) - 3)]
         lost = len(first) + len(second) - len(kept_first) - len(kept_second)
@@ -147,22 +156,27 @@ class ExampleBuilder:
             reason = (DROPPED_LONG_LINE if max(map(len, self._sentences)) > self.capacity else DROPPED_OVERFLOW)
             self.dropped[reason] += lost
         first, second = kept_first, kept_second
+        marks = (first_marks[:len(first)], second_marks[:len(second)]) if any(self._marks) else None
 
-        self._sentences, self._length = [], 0
+        self._sentences, self._marks, self._length = [], [], 0
         if self.rng.random() < SHORT_TARGET_PROB:
             self._target_length = self.rng.randint(MIN_SHORT_TARGET, self.max_length)
         else:
             self._target_length = self.max_length
-        return self._pack(first, second)
+        return self._pack(first, second, marks)
 
-    def _pack(self, first, second):
+    def _pack(self, first, second, marks=None):
         input_ids = [self.cls_id] + first + [self.sep_id]
         segment_ids = [0] * len(input_ids)
         if second:
             input_ids += second + [self.sep_id]
             segment_ids += [1] * (len(second) + 1)
         padding = [0] * (self.max_length - len(input_ids))
-        return Example(input_ids + padding, [1] * len(input_ids) + padding, segment_ids + padding)
+        example = Example(input_ids + padding, [1] * len(input_ids) + padding, segment_ids + padding)
+        if marks is not None:
+            first_marks, second_marks = marks
+            example.continues_word = [0] + first_marks + [0] + (second_marks + [0] if second else []) + padding
+        return example
 
 
 @dataclasses.dataclass
@@ -226,19 +240,24 @@ class DocumentPacker:
         sentences); None with long_lines="truncate"."""
         return split_threshold(self.builder.max_length, self.long_lines)
 
-    def pack(self, document):
-        """The examples of one document (none spans two documents)."""
+    def pack(self, document, marks=None):
+        """The examples of one document (none spans two documents). `marks`, shaped as `document`, holds its
+        tokens' word marks (1: the token continues the previous token's word); given, the examples carry
+        them (`Example.continues_word`), a word cut between two pieces becoming two words."""
         examples = []
-        for line in document:
+        for line, line_marks in zip(document, marks if marks is not None else [None] * len(document)):
+            line_marks = line_marks if line_marks is not None else [None] * len(line)
             line_length = sum(map(len, line))
             self.counts.read += line_length
             if line_length <= self.builder.capacity or self.long_lines == "truncate":
-                pieces = [[token for sentence in line for token in sentence]]
+                pieces = [_joined(line, line_marks)]
             else:
-                pieces = [sentence[start:start + self._piece_length] for sentence in line
+                pieces = [(sentence[start:start + self._piece_length],
+                           sentence_marks and sentence_marks[start:start + self._piece_length])
+                          for sentence, sentence_marks in zip(line, line_marks)
                           for start in range(0, len(sentence), self._piece_length)]
-            for piece in pieces:
-                examples += self._add(piece)
+            for piece, piece_marks in pieces:
+                examples += self._add(piece, piece_marks)
         examples.append(self.builder.end_document())
         examples = [example for example in examples if example is not None]
         self.counts.documents += 1
@@ -246,7 +265,7 @@ class DocumentPacker:
         self.counts.dropped = dict(sorted(self.builder.dropped.items()))
         return examples
 
-    def _add(self, piece):
+    def _add(self, piece, marks=None):
         """Adds a piece no more than `room` tokens at a time (the rest starts the next example); with
         long_lines="sentences", a piece that does not fit in the room starts the next example whole."""
         examples = []
@@ -254,10 +273,19 @@ class DocumentPacker:
             examples.append(self.builder.end_document())  # ends the example as a document end does
         while True:
             room = self.builder.room
-            examples.append(self.builder.add_sentence(piece[:room] if len(piece) > room else piece))
             if len(piece) <= room:
+                examples.append(self.builder.add_sentence(piece, marks))
                 return examples
-            piece = piece[room:]
+            examples.append(self.builder.add_sentence(piece[:room], marks and marks[:room]))
+            piece, marks = piece[room:], marks and marks[room:]
+
+
+def _joined(line, line_marks):
+    """A line's sentences as one piece: (ids, marks or None)."""
+    ids = [token for sentence in line for token in sentence]
+    if not any(marks is not None for marks in line_marks):
+        return ids, None
+    return ids, [mark for sentence, marks in zip(line, line_marks) for mark in (marks or [0] * len(sentence))]
 
 
 def split_threshold(max_length, long_lines):

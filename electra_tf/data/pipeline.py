@@ -16,7 +16,13 @@ import os
 import tensorflow as tf
 
 from electra_tf.data.pretraining_data import MANIFEST
-from electra_tf.data.tfrecord import detect_format, parser
+from electra_tf.data.tfrecord import CONTINUES_WORD, detect_format, parser
+from electra_tf.data.word_segmentation import has_cjk
+
+# Whole-word masking refuses shards without word boundaries when this share of the tokens (of their first
+# records) are CJK ideographs: Chinese text, whose words would be single characters.
+CJK_SHARE_NEEDING_WORDS = 0.1
+_RECORDS_CHECKED = 256
 
 
 def list_files(file_patterns):
@@ -59,9 +65,31 @@ def check_record_length(files, seq_length, source):
     return names
 
 
+def check_word_boundaries(file_patterns, vocabulary):
+    """For whole-word masking: a ValueError naming `file_patterns` when the shards hold CJK text
+    (`CJK_SHARE_NEEDING_WORDS` of the tokens of the first file's first records are ideographs of `vocabulary`)
+    but no word boundaries (`continues_word`: shards built by `electra-build-pretraining-data
+    --whole_word_masking`): each character would be masked as a word of its own, silently."""
+    files = list_files(file_patterns)
+    names, seq_length = detect_format(files)
+    if CONTINUES_WORD in names:
+        return
+    ideographs = tf.constant([len(token) == 1 and has_cjk(token) for token in vocabulary])
+    batch = next(iter(tf.data.TFRecordDataset(files[0]).take(_RECORDS_CHECKED).batch(_RECORDS_CHECKED)
+                      .map(parser(names, seq_length))))
+    ids = tf.boolean_mask(batch["input_ids"], batch["attention_mask"] > 0)
+    share = float(tf.reduce_mean(tf.cast(tf.gather(ideographs, ids), tf.float32)))
+    if share >= CJK_SHARE_NEEDING_WORDS:
+        raise ValueError(f"--whole_word_masking: {file_patterns} holds Chinese (CJK) text ({share:.0%} of the tokens "
+                         "are ideographs) but no word boundaries, so every character would be masked as a word; "
+                         "rebuild the shards with electra-build-pretraining-data --whole_word_masking, or train "
+                         "without --whole_word_masking")
+
+
 def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True, seed=None,
                         deterministic=None, input_context=None, shuffle_buffer_size=10_000, skip_corrupt=False):
-    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`.
+    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]` (and
+    `continues_word`, when the shards carry it: see `tfrecord.parser`).
 
     Args:
         file_patterns: comma-separated globs of TFRecord shards.

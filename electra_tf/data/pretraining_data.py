@@ -14,9 +14,13 @@ same bytes).
 
 Shards appear atomically (`write_shard`) and a `manifest.json` records the
 settings, the vocabulary hash and every shard's counts (documents, examples,
-tokens read, written and dropped by reason) and their totals. Running the same build
-again skips complete shards and finishes the others; an output folder holding
-shards of other settings is an error.
+tokens read, written and dropped by reason, `[UNK]` tokens written) and their totals, and the share of `[UNK]`
+among the tokens written (`unknown_token_rate`: a vocabulary that does not fit the text shows here). Running the
+same build again skips complete shards and finishes the others; an output folder holding shards of other
+settings is an error.
+
+With `whole_word_masking`, CJK text is segmented into words (`word_segmentation`: jieba) and each example
+stores which tokens continue the previous token's word (`continues_word`), for in-graph whole-word masking.
 
 Example:
 >>> stats = build_pretraining_shards(  # doctest: +SKIP
@@ -30,6 +34,7 @@ import os
 import random
 import time
 
+import numpy as np
 import tensorflow as tf
 
 from electra_tf.atomic import read_json, write_text
@@ -37,6 +42,7 @@ from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_ha
 from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
+from electra_tf.data.word_segmentation import INSTALL_HINT, has_cjk, load_segmenter, word_runs
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
@@ -131,14 +137,29 @@ def packing_totals(shards):
             for key, value in sorted(totals.items())}
 
 
+def unknown_token_rate(shards):
+    """The share of `[UNK]` among the tokens written into `shards` (`{shard: counts}`), special tokens not
+    counted; None when a shard's counts lack it (written before the count was kept).
+
+    >>> unknown_token_rate({"a": {"tokens_written": 90, "tokens_unknown": 3}, "b": {"tokens_written": 10,
+    ...                                                                             "tokens_unknown": 0}})
+    0.03
+    """
+    if any("tokens_unknown" not in counts for counts in shards.values()):
+        return None
+    written = sum(counts["tokens_written"] for counts in shards.values())
+    return sum(counts["tokens_unknown"] for counts in shards.values()) / written if written else 0.0
+
+
 def write_manifest(output_dir, settings, shards, vocab_file, duplicate_documents=None):
     """Writes `manifest.json`: the settings, the vocabulary's size, every shard's counts and their totals
-    (`packing_totals`; and, with `dedupe`, the duplicate documents dropped)."""
+    (`packing_totals`; and, with `dedupe`, the duplicate documents dropped), the `unknown_token_rate`."""
     path = os.path.join(output_dir, MANIFEST)
     totals = packing_totals(shards)
     if settings.get("dedupe"):
         totals["duplicate_documents"] = duplicate_documents or 0
     write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards,
+                                 "unknown_token_rate": unknown_token_rate(shards),
                                  "vocabulary_size": len(load_vocabulary(vocab_file))}, indent=2, sort_keys=True))
 
 
@@ -152,34 +173,95 @@ def tokenized_documents(documents, tokenize, split_longer_than=None):
     takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call of
     `tokenize` (a `batch_tokenizer`; see `tokenized_batches`).
     """
-    for pending, ids in tokenized_batches(documents, tokenize, split_longer_than):
+    for index, document, _ in marked_documents(documents, tokenize, split_longer_than):
+        yield index, document
+
+
+def marked_documents(documents, tokenize, split_longer_than=None, cut=None):
+    """`tokenized_documents` with each document's word marks: yields `(index, document, marks)`, `marks` shaped
+    as the document (1 where a token continues the previous token's word, by the word segmenter `cut`; see
+    `electra_tf.data.word_segmentation`), None without `cut`."""
+    for pending, ids, marks in tokenized_batches(documents, tokenize, split_longer_than, cut):
+        lengths = ids.row_lengths().numpy().tolist() if ids is not None else []
         ids = iter(ids.to_list() if ids is not None else [])
+        ends = iter(np.cumsum(lengths).tolist())
         for index, sentence_counts in pending:
-            yield index, [[next(ids) for _ in range(count)] for count in sentence_counts]
+            document = [[next(ids) for _ in range(count)] for count in sentence_counts]
+            if marks is None:
+                yield index, document, None
+            else:
+                yield index, document, [[marks[end - len(sentence):end].tolist()
+                                         for sentence, end in zip(line, ends)] for line in document]
 
 
-def tokenized_batches(documents, tokenize, split_longer_than=None):
-    """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None)` a batch of about
-    `_TOKENIZE_BATCH_LINES` sentences, for `(index, document as lines of text)`.
+def tokenized_batches(documents, tokenize, split_longer_than=None, cut=None):
+    """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None, word marks)` a batch
+    of about `_TOKENIZE_BATCH_LINES` sentences, for `(index, document as lines of text)`.
 
     A line of more than `split_longer_than` characters is tokenized as its sentences (`split_sentences`;
     the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
     cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
+
+    With a word segmenter `cut` (`word_segmentation.load_segmenter`), a sentence holding CJK text is tokenized
+    as its `word_runs` (the same ids again), and the word marks are an int8 array beside the ids' flat values
+    (1 where a token continues the previous token's word); without, they are None.
     """
-    pending, texts = [], []
+    pending, texts, runs = [], [], []
     for index, document in documents:
         sentence_counts = []
         for line in document:
             sentences = (split_sentences(line) if split_longer_than is not None and len(line) > split_longer_than
                          else [line])
             sentence_counts.append(len(sentences))
-            texts.extend(sentences)
+            if cut is None:
+                texts.extend(sentences)
+                continue
+            for sentence in sentences:
+                sentence_runs = word_runs(sentence, cut) if has_cjk(sentence) else [(sentence, None)]
+                runs.append([marks for _, marks in sentence_runs])
+                texts.extend(run for run, _ in sentence_runs)
         pending.append((index, sentence_counts))
         if len(texts) >= _TOKENIZE_BATCH_LINES:
-            yield pending, tokenize(tf.constant(texts))
-            pending, texts = [], []
+            yield pending, *_tokenized(texts, runs, tokenize, cut)
+            pending, texts, runs = [], [], []
     if pending:
-        yield pending, tokenize(tf.constant(texts)) if texts else None
+        yield pending, *(_tokenized(texts, runs, tokenize, cut) if texts else (None, None))
+
+
+def _tokenized(texts, runs, tokenize, cut):
+    """The ragged ids of a batch's sentences and their word marks (None without `cut`), from `texts` (with `cut`:
+    the sentences' runs, `runs` holding each sentence's runs' marks)."""
+    ids = tokenize(tf.constant(texts))
+    if cut is None:
+        return ids, None
+    run_lengths = iter(ids.row_lengths().numpy().tolist())
+    marks = []
+    for sentence_runs in runs:
+        for run_marks in sentence_runs:
+            length = next(run_lengths)
+            # A run of ideographs is one token per character (BERT splits them all off), so it has its marks.
+            marks += run_marks if run_marks is not None and len(run_marks) == length else [0] * length
+    ids = tf.RaggedTensor.from_row_lengths(ids, [len(sentence_runs) for sentence_runs in runs]).merge_dims(1, 2)
+    return ids, np.array(marks, np.int8)
+
+
+def word_segmenter(settings, whole_word_masking, tfds_data_dir=None):
+    """The name and version of the word segmenter a build with `whole_word_masking` uses (`load_segmenter`;
+    recorded as the setting `word_segmenter`), or None: without the flag, or when the segmenter is not installed
+    and the corpus holds no CJK text (whose words `##` pieces already give). Needed and not installed: a
+    ValueError saying how to install it, raised after reading the corpus up to its first CJK line, before any
+    other work."""
+    if not whole_word_masking:
+        return None
+    try:
+        return load_segmenter()[0]
+    except ImportError:
+        documents = read_documents(settings["input_files"], settings["blanks_separate_docs"],
+                                   text_field=settings["text_field"], tfds_data_dir=tfds_data_dir)
+        if any(has_cjk(line) for document in documents for line in document):
+            raise ValueError("--whole_word_masking: the corpus holds CJK text, whose words need the jieba word "
+                             f"segmenter: {INSTALL_HINT}") from None
+        return None
 
 
 def shard_packer(settings, shard, cls_id, sep_id):
@@ -193,18 +275,27 @@ def shard_packer(settings, shard, cls_id, sep_id):
                           random.Random(settings["seed"] * 1_000_003 + shard), long_lines=settings["long_lines"])
 
 
+def shard_counts(writer, packer):
+    """A shard's counts in the manifest, once its `ShardWriter` and its `shard_packer` are done with it."""
+    return {"examples": writer.count, "tokens_unknown": writer.unknown, **packer.counts.as_dict()}
+
+
 def build_settings(parts, vocab_file, *, max_seq_length=128, num_shards=1, seed=0, blanks_separate_docs=True,
-                   lowercase=True, strip_accents=None, long_lines="split", text_field="text", dedupe=False):
-    """The settings a build records in its manifest (and must match to resume); checks them and the parts."""
+                   lowercase=True, strip_accents=None, long_lines="split", text_field="text", dedupe=False,
+                   whole_word_masking=False, tfds_data_dir=None):
+    """The settings a build records in its manifest (and must match to resume); checks them and the parts
+    (and, for `whole_word_masking`, that the `word_segmenter` it needs is installed)."""
     if num_shards < 1:
         raise ValueError(f"need num_shards >= 1, got {num_shards}")
     if long_lines not in LONG_LINES:
         raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
-    return {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
-            "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
-            "strip_accents": lowercase if strip_accents is None else strip_accents, "long_lines": long_lines,
-            "vocab_sha256": vocabulary_hash(vocab_file), "input_files": check_parts(parts, text_field),
-            "text_field": text_field, "dedupe": dedupe}
+    settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
+                "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
+                "strip_accents": lowercase if strip_accents is None else strip_accents, "long_lines": long_lines,
+                "vocab_sha256": vocabulary_hash(vocab_file), "input_files": check_parts(parts, text_field),
+                "text_field": text_field, "dedupe": dedupe}
+    segmenter = word_segmenter(settings, whole_word_masking, tfds_data_dir)
+    return {**settings, "word_segmenter": segmenter} if segmenter else settings
 
 
 def plan_build(output_dir, settings):
@@ -226,7 +317,7 @@ def plan_build(output_dir, settings):
 def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                              seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
                              long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
-                             num_processes=1, progress=None):
+                             whole_word_masking=False, num_processes=1, progress=None):
     """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
 
     Args:
@@ -237,6 +328,9 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
         text_field: the JSONL field, Parquet column or TFDS feature holding a document's text.
         tfds_data_dir: where TFDS datasets are prepared.
         dedupe: drop exact duplicate documents (`corpus_readers.document_hash`), counted in the manifest.
+        whole_word_masking: store the words of CJK text, found by a word segmenter (jieba), with each example
+            (`continues_word`), for `PretrainingConfig.whole_word_masking`; the manifest's settings name the
+            segmenter and its version (`word_segmenter`). Not needed for other text (`##` pieces give words).
         num_processes: worker processes; process `p` writes shards
             `p, p + num_processes, ...`. The output does not depend on it.
         progress: called as `progress(documents, tokens, seconds)` now and
@@ -247,7 +341,7 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
                               strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
-                              dedupe=dedupe)
+                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir)
     done, wanted, duplicates = plan_build(output_dir, settings)
     groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
     reading = (tfds_data_dir, progress)
@@ -308,13 +402,15 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
         settings["input_files"], settings["blanks_separate_docs"], stats, text_field=settings["text_field"],
         tfds_data_dir=tfds_data_dir, dedupe=settings["dedupe"])) if shard_of(j, num_shards) in packers)
     split_longer_than = packers[wanted[0]].split_longer_than
+    cut = load_segmenter()[1] if "word_segmenter" in settings else None
     start, packed = time.time(), 0
     with contextlib.ExitStack() as stack:
-        writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards))))
+        unknown_id = tokenizer.token_to_id(tokenizer.oov_token)
+        writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards)), unknown_id))
                    for i in wanted}
-        for j, document in tokenized_documents(documents, batch_tokenizer(tokenizer), split_longer_than):
+        for j, document, marks in marked_documents(documents, batch_tokenizer(tokenizer), split_longer_than, cut):
             shard = shard_of(j, num_shards)
-            for example in packers[shard].pack(document):
+            for example in packers[shard].pack(document, marks):
                 writers[shard].write(example)
             packed += 1
             if progress is not None and packed % 500 == 0:
@@ -325,6 +421,5 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
         print(stats.warning())
     if progress is not None:
         progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
-    written = {shard_name(i, num_shards): {"examples": writers[i].count, **packers[i].counts.as_dict()}
-               for i in wanted}
+    written = {shard_name(i, num_shards): shard_counts(writers[i], packers[i]) for i in wanted}
     return written, stats.duplicate_documents

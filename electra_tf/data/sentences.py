@@ -25,9 +25,10 @@ import re
 from electra_tf.text_normalization import CJK_IDEOGRAPH
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
-# BERT's CJK ideograph ranges (RE2's `\x{...}` written as the characters themselves, for Python's `re`).
-_IDEOGRAPH = re.sub(r"\\x\{([0-9A-F]+)\}", lambda match: chr(int(match.group(1), 16)), CJK_IDEOGRAPH)
-_CJK_SENTENCE_END = re.compile(rf"(?:[。！？；｡]|(?<={_IDEOGRAPH})[!?;…])[。！？；｡!?;…]*[”’」』）》〉】〕\"')\]]*")
+# A character class of BERT's CJK ideograph ranges (RE2's `\x{...}` written as the characters themselves, for
+# Python's `re`).
+IDEOGRAPH = re.sub(r"\\x\{([0-9A-F]+)\}", lambda match: chr(int(match.group(1), 16)), CJK_IDEOGRAPH)
+_CJK_SENTENCE_END = re.compile(rf"(?:[。！？；｡]|(?<={IDEOGRAPH})[!?;…])[。！？；｡!?;…]*[”’」』）》〉】〕\"')\]]*")
 
 
 def split_sentences(text):

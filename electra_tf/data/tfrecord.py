@@ -3,7 +3,10 @@
 Each record is a `tf.train.Example` with three int64 features of length
 `max_seq_length`: `input_ids`, `input_mask`, `segment_ids` (the original
 `build_pretraining_dataset.py` format). Model Garden's v2 names
-(`input_word_ids`, `input_type_ids`) are read too.
+(`input_word_ids`, `input_type_ids`) are read too. Shards built for Chinese whole-word masking have a fourth,
+`continues_word` (1 where a token continues the previous token's word, as a word segmenter found it; see
+`electra_tf.data.word_segmentation`); a reader gives it as `continues_word` when the first record has it, and 0s for
+a record without it.
 
 Example:
 >>> import tempfile, os
@@ -22,6 +25,7 @@ from google.protobuf.message import DecodeError
 
 LEGACY_NAMES = ("input_ids", "input_mask", "segment_ids")
 V2_NAMES = ("input_word_ids", "input_mask", "input_type_ids")
+CONTINUES_WORD = "continues_word"
 
 
 def serialize_example(example):
@@ -31,6 +35,8 @@ def serialize_example(example):
 
     features = {"input_ids": int64s(example.input_ids), "input_mask": int64s(example.input_mask),
                 "segment_ids": int64s(example.segment_ids)}
+    if example.continues_word is not None:
+        features[CONTINUES_WORD] = int64s(example.continues_word)
     # deterministic=True: map fields in a fixed order, so shards are byte-identical across runs.
     return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString(deterministic=True)
 
@@ -41,12 +47,15 @@ class ShardWriter:
     Records go to `<path>.tmp-<pid>`, renamed to `path` on a clean exit from
     the `with` block; on an error (closing included) the temporary file is removed. A crash
     leaves at most a temporary file, never a truncated shard that looks
-    complete.
+    complete. `count` is the examples written and, given `unknown_id` (the id of `[UNK]`), `unknown` the
+    `[UNK]` tokens among them.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, unknown_id=None):
         self.path = path
         self.count = 0
+        self.unknown = 0
+        self.unknown_id = unknown_id
         self._tmp = f"{path}.tmp-{os.getpid()}"
         self._writer = None
 
@@ -57,6 +66,8 @@ class ShardWriter:
     def write(self, example):
         self._writer.write(serialize_example(example))
         self.count += 1
+        if self.unknown_id is not None:
+            self.unknown += example.input_ids.count(self.unknown_id)
 
     def __exit__(self, exc_type, exc, traceback):
         try:
@@ -78,7 +89,8 @@ def write_shard(path, examples):
 
 
 def detect_format(paths):
-    """(feature names, sequence length) of the first record in `paths` (a path or a list)."""
+    """(feature names, sequence length) of the first record in `paths` (a path or a list): the three names of
+    `LEGACY_NAMES` or `V2_NAMES`, and `CONTINUES_WORD` after them when the record has it."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     first = path = None
     for path in paths:
@@ -101,6 +113,7 @@ def detect_format(paths):
             kinds = {name: features[name].WhichOneof("kind") for name in names}
             if set(kinds.values()) != {"int64_list"}:
                 raise ValueError(f"{path}: features {names} must be int64 lists, found {kinds}")
+            names += (CONTINUES_WORD,) if CONTINUES_WORD in features else ()
             lengths = {len(features[name].int64_list.value) for name in names}
             if len(lengths) != 1:
                 raise ValueError(f"{path}: features {names} have different lengths {sorted(lengths)}")
@@ -110,15 +123,21 @@ def detect_format(paths):
 
 
 def parser(names, seq_length):
-    """A function from serialized records to the model's int32 input dict."""
-    spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64) for name in names}
-    ids, mask, types = names
+    """A function from serialized records to the model's int32 input dict (and `continues_word` when `names`
+    has it: 0s for a record without it)."""
+    spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64) for name in names[:3]}
+    if CONTINUES_WORD in names:
+        spec[CONTINUES_WORD] = tf.io.FixedLenFeature([seq_length], tf.int64, default_value=[0] * seq_length)
+    ids, mask, types = names[:3]
 
     def parse(serialized):
         features = tf.io.parse_example(serialized, spec)
-        return {"input_ids": tf.cast(features[ids], tf.int32),
-                "attention_mask": tf.cast(features[mask], tf.int32),
-                "token_type_ids": tf.cast(features[types], tf.int32)}
+        inputs = {"input_ids": tf.cast(features[ids], tf.int32),
+                  "attention_mask": tf.cast(features[mask], tf.int32),
+                  "token_type_ids": tf.cast(features[types], tf.int32)}
+        if CONTINUES_WORD in spec:
+            inputs[CONTINUES_WORD] = tf.cast(features[CONTINUES_WORD], tf.int32)
+        return inputs
 
     return parse
 

@@ -16,6 +16,7 @@ TensorShape([1, 1])
 import tensorflow as tf
 
 from electra_tf import rng
+from electra_tf.data.tfrecord import CONTINUES_WORD
 from electra_tf.pretraining.masking import mask_tokens
 
 
@@ -57,7 +58,8 @@ class BatchMasker:
                              tf.ones([len(self.word_continuation_ids)], tf.bool), [self.vocab_size])
 
     def __call__(self, inputs, counter, micro_batch=0):
-        """The batch masked in-graph (a `MaskedBatch`), with the draws of step `counter`."""
+        """The batch masked in-graph (a `MaskedBatch`), with the draws of step `counter`; with whole-word
+        masking, the batch's `continues_word` (shards built with a word segmenter) joins words too."""
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
@@ -67,4 +69,5 @@ class BatchMasker:
             mask_token_id=self.mask_token_id, special_token_ids=self.special_token_ids,
             vocab_size=self.vocab_size, mask_token_rate=pc.mask_token_rate,
             random_token_rate=pc.random_token_rate, with_replacement=pc.mask_with_replacement,
-            word_continuation=self._word_continuation_table())
+            word_continuation=self._word_continuation_table(),
+            continues_word=inputs.get(CONTINUES_WORD) if pc.whole_word_masking else None)

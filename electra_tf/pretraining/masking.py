@@ -10,8 +10,10 @@ counts every real token, [CLS] and [SEP] included, and `P` is
 
 Whole-word masking (BERT's, and Hugging Face's `DataCollatorForWholeWordMask`;
 pass `word_continuation`): a word is a candidate token and the `##`
-continuation pieces after it. Words are taken in random order while they fit:
-a word is skipped when its pieces would take the count past
+continuation pieces after it. Chinese words are not made of `##` pieces (BERT's tokenizer makes every
+ideograph a word): shards built with a word segmenter carry, per token, whether it continues the previous
+token's word (`continues_word`, as Hugging Face's `chinese_ref`), which joins words too. Words are taken in
+random order while they fit: a word is skipped when its pieces would take the count past
 `max(1, min(P, round(num_tokens * mask_prob)))` tokens, so the count rule still
 holds on tokens (a row may predict fewer). Each piece of a taken word is then
 [MASK]ed, randomised or kept on its own draw, as BERT does.
@@ -89,10 +91,13 @@ def _segment_per_row(values, segments, valid, reduce):
     return tf.reshape(reduced[:-1], [batch, length])
 
 
-def _words(candidates, input_ids, word_continuation):
+def _words(candidates, input_ids, word_continuation, continues_word=None):
     """Each row's words: (start position, number of pieces) `[batch, L]` each (0 past the row's words), and
-    their count. A `##` piece after a token that is no candidate starts a word of its own."""
+    their count. A `##` piece (or a token `continues_word` marks) after a token that is no candidate starts a
+    word of its own."""
     continues = tf.gather(tf.cast(word_continuation, tf.bool), input_ids)
+    if continues_word is not None:
+        continues |= tf.cast(continues_word, tf.bool)
     after_candidate = tf.pad(candidates[:, :-1], [[0, 0], [1, 0]])
     starts = candidates & ~(continues & after_candidate)
     word = tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1
@@ -103,9 +108,9 @@ def _words(candidates, input_ids, word_continuation):
 
 
 def _select_whole_words(candidates, input_ids, word_continuation, noise, count, max_predictions,
-                        with_replacement):
+                        with_replacement, continues_word=None):
     """Positions of whole words, taken in a random order while they fit in `count` tokens."""
-    start, pieces, num_words = _words(candidates, input_ids, word_continuation)
+    start, pieces, num_words = _words(candidates, input_ids, word_continuation, continues_word)
     length = tf.shape(noise)[1]
     if with_replacement:  # `length` draws of a uniformly random word, as the original draws tokens
         draws = tf.minimum(tf.cast(noise * tf.cast(num_words[:, None], tf.float32), tf.int32),
@@ -129,7 +134,7 @@ def _select_whole_words(candidates, input_ids, word_continuation, noise, count, 
 
 def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, mask_token_id,
                 special_token_ids, vocab_size, mask_token_rate=0.85, random_token_rate=0.0,
-                with_replacement=False, word_continuation=None):
+                with_replacement=False, word_continuation=None, continues_word=None):
     """Selects and corrupts positions to predict; see the module docstring for the rules.
 
     Args:
@@ -143,6 +148,8 @@ def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, 
         vocab_size: random replacements are drawn uniformly from `[0, vocab_size)`.
         word_continuation: `[vocab_size]` booleans, true for the `##` pieces
             (from `continuation_token_ids`); given, whole words are masked.
+        continues_word: with `word_continuation`, optional int `[batch, sequence]`, 1 where a token continues
+            the previous token's word as a word segmenter found it (the shards' `continues_word` feature).
 
     Returns:
         A `MaskedBatch`.
@@ -175,7 +182,7 @@ def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, 
     count = num_to_predict(attention_mask, mask_prob, max_predictions)
     if word_continuation is not None:
         positions, used = _select_whole_words(candidates, input_ids, word_continuation, selection_noise, count,
-                                   max_predictions, with_replacement)
+                                              max_predictions, with_replacement, continues_word)
     else:
         select = _select_with_replacement if with_replacement else _select_without_replacement
         positions, selectable = select(candidates, selection_noise, max_predictions)

@@ -15,7 +15,7 @@ Example:
 import os
 
 from electra_tf.atomic import read_json, write_json
-from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.pipeline import check_word_boundaries, pretraining_dataset
 from electra_tf.pretraining.masking import continuation_token_ids
 from electra_tf.pretraining.registry import source_class
 from electra_tf.pretraining.unigram import count_tokens
@@ -24,13 +24,16 @@ from electra_tf.pretraining.unigram import count_tokens
 def variant_inputs(pretraining_config, vocabulary, train_files, counts_file=None):
     """The `ElectraPretrainer` keyword arguments the variant of `pretraining_config` needs.
 
-    `train_files`: the TFRecord shards a unigram generator's counts are taken from (one pass). Given
+    `train_files`: the TFRecord shards a unigram generator's counts are taken from (one pass), and whose word
+    boundaries whole-word masking checks (`pipeline.check_word_boundaries`: Chinese text needs them). Given
     `counts_file`, the counts are kept there: read when it exists (a resumed run samples from the same
     distribution even if the shards were rebuilt), else counted and written.
     """
     inputs = {}
     if pretraining_config.whole_word_masking:
         inputs["word_continuation_ids"] = continuation_token_ids(vocabulary)
+        if train_files:  # Chinese shards need the words a segmenter found
+            check_word_boundaries(train_files, vocabulary)
     if source_class(pretraining_config).reads_unigram_counts:
         if counts_file and os.path.exists(counts_file):
             inputs["unigram_counts"] = read_json(counts_file, expect=list)

@@ -3,6 +3,8 @@ import pytest
 import tensorflow as tf
 from scipy import stats
 
+from electra_tf.config import PretrainingConfig
+from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import mask_tokens, num_to_predict, scatter_positions
 from electra_tf.rng import MASKING, row_keys
 
@@ -201,3 +203,26 @@ def test_whole_word_masking_draws_depend_only_on_the_keys(tiny_vocab):
     again = _whole_word_draws(tiny_vocab, rows=64)[2]
     np.testing.assert_array_equal(first["positions"], again["positions"])
     np.testing.assert_array_equal(first["input_ids"], again["input_ids"])
+
+
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_a_segmenter_s_word_marks_join_tokens_as_continuation_pieces_do(with_replacement):
+    """Chinese shards tell words by `continues_word` (a segmenter's), not by `##` ids: the same words told either
+    way give the same draws, through the pre-trainer's `BatchMasker`."""
+    rng = np.random.default_rng(1)
+    marks = rng.random((64, 24)) < 0.4
+    marks[:, 0] = False
+    ids = rng.integers(5, 40, size=(64, 24)) + 40 * marks  # a continuing token is one of the ids 45..79
+    inputs = {"input_ids": tf.constant(ids, tf.int32), "attention_mask": tf.ones([64, 24], tf.int32)}
+    config = PretrainingConfig(max_seq_length=24, mask_prob=0.3, whole_word_masking=True,
+                               mask_with_replacement=with_replacement)
+    by_pieces = BatchMasker(config, 80, 4, [0, 2, 3], word_continuation_ids=range(45, 80))(inputs, counter=3)
+    by_marks = BatchMasker(config, 80, 4, [0, 2, 3], word_continuation_ids=[])(
+        {**inputs, "continues_word": tf.constant(marks, tf.int32)}, counter=3)
+    for a, b in zip(by_pieces, by_marks):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert by_marks.weights.numpy().sum() > 200
+    unmasked = BatchMasker(config.replace(whole_word_masking=False), 80, 4, [0, 2, 3])(
+        {**inputs, "continues_word": tf.constant(marks, tf.int32)}, counter=3)  # the marks serve whole words only
+    plain = BatchMasker(config.replace(whole_word_masking=False), 80, 4, [0, 2, 3])(inputs, counter=3)
+    np.testing.assert_array_equal(unmasked.positions.numpy(), plain.positions.numpy())

@@ -1,0 +1,73 @@
+"""Word boundaries of CJK text for whole-word masking, found by a word segmenter (jieba) when shards are built.
+
+BERT's tokenizer makes every CJK ideograph a word of its own, so the `##` pieces that whole-word masking groups
+never join Chinese characters: a Chinese word is only known to a segmenter. As Hugging Face's
+`run_mlm_wwm.py` (`chinese_ref`) and Chinese-BERT-wwm do, the shard builder segments the text and stores, with
+each example, which tokens continue the previous token's word (`continues_word`); masking then stays in-graph
+(`electra_tf.pretraining.masking`).
+
+A line is cut into runs of CJK ideographs and the text between them (`word_runs`). BERT's tokenizer splits
+around every ideograph, so tokenizing the runs one by one gives the line's tokens, one token per ideograph: the
+run's marks are its characters' marks. A character continues a word when the segmenter put it in the same word
+as the character before it, in a word made of ideographs only (as `chinese_ref`).
+
+jieba is an optional extra (`pip install electra-tf[chinese]`), imported only when shards of CJK text are built
+with `--whole_word_masking` (`load_segmenter`).
+
+Example:
+>>> word_runs("我们去Beijing看长城。", lambda text: ["我们", "去", "Beijing", "看", "长城", "。"])
+[('我们去', [0, 1, 0]), ('Beijing', None), ('看长城', [0, 0, 1]), ('。', None)]
+"""
+
+import logging
+import re
+
+from electra_tf.data.sentences import IDEOGRAPH
+
+SEGMENTER = "jieba"
+INSTALL_HINT = "pip install electra-tf[chinese] (or pip install jieba)"
+_IDEOGRAPHS = re.compile(f"{IDEOGRAPH}+")
+
+
+def has_cjk(text):
+    """Whether `text` holds a CJK ideograph (as BERT's tokenizer counts them).
+
+    >>> has_cjk("ELECTRA 中文"), has_cjk("ELECTRA")
+    (True, False)
+    """
+    return _IDEOGRAPHS.search(text) is not None
+
+
+def word_runs(text, cut):
+    """`text` as consecutive runs `(run, marks)`: a run of ideographs with its characters' marks (1: the
+    character continues the word of the one before it, by `cut`, a function from text to its words), or the
+    text between two such runs with None."""
+    continues = [0] * len(text)
+    start = 0
+    for word in cut(text):
+        if len(word) > 1 and _IDEOGRAPHS.fullmatch(word):
+            continues[start + 1:start + len(word)] = [1] * (len(word) - 1)
+        start += len(word)
+    if start != len(text):
+        raise ValueError(f"the word segmenter's words do not make up the text: {text[:50]!r}")
+    runs, end = [], 0
+    for match in _IDEOGRAPHS.finditer(text):
+        if match.start() > end:
+            runs.append((text[end:match.start()], None))
+        runs.append((match.group(), continues[match.start():match.end()]))
+        end = match.end()
+    if end < len(text):
+        runs.append((text[end:], None))
+    return runs
+
+
+def load_segmenter():
+    """`(name, cut)`: the segmenter's name and version (what a manifest records) and its function from a text to
+    its words; an ImportError saying how to install it when jieba is missing."""
+    try:
+        import jieba
+    except ImportError:
+        raise ImportError(f"Chinese whole-word masking needs the jieba word segmenter: {INSTALL_HINT}") from None
+    jieba.setLogLevel(logging.WARNING)  # its dictionary loading is logged at DEBUG level to stderr
+    segmenter = jieba.Tokenizer()
+    return f"{SEGMENTER} {jieba.__version__}", segmenter.lcut

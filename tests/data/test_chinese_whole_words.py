@@ -1,0 +1,170 @@
+"""Chinese whole-word masking: shards built with `whole_word_masking` store jieba's words (`continues_word`), and
+in-graph masking masks them whole; shards without the feature and English text are masked as before."""
+
+import hashlib
+import json
+import os
+import sys
+
+import jieba
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from electra_tf.config import PretrainingConfig
+from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
+from electra_tf.data.pipeline import check_word_boundaries, pretraining_dataset
+from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, marked_documents
+from electra_tf.data.tfrecord import CONTINUES_WORD
+from electra_tf.data.word_segmentation import word_runs
+from electra_tf.pretraining.masking import mask_tokens
+from electra_tf.pretraining.variant_inputs import variant_inputs
+from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.vocabulary import save_vocabulary
+
+# One line a document, each short enough to be one example: token p of an example is character p - 1 of its line.
+LINES = ["江泽民主席在北京会见了美国总统克林顿。", "今天早上下了一场大雨，街上的行人都撑着伞走向车站。",
+         "中国科学院的研究人员发现了一种新的治疗方法。", "我们一边看书一边聊天，时间过得很快。",
+         "这家公司去年的销售收入增长了百分之二十。", "上海是中国最大的经济中心城市之一。",
+         "学生们在图书馆里认真地准备期末考试。", "他说明天要去医院看望生病的奶奶。"]
+SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def digests(folder):
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in os.listdir(folder)
+            if "tfrecord" in name}
+
+
+@pytest.fixture(scope="module")
+def chinese(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("chinese")
+    corpus = folder / "corpus.txt"
+    corpus.write_text("\n\n".join(LINES) + "\n", encoding="utf-8")
+    vocab = str(folder / "vocab.txt")
+    save_vocabulary(SPECIAL + ["##s"] + sorted(set("".join(LINES))), vocab)
+    return str(corpus), vocab, folder
+
+
+@pytest.fixture(scope="module")
+def shards(chinese):
+    corpus, vocab, folder = chinese
+    build_pretraining_shards([corpus], vocab, str(folder / "wwm"), max_seq_length=40, whole_word_masking=True)
+    return folder / "wwm"
+
+
+def test_beam_writes_the_local_builder_s_shards_with_their_words(shards, chinese, tmp_path):
+    corpus, vocab, _ = chinese
+    build_pretraining_shards_on_beam([corpus], vocab, str(tmp_path), max_seq_length=40, whole_word_masking=True)
+    assert digests(tmp_path) == digests(shards)
+    assert json.loads((tmp_path / MANIFEST).read_text()) == json.loads((shards / MANIFEST).read_text())
+
+
+def test_word_runs_mark_the_characters_that_continue_a_segmenter_word():
+    runs = word_runs("江泽民主席, 在 New York。", jieba.lcut)
+    assert runs == [("江泽民主席", [0, 1, 1, 0, 1]), (", ", None), ("在", [0]), (" New York。", None)]
+
+
+def test_segmented_tokenization_gives_the_line_s_ids(chinese):
+    _, vocab, _ = chinese
+    tokenizer = ElectraTokenizer(vocab)
+    lines = LINES + ["混合 English 文本 s，北京。"]
+    ((_, document, marks),) = marked_documents([(0, lines)], tokenizer, cut=jieba.lcut)
+    assert [s for line in document for s in line] == tokenizer.tokenize(tf.constant(lines)).to_list()
+    assert [len(m) for line in marks for m in line] == [len(s) for line in document for s in line]
+
+
+def test_shards_store_jieba_s_words_and_the_manifest_names_the_segmenter(shards, chinese):
+    _, vocab, _ = chinese
+    manifest = json.loads((shards / MANIFEST).read_text())
+    assert manifest["settings"]["word_segmenter"] == f"jieba {jieba.__version__}"
+    vocabulary = open(vocab, encoding="utf-8").read().splitlines()
+    batch = next(iter(pretraining_dataset(str(shards), batch_size=len(LINES), seq_length=40, training=False)))
+    for ids, marks in zip(batch["input_ids"].numpy(), batch[CONTINUES_WORD].numpy()):
+        text = "".join(vocabulary[i] for i in ids if i > 4)
+        words, word = [], ""
+        for i, mark in zip(ids, marks):
+            if i > 4:
+                if not mark and word:
+                    words.append(word)
+                word = word + vocabulary[i] if mark else vocabulary[i]
+        words.append(word)
+        assert words == jieba.lcut(text)
+    check_word_boundaries(str(shards), vocabulary)  # carries its words: accepted
+
+
+def _masked_spans(batch, masked, vocabulary):
+    """(masked spans that are whole jieba words, masked spans): a span is the masked characters of one word."""
+    whole = total = 0
+    for ids, weights, positions in zip(batch["input_ids"].numpy(), masked.weights.numpy(), masked.positions.numpy()):
+        text = "".join(vocabulary[i] for i in ids if i > 4)
+        word_of = np.repeat(np.arange(len(words := jieba.lcut(text))), [len(w) for w in words])
+        chosen = positions[weights > 0] - 1  # [CLS] first: token p is character p - 1
+        for word in set(word_of[chosen].tolist()):
+            total += 1
+            whole += np.sum(word_of[chosen] == word) == len(words[word])
+    return whole, total
+
+
+def test_whole_word_masking_masks_jieba_s_words_whole(shards, chinese):
+    _, vocab, _ = chinese
+    vocabulary = open(vocab, encoding="utf-8").read().splitlines()
+    batch = next(iter(pretraining_dataset(str(shards), batch_size=len(LINES), seq_length=40, training=False)))
+    continuation = tf.constant([token.startswith("##") for token in vocabulary])
+    counts = {}
+    for segmented in (True, False):
+        whole = total = 0
+        for draw in range(40):
+            masked = mask_tokens(batch["input_ids"], batch["attention_mask"],
+                                 tf.constant(np.arange(len(LINES)) + 1000 * draw, tf.uint64), mask_prob=0.3,
+                                 max_predictions=10, mask_token_id=4, special_token_ids=[0, 2, 3, 4],
+                                 vocab_size=len(vocabulary), word_continuation=continuation,
+                                 continues_word=batch[CONTINUES_WORD] if segmented else None)
+            counts_now = _masked_spans(batch, masked, vocabulary)
+            whole, total = whole + counts_now[0], total + counts_now[1]
+        counts[segmented] = whole / total
+    print(f"masked spans that are whole jieba words: {counts[True]:.1%} with the shards' words, "
+          f"{counts[False]:.1%} without (characters)")
+    assert counts[True] == 1.0 and counts[False] < 0.75
+
+
+def test_shards_of_chinese_text_without_words_are_refused_for_whole_word_masking(chinese):
+    corpus, vocab, folder = chinese
+    build_pretraining_shards([corpus], vocab, str(folder / "plain"), max_seq_length=40)
+    vocabulary = open(vocab, encoding="utf-8").read().splitlines()
+    message = (r"holds Chinese \(CJK\) text \(\d+% of the tokens are ideographs\) but no word boundaries.*"
+               r"electra-build-pretraining-data --whole_word_masking")
+    with pytest.raises(ValueError, match=message):
+        check_word_boundaries(str(folder / "plain"), vocabulary)
+    # What electra-pretrain and the benchmarks build the pre-trainer with checks it.
+    config = PretrainingConfig(max_seq_length=40, whole_word_masking=True)
+    with pytest.raises(ValueError, match=message):
+        variant_inputs(config, vocabulary, str(folder / "plain"))
+    assert variant_inputs(config.replace(whole_word_masking=False), vocabulary, str(folder / "plain")) == {}
+
+
+def test_without_jieba_the_flag_on_chinese_text_says_how_to_install_it_before_any_work(chinese, tmp_path,
+                                                                                      monkeypatch):
+    corpus, vocab, _ = chinese
+    monkeypatch.setitem(sys.modules, "jieba", None)  # `import jieba` raises ImportError
+    with pytest.raises(ValueError, match=r"^--whole_word_masking: the corpus holds CJK text, whose words need the "
+                                         r"jieba word segmenter: pip install electra-tf\[chinese\] "
+                                         r"\(or pip install jieba\)$"):
+        build_pretraining_shards([corpus], vocab, str(tmp_path / "out"), whole_word_masking=True)
+    assert not (tmp_path / "out").exists()
+    english = tmp_path / "english.txt"
+    english.write_text("An English line.\n", encoding="utf-8")
+    build_pretraining_shards([str(english)], vocab, str(tmp_path / "english"), whole_word_masking=True)
+    assert "word_segmenter" not in json.loads((tmp_path / "english" / MANIFEST).read_text())["settings"]
+
+
+def test_english_masking_is_unchanged_by_zero_marks():
+    ids = tf.constant(np.random.default_rng(0).integers(5, 60, size=(16, 24)), tf.int32)
+    mask = tf.ones_like(ids)
+    continuation = tf.range(60) >= 40
+    common = dict(mask_prob=0.3, max_predictions=6, mask_token_id=4, special_token_ids=[0, 2, 3, 4],
+                  vocab_size=60, word_continuation=continuation)
+    keys = tf.constant(np.arange(16), tf.uint64)
+    plain = mask_tokens(ids, mask, keys, **common)
+    zeros = mask_tokens(ids, mask, keys, continues_word=tf.zeros_like(ids), **common)
+    for a, b in zip(plain, zeros):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
