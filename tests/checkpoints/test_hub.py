@@ -9,8 +9,6 @@ a loopback hub (tools/local_hub.py) into an empty cache.
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import huggingface_hub
@@ -338,15 +336,13 @@ def test_pretraining_continues_from_hfl_chinese_checkpoints_given_by_id(hf_home,
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("".join("江泽民主席在北京会见了克林顿。今天天气很好！\n我们去公园吧。\n\n" for _ in range(30)),
                       encoding="utf-8")
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-    result = subprocess.run(
-        [sys.executable, "-m", "electra_tf.tools.run_pretraining", f"--config={converted / 'config.json'}",
-         f"--vocab_file={converted / 'vocab.txt'}", f"--train_text_files={corpus}", f"--model_dir={tmp_path / 'run'}",
-         f"--init_checkpoint={converted}", "--max_seq_length=16", "--batch_size=4", "--train_steps=2",
-         "--warmup_steps=1", "--save_every=2", "--log_every=1", "--eval_every=2"],
-        capture_output=True, text=True, timeout=600, env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert f"initialised from {converted}" in result.stdout and "done: step 2 of 2" in result.stdout
+    code, out, err = run_tool(
+        "run_pretraining", f"--config={converted / 'config.json'}", f"--vocab_file={converted / 'vocab.txt'}",
+        f"--train_text_files={corpus}", f"--model_dir={tmp_path / 'run'}", f"--init_checkpoint={converted}",
+        "--max_seq_length=16", "--batch_size=4", "--train_steps=2", "--warmup_steps=1", "--save_every=2",
+        "--log_every=1", "--eval_every=2")
+    assert code == 0, err[-3000:]
+    assert f"initialised from {converted}" in out and "done: step 2 of 2" in out
     discriminator = ElectraDiscriminator.from_pretrained(str(tmp_path / "run"))
     start = read_safetensors(str(snapshot(hf_home, CHINESE_DISCRIMINATOR)))
     table = np.asarray(discriminator.backbone.embedding.word_embeddings.embeddings)
