@@ -103,6 +103,16 @@ def test_an_id_resolves_to_its_cached_snapshot_offline(hf_home):
     assert resolve(DISCRIMINATOR, revision=snapshot(hf_home, DISCRIMINATOR).name) == folder  # a commit
 
 
+def test_the_cache_is_hf_hub_cache_else_hf_home_or_cache_dir_read_at_each_call(hf_home, tmp_path, monkeypatch):
+    expected = snapshot(hf_home, DISCRIMINATOR)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "elsewhere"))
+    with pytest.raises(FileNotFoundError, match=f"not in the Hugging Face cache {tmp_path / 'elsewhere' / 'hub'} "):
+        resolve(DISCRIMINATOR)
+    assert Path(resolve(DISCRIMINATOR, cache_dir=hf_home / "hub")) == expected
+    monkeypatch.setenv("HF_HUB_CACHE", str(hf_home / "hub"))  # before HF_HOME
+    assert Path(resolve(DISCRIMINATOR)) == expected
+
+
 def test_an_existing_folder_named_like_an_id_wins(hf_home, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copytree(FIXTURES / "hf" / "discriminator", tmp_path / "google" / "electra-small-discriminator")
