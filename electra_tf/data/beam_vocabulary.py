@@ -1,7 +1,7 @@
 """A WordPiece vocabulary learned on Apache Beam: words counted in the pipeline, learned from the counts.
 
     read pieces (`beam_pipeline.corpus_pieces`, one worker a piece)
-    → split into words (`vocabulary_learning.vocabulary_words`, in batches)
+    → split into words as the tokenizer splits them (`text_normalization.bert_pretokenize`, in batches)
     → count per batch, then sum per word → tensorflow-text's learner (`learn_vocabulary`) on one
     worker → vocab.txt, written atomically
 
@@ -20,8 +20,9 @@ import tensorflow as tf
 
 from electra_tf.data.beam_pipeline import ReadPiece, corpus_pieces, run_pipeline
 from electra_tf.data.corpus_readers import check_parts
-from electra_tf.vocabulary_learning import learn_vocabulary, vocabulary_words
+from electra_tf.text_normalization import bert_pretokenize
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
+from electra_tf.vocabulary_learning import MIN_CHAR_COUNT, learn_vocabulary
 
 
 class CountWords(beam.DoFn):
@@ -33,16 +34,16 @@ class CountWords(beam.DoFn):
 
     def process(self, documents):
         texts = tf.constant(["\n".join(document) for document in documents])
-        words = vocabulary_words(texts, self.lowercase, self.strip_accents).flat_values.numpy()
+        words = bert_pretokenize(texts, self.lowercase, self.strip_accents).flat_values.numpy()
         yield from collections.Counter(word.decode("utf-8") for word in words).items()
 
 
-def _learn_and_save(word_counts, vocab_size, output):
-    save_vocabulary(learn_vocabulary(dict(word_counts), vocab_size), output)
+def _learn_and_save(word_counts, vocab_size, min_char_count, output):
+    save_vocabulary(learn_vocabulary(dict(word_counts), vocab_size, min_char_count), output)
 
 
 def learn_vocabulary_on_beam(input_files, output, vocab_size=30522, *, lowercase=True, strip_accents=None,
-                             text_field="text", tfds_data_dir=None, beam_options=None):
+                             min_char_count=MIN_CHAR_COUNT, text_field="text", tfds_data_dir=None, beam_options=None):
     """Learns the vocabulary of the corpus parts (see `corpus_readers`) and writes it to `output`; returns it.
 
     `beam_options` as in `beam_pipeline.build_pretraining_shards_on_beam`. A failed step (an empty corpus
@@ -61,7 +62,7 @@ def learn_vocabulary_on_beam(input_files, output, vocab_size=30522, *, lowercase
          | "Words" >> beam.ParDo(CountWords(lowercase, strip_accents))
          | "Sum" >> beam.CombinePerKey(sum)
          | "AllCounts" >> beam.combiners.ToList()
-         | "Learn" >> beam.Map(_learn_and_save, vocab_size, output))
+         | "Learn" >> beam.Map(_learn_and_save, vocab_size, min_char_count, output))
 
     run_pipeline(build, beam_options, "vocabulary")
     return load_vocabulary(output)

@@ -86,7 +86,10 @@ def test_build_vocab_says_where_it_is_and_why_the_vocabulary_is_small(tmp_path, 
     assert lines[1].endswith("learning up to 8,000 WordPiece tokens (tensorflow-text's learner, one call)…")
     size = len((tmp_path / "vocab.txt").read_text(encoding="utf-8").splitlines())
     assert lines[2].startswith(f"learned {size} tokens in ")
-    assert lines[3] == (f"note: {size} tokens, not 8,000: the learner keeps a piece only if the corpus has it at "
-                        "least 10 times, and of its 14 distinct words 14 occur that often; a larger corpus gives "
+    assert lines[2].endswith(" s: 20 characters (each seen 1+ times), 9 ## forms of characters (those seen inside "
+                             "words), 6 longer pieces")
+    assert lines[3] == (f"note: {size} tokens, not 8,000: every character seen 1+ times has its token, and the "
+                        "learner keeps a longer piece only if the corpus has it 10+ times; a larger corpus gives "
                         "more (or ask for fewer)")
-    assert lines[4].startswith(f"{size} tokens from 1 file(s) → ")
+    assert lines[4] == "[UNK] rate: 0.00% of the tokens of the corpus's first 6,400 characters"
+    assert lines[5].startswith(f"{size} tokens from 1 file(s) → ")
