@@ -19,11 +19,9 @@ LABELS = ["O", "B-PER", "E-PER", "I-PER", "S-PER", "B-LOC", "E-LOC", "I-LOC", "S
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    """`(tokenizer, config)`: a vocabulary of the texts' characters and words, and a model config for it."""
-    words = sorted({*NEWS, *"模型发布，（）。", "electra", "hf", "##l", "ann", "smith", "lives", "in", "paris",
-                    "france", ",", "."})
-    tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words])
+def tiny(bert_chinese_vocab):
+    """`(tokenizer, config)`: the BERT-Chinese-like vocabulary (21,128 tokens), and a tiny model config for it."""
+    tokenizer = ElectraTokenizer(bert_chinese_vocab)
     return tokenizer, ElectraConfig(vocab_size=tokenizer.vocabulary_size(), embedding_size=8, hidden_size=16,
                                     num_layers=1, num_heads=2, intermediate_size=32, max_position_embeddings=64)
 

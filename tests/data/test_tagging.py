@@ -115,6 +115,8 @@ def test_a_scheme_is_told_by_what_its_chunks_begin_with():
     assert detect_scheme([["B-PER", "I-PER", "B-PER"]]) == "iob2"
     assert detect_scheme([["O"], []]) is None  # nothing tells
     assert detect_scheme([["B-NP", "NN"]]) == "none"  # not span tags (part of speech)
+    with pytest.raises(ValueError, match=r"a tagger trains on tags in one of \('bioes', 'iob2', 'none'\), not 'iob1'"):
+        label_names([TaggedSentence(("a",), ("I-PER",))], scheme="iob1")  # files may hold it; training reads it
 
 
 def test_spans_of_hand_worked_edge_cases():
