@@ -8,10 +8,13 @@ a document (or, with --noblanks_separate_docs, each file is one document; .gz
 read too); JSONL or Parquet files and TFDS datasets, a record a document
 (--text_field). A line longer than an example is packed as its sentences,
 nothing dropped (--long_lines=truncate: the original's cut, for exact
-reproduction). Sentences end at .!? before a capital, and at 。！？；… in CJK text. Each shard appears atomically when complete, and
+reproduction; sentences end at .!? before a capital, and at 。！？；… in CJK
+text). Each shard appears atomically when complete, and
 `manifest.json` records the settings and counts (tokens read, written and
-dropped, with the reason), which the tool also prints. Re-running the same command after an interruption writes
-only the missing shards; the output does not depend on --num_processes, nor on
+dropped, with the reason; the share of [UNK] among the tokens written), which the tool also prints (a warning
+above 2 % [UNK]). --whole_word_masking stores the words of Chinese (CJK) text, found by jieba (pip install
+electra-tf[chinese]), with each example, for electra-pretrain --whole_word_masking. Re-running the same
+command after an interruption writes only the missing shards; the output does not depend on --num_processes, nor on
 --runner=beam (an Apache Beam pipeline, same shards: docs/data_at_scale.md).
 """
 
@@ -34,6 +37,9 @@ flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
 flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
 flags.DEFINE_integer("seed", 0, "Packing seed.")
+flags.DEFINE_bool("whole_word_masking", False, "Store the word boundaries of CJK text, found by the jieba word "
+                  "segmenter (pip install electra-tf[chinese]), with each example (feature continues_word), for "
+                  "electra-pretrain --whole_word_masking; other text needs none (its words are its ## pieces).")
 flags.DEFINE_enum("long_lines", "split", LONG_LINES,
                   "A line longer than an example: split (at sentence ends, else every half example; no text "
                   "dropped; a sentence overflowing an example goes on in the next), sentences (as split, but every "

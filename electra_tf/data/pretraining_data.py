@@ -239,7 +239,8 @@ def _tokenized(texts, runs, tokenize, cut):
     for sentence_runs in runs:
         for run_marks in sentence_runs:
             length = next(run_lengths)
-            # A run of ideographs is one token per character (BERT splits them all off), so it has its marks.
+            # A run of ideographs is one token per character (BERT splits every ideograph off), so it takes its
+            # characters' marks; were a tokenizer to differ, its tokens would count as words of their own.
             marks += run_marks if run_marks is not None and len(run_marks) == length else [0] * length
     ids = tf.RaggedTensor.from_row_lengths(ids, [len(sentence_runs) for sentence_runs in runs]).merge_dims(1, 2)
     return ids, np.array(marks, np.int8)
