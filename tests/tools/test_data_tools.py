@@ -154,7 +154,7 @@ def test_the_build_prints_the_tokens_read_written_and_dropped(vocab_file, tmp_pa
     line = "Every word here counts. " * 40
     corpus = tmp_path / "paragraph.txt"
     corpus.write_text(line + "\n", encoding="utf-8")
-    n = len(ElectraTokenizer(vocab_file)(line))
+    n = len(ElectraTokenizer(vocab_file).tokenize(line))
     code, out, err = run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab_file}",
                               f"--output_dir={tmp_path / 'split'}", "--max_seq_length=32", "--num_shards=1")
     assert code in (0, None), err[-2000:]
