@@ -19,8 +19,8 @@ from electra_tf.data.pretraining_data import (
 from electra_tf.data.streaming import packed_examples
 from electra_tf.data.tfrecord import detect_format, write_shard
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary_learning import build_vocabulary
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
+from electra_tf.vocabulary_learning import build_vocabulary
 
 CLS, SEP = 101, 102
 
