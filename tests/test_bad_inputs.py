@@ -687,3 +687,17 @@ def test_the_export_holds_no_python_callback(served):
             for node in function.node_def}
     assert "FastWordpieceTokenizeWithOffsets" in ops  # the tokenizer is in the graph, and the scan sees it
     assert not ops & {"PyFunc", "PyFuncStateless", "EagerPyFunc"}
+
+
+def test_from_pretrained_takes_a_max_seq_length_within_the_positions_and_refuses_one_beyond(tmp_path):
+    folder = str(HF_FIXTURES / "sequence_classification")  # 16 positions
+    assert ElectraForSequenceClassification.from_pretrained(folder, max_seq_length=8).preprocessor.sequence_length == 8
+    with pytest.raises(ValueError) as refused:
+        ElectraForSequenceClassification.from_pretrained(folder, max_seq_length=999)
+    assert str(refused.value) == (f"max_seq_length=999 but {folder} has 16 positions; pass max_seq_length=16 or "
+                                  "less")
+    saved = tmp_path / "saved"  # a folder whose electra_tf.json records a length beyond the positions
+    shutil.copytree(folder, saved)
+    (saved / "electra_tf.json").write_text(json.dumps({"max_seq_length": 999}))
+    with pytest.raises(ValueError, match=r"^max_seq_length=999 \(its electra_tf.json\) but .* has 16 positions"):
+        ElectraModel.from_pretrained(str(saved))

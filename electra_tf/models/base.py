@@ -200,31 +200,36 @@ class ElectraNetwork(TransformersCalls, keras.Model):
 
         `preprocessor="auto"` gives a model that reads text (`takes_text`) an `ElectraPreprocessor` of the
         checkpoint's tokenizer files, when it has some (length: the saved model's, else 128 or the model's
-        position table if shorter); `None`
+        position table if shorter; `max_seq_length=` sets it, within the model's positions); `None`
         gives none, and an `ElectraPreprocessor` is used as it is.
         """
         del from_pt  # (what transformers' TF classes needed to read PyTorch weights; safetensors need nothing)
         source = sources.read_source(path, revision=revision, cache_dir=cache_dir, token=token,
                                      local_files_only=local_files_only, force_download=force_download)
+        given = arguments.pop("max_seq_length", None)
+        length, positions = given or source.info.get("max_seq_length"), source.config.max_position_embeddings
+        if length is not None and not 3 <= length <= positions:  # before any work: longer texts would fail later
+            raise ValueError(f"max_seq_length={length}{'' if given else ' (its electra_tf.json)'} but {source.path} "
+                             f"has {positions} positions; pass max_seq_length={positions} or less")
         model = cls.from_source(source, allow_missing, allow_unexpected, **arguments)
         if preprocessor == "auto":
             preprocessor = model.preprocessor if model.preprocessor is not None else \
-                cls._saved_preprocessor(source) if cls.takes_text else None
+                cls._saved_preprocessor(source, length) if cls.takes_text else None
         model.preprocessor = preprocessor
         if source.info.get("label_names"):
             model.label_names = source.info["label_names"]
         return model
 
     @staticmethod
-    def _saved_preprocessor(source):
-        """An `ElectraPreprocessor` of the tokenizer files beside a checkpoint, or None when there are none."""
+    def _saved_preprocessor(source, length=None):
+        """An `ElectraPreprocessor` (of `length`, default 128 or the positions if fewer) of the tokenizer files
+        beside a checkpoint, or None when there are none."""
         try:
             tokenizer = ElectraTokenizer.from_pretrained(source.folder)
         except ValueError:
             return None
-        length = source.info.get("max_seq_length") or min(DEFAULT_SEQUENCE_LENGTH,
-                                                             source.config.max_position_embeddings)
-        return ElectraPreprocessor(tokenizer, length)
+        return ElectraPreprocessor(tokenizer, length or min(DEFAULT_SEQUENCE_LENGTH,
+                                                            source.config.max_position_embeddings))
 
     @classmethod
     def from_source(cls, source, allow_missing=False, allow_unexpected=False, **arguments):
