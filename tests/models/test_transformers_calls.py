@@ -228,11 +228,11 @@ def _classification_data():
         ids[:, 1] % 3  # the first word decides
 
 
-def _fit(model, x, y=None, compiled_loss=None, epochs=2):
+def _fit(model, x, y=None, compiled_loss=None, epochs=2, run_eagerly=False):
     """The per-epoch losses of `epochs` full-batch steps of a copy of `model` compiled with `compiled_loss`."""
     copy = type(model).from_config(model.get_config())
     copy.set_weights(model.get_weights())
-    copy.compile(optimizer=keras.optimizers.Adam(1e-2), loss=compiled_loss)
+    copy.compile(optimizer=keras.optimizers.Adam(1e-2), loss=compiled_loss, run_eagerly=run_eagerly)
     return copy, copy.fit(x, y, batch_size=8, epochs=epochs, verbose=0).history["loss"]
 
 
@@ -260,6 +260,17 @@ def test_compile_without_a_loss_trains_on_the_model_s_own_as_on_the_same_compile
     assert losses[-1] < losses[0]
     with pytest.raises(ValueError, match="from start_positions and end_positions"):
         _fit(qa, features, labels)
+
+
+def test_keras_steps_run_eagerly_get_the_plain_dicts_they_always_got():
+    keras.utils.set_random_seed(1)
+    features, labels = _classification_data()
+    model = ElectraForSequenceClassification(CONFIG, num_labels=3)
+    loss = {"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}
+    _, expected = _fit(model, features, {"logits": labels}, loss, epochs=1)
+    eager, losses = _fit(model, features, {"logits": labels}, loss, epochs=1, run_eagerly=True)
+    np.testing.assert_allclose(losses, expected, rtol=1e-5)
+    assert eager.predict(features, verbose=0)["logits"].shape == (8, 3)
 
 
 def test_the_model_s_own_loss_under_a_mirrored_strategy_is_the_one_device_loss(mirrored):
