@@ -1,4 +1,4 @@
-"""WordPiece vocabulary files (`vocab.txt`): validated, read, written atomically, and fingerprinted.
+r"""WordPiece vocabulary files (`vocab.txt`): validated, read, written atomically, and fingerprinted.
 
 A vocabulary is one token a line (id = line index) and holds at least the
 special tokens [PAD] [UNK] [CLS] [SEP] [MASK]. The released BERT/ELECTRA
@@ -49,7 +49,7 @@ _warned = set()
 
 
 def is_unreachable(token):
-    """Whether the tokenizer never produces `token`: it is empty, or holds a character the tokenizer splits text
+    r"""Whether the tokenizer never produces `token`: it is empty, or holds a character the tokenizer splits text
     at (whitespace, U+2028) or removes (a control or format character, U+FFFD).
 
     >>> is_unreachable("\u2028"), is_unreachable("##\u2028"), is_unreachable("## "), is_unreachable("，")
@@ -85,7 +85,7 @@ def _warn_once(message):
 
 
 def load_vocabulary(path):
-    """Reads and validates a `vocab.txt`; returns the list of tokens (id = line index).
+    r"""Reads and validates a `vocab.txt`; returns the list of tokens (id = line index).
 
     One token per `\n`, as transformers reads it (no other character ends a line). A byte-order mark and
     `\r\n` line endings are ignored; ASCII spaces and tabs around a token are stripped, with a warning, unless
@@ -125,7 +125,7 @@ def save_vocabulary(vocabulary, path):
 
 
 def vocabulary_hash(vocabulary):
-    """SHA-256 of a vocabulary's tokens (a `vocab.txt` path, read by `load_vocabulary`, or a list), as the
+    r"""SHA-256 of a vocabulary's tokens (a `vocab.txt` path, read by `load_vocabulary`, or a list), as the
     bytes of the file `save_vocabulary` writes: the fingerprint shard manifests record, so that a vocabulary
     meeting other data is caught. A copy with a byte-order mark or `\r\n` line endings has the same hash."""
     if isinstance(vocabulary, str):
