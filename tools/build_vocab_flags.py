@@ -7,7 +7,7 @@ Uses tensorflow-text's WordPiece learner on the words the tokenizer sees (its
 splitting and normalisation: full-width punctuation stays full-width); every
 character seen --min_char_count times gets a token, whatever the script; the
 special tokens [PAD] [UNK] [CLS] [SEP] [MASK] come first. Prints the share of
-[UNK] the vocabulary leaves in the corpus's first 4 MB (a warning above 2 %) and
+[UNK] the vocabulary leaves in the corpus's first 4 M characters (a warning above 2 %) and
 records it in `<output name>_report.json` beside the vocabulary. With
 --runner=beam the words are counted in an Apache Beam pipeline (the same
 vocab.txt; docs/data_at_scale.md). An existing BERT/ELECTRA `vocab.txt` (the
