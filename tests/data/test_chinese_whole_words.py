@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.config import PretrainingConfig
+from electra_tf.config import PretrainingConfig, load_run_config
 from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
 from electra_tf.data.pipeline import check_word_boundaries, pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, marked_documents
 from electra_tf.data.tfrecord import CONTINUES_WORD
 from electra_tf.data.word_segmentation import word_runs
 from electra_tf.pretraining.masking import mask_tokens
+from electra_tf.pretraining.run import RunOptions, run_pretraining
 from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.vocabulary import save_vocabulary
@@ -125,6 +126,16 @@ def test_whole_word_masking_masks_jieba_s_words_whole(shards, chinese):
     print(f"masked spans that are whole jieba words: {counts[True]:.1%} with the shards' words, "
           f"{counts[False]:.1%} without (characters)")
     assert counts[True] == 1.0 and counts[False] < 0.75
+
+
+def test_a_pretraining_run_with_whole_word_masking_trains_on_the_shards_words(shards, chinese, tmp_path):
+    _, vocab, _ = chinese
+    model, pretraining = load_run_config("electra_tiny")
+    result = run_pretraining(model.replace(vocab_size=len(open(vocab, encoding="utf-8").read().splitlines())),
+                             pretraining.replace(max_seq_length=40, train_steps=2, batch_size=4, warmup_steps=0,
+                                                 whole_word_masking=True),
+                             RunOptions(model_dir=str(tmp_path / "run"), vocab_file=vocab, train_files=str(shards)))
+    assert result.step == 2 and np.isfinite(result.metrics["loss"])
 
 
 def test_shards_of_chinese_text_without_words_are_refused_for_whole_word_masking(chinese):
