@@ -11,6 +11,7 @@ its messages name the settings by their `RunOptions` field names, which are the 
 """
 
 import dataclasses
+import fnmatch
 import json
 import os
 
@@ -49,6 +50,8 @@ _RESUMABLE_CHANGES = {"train_steps"}
 # tf.io.parse_example's complaints about a record that does not fit the first one's features.
 _MALFORMED_RECORD_TEXTS = ("Number of int64 values != expected", "is required but could not be found",
                            "Data types don't match", "Could not parse example input")
+# TensorFlow's errors for a file that is missing or may not be read, as reading the shards meets them.
+_FILE_ERRORS = (tf.errors.NotFoundError, tf.errors.PermissionDeniedError, tf.errors.FailedPreconditionError)
 _AT_LEAST_ONE = ("save_every", "keep_checkpoints", "eval_every", "eval_steps", "log_every")
 
 
@@ -238,6 +241,23 @@ def final_is_current(folder, step):
     return recorded.train_steps == step
 
 
+def unreadable_file(message, patterns):
+    """`(path, reason)` of the first file a TensorFlow error `message` names as `<path>; <reason>` (how its file
+    errors read, under "Graph execution error:" when raised in a step) that is one of `patterns` (paths, globs
+    or folders: what the run reads), or None.
+
+    >>> unreadable_file("Graph execution error:\\n\\nshards/a-1; Permission denied\\n\\t [[{{node IteratorGetNext}}]]",
+    ...                 ["eval/*", "shards"])
+    ('shards/a-1', 'Permission denied')
+    """
+    for line in message.splitlines():
+        path, separator, reason = line.strip().partition("; ")
+        if separator and any(fnmatch.fnmatchcase(path, pattern) or path.startswith(pattern.rstrip("/") + "/")
+                             for pattern in patterns):
+            return path, reason.split("\t")[0].strip()
+    return None
+
+
 def train(pretrainer, strategy, pretraining, options, done, train_files, callbacks, validation, stop):
     """Fits from micro-step `done` to the end of the run, in epochs that end at multiples of `eval_every`,
     or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
@@ -262,6 +282,13 @@ def train(pretrainer, strategy, pretraining, options, done, train_files, callbac
             raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
                              f"{pretraining.max_seq_length} expected): {detail}; the last checkpoint is kept. "
                              "Rebuild the shards") from None
+        except _FILE_ERRORS as error:  # the file named in the message under TensorFlow's "Graph execution error:"
+            named = unreadable_file(error.message, ",".join(filter(None, [
+                train_files, options.train_text_files, options.eval_files])).split(","))
+            if named is None:
+                raise
+            raise ValueError(f"{named[0]} cannot be read while training ({named[1]}); the last checkpoint is kept: "
+                             "make the file readable, or leave it out, then re-run") from None
         done = int(micro_steps(pretrainer.optimizer).numpy())
     return done
 

@@ -433,3 +433,26 @@ def test_a_resume_on_other_shards_says_so_in_one_line(data, tmp_path, run_tool):
                     "read now (e.g. pretrain_data.tfrecord-00000-of-00004), 1 is new (e.g. "
                     "pretrain_data.tfrecord-00003-of-00004); the run goes on with these, so its data order is not "
                     "the one it began with"), line
+
+
+def test_a_shard_that_cannot_be_read_during_training_is_named_in_one_line(data, tmp_path, monkeypatch, run_tool):
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for shard in glob.glob(data["train"]):
+        shutil.copy(shard, shards)
+    lost = sorted(shards.iterdir())[-1]
+    building = run_module.pretraining_dataset
+
+    def losing_a_shard(*args, **kwargs):  # once the run's checks passed, a shard goes (a disk, a mount, a chmod)
+        dataset = building(*args, **kwargs)
+        if lost.exists():
+            lost.unlink()
+        return dataset
+
+    monkeypatch.setattr(run_module, "pretraining_dataset", losing_a_shard)
+    exit_code, out, err = run_tool("run_pretraining", *command(data, tmp_path / "run", "--train_steps=2")[3:],
+                                   f"--train_files={shards}")
+    assert exit_code == 2, err[-3000:]
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"error: {lost} cannot be read while training (") and "Graph execution" not in line, line
+    assert line.endswith("; the last checkpoint is kept: make the file readable, or leave it out, then re-run"), line
