@@ -2,7 +2,6 @@
 misspelt or missing flag) is an input error like the tools' own, exit 2 and one `error:` line; a Ctrl-C while the
 tool starts up (TensorFlow importing, seconds) is one line and exit 130, not a traceback through the imports."""
 
-import subprocess
 import sys
 
 import pytest
