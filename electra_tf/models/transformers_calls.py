@@ -93,11 +93,12 @@ class TransformersCalls:
             outputs = {"loss": self.head_loss(outputs, labels, features), **outputs}
         if output_hidden_states is False:
             outputs.pop("hidden_states", None)
-        if not tf.executing_eagerly() or _PLAIN_OUTPUTS.get():
-            return outputs if return_dict is not False else ordered(outputs).to_tuple()
-        if output_hidden_states:  # transformers' tuple; a model built with them, called without, stacks them as ever
+        plain = not tf.executing_eagerly() or _PLAIN_OUTPUTS.get()
+        if output_hidden_states and not plain:  # transformers' tuple (a model built with them stacks them, as ever)
             outputs["hidden_states"] = tuple(tf.unstack(outputs["hidden_states"], axis=1))
-        return ordered(outputs) if return_dict is not False else ordered(outputs).to_tuple()
+        if return_dict is False:
+            return ordered(outputs).to_tuple()
+        return outputs if plain else ordered(outputs)
 
     def _input_names(self):
         return tuple(self.input) if isinstance(self.input, dict) else ()
@@ -117,13 +118,13 @@ class TransformersCalls:
                 raise TypeError(f"{type(self).__name__}() got {key!r} twice: in the inputs and as a keyword")
             given[key] = value
         features = {key: value for key, value in given.items() if key in names}
-        labels = {key: value for key, value in given.items() if key in self.loss_inputs and key not in names}
+        labels = {key: value for key, value in given.items() if key in self.loss_inputs}
         ignored = sorted(set(given) - set(features) - set(labels))
         if ignored:
             logger.warning("%s takes no %s: ignored", type(self).__name__, ", ".join(ignored))
         if "input_ids" not in features:
             raise TypeError(f"{type(self).__name__}() needs input_ids (a tensor, or a mapping with an 'input_ids')")
-        missing = [key for key in self.loss_inputs if labels and key not in labels and key not in names]
+        missing = [key for key in self.loss_inputs if labels and key not in labels]
         if missing:
             raise TypeError(f"{type(self).__name__}() computes its loss from {', '.join(self.loss_inputs)}: "
                             f"{', '.join(missing)} missing")
@@ -174,7 +175,7 @@ class TransformersCalls:
     def predict_step(self, data):
         x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
         if isinstance(x, Mapping):
-            x = {key: value for key, value in x.items() if key not in self.loss_inputs or key in self._input_names()}
+            x = {key: value for key, value in x.items() if key not in self.loss_inputs}
         with _plain_outputs():
             return self(x, training=False)
 
