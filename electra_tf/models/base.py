@@ -17,7 +17,9 @@ never looks at model classes:
   writes its weights once, in that form, instead of `model.keras`.
 
 A task model loaded from a folder knows its labels, as `transformers` models
-do: `label_names` (in id order), `id2label` and `label2id`.
+do: `label_names` (in id order), `id2label` and `label2id`. Every model is also
+called and trained as transformers' TF models were (`model(**tokens, labels=...)`,
+`outputs.loss`, `compile()` without a loss: `electra_tf.models.transformers_calls`).
 
 Constructor arguments are public attributes and `get_config` lists them, so a
 model saves and loads as any Keras model; `from_pretrained` reads a checkpoint
