@@ -26,8 +26,8 @@ from electra_tf.data import tfrecord
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.packing import Example
 from electra_tf.data.tfrecord import ShardWriter, find_corrupt_records
-from electra_tf.vocabulary_learning import build_vocabulary
 from electra_tf.vocabulary import save_vocabulary
+from electra_tf.vocabulary_learning import build_vocabulary
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 

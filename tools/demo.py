@@ -18,11 +18,11 @@ from electra_tf.export import export_model, query_export
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.pretraining.run import build_pretrainer
 from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary_learning import build_vocabulary
 from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
 from electra_tf.tools.demo_flags import FLAGS
 from electra_tf.training.determinism import enable_determinism
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
+from electra_tf.vocabulary_learning import build_vocabulary
 
 
 def _step(message):

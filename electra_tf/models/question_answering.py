@@ -22,6 +22,7 @@ Example:
 
 import keras
 
+from electra_tf.layers.activations import gelu_erf
 from electra_tf.layers.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
 from electra_tf.models import head_losses
 from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, model_inputs, truncated_normal
@@ -70,7 +71,7 @@ class ElectraForQuestionAnswering(ElectraNetwork):
             outputs = {"start_logits": start, "end_logits": end, "start_candidates": candidates}
             if answerable_classifier:
                 summary = StartWeightedSummary(name="start_weighted_summary")(sequence, start)
-                hidden = keras.layers.Dense(hidden_size, activation="gelu", name="answerable_hidden")(summary)
+                hidden = keras.layers.Dense(hidden_size, activation=gelu_erf, name="answerable_hidden")(summary)
                 outputs["answerable_logits"] = keras.ops.squeeze(
                     keras.layers.Dense(1, name="answerable_output")(hidden), -1)
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
