@@ -124,7 +124,7 @@ def test_outputs_read_by_attribute_key_and_position_in_transformers_order(models
 
 
 @pytest.mark.parametrize("name", ["encoder", "classification", "multiple_choice"])
-def test_hidden_states_on_demand_are_those_of_a_model_built_with_them(models, name):
+def test_hidden_states_on_demand_are_those_of_a_model_built_with_them(models, name, tmp_path):
     model = models[name]
     inputs = _inputs(name, input_ids=IDS, attention_mask=MASK, token_type_ids=TYPES)
     outputs = model(inputs, output_hidden_states=True)
@@ -138,6 +138,11 @@ def test_hidden_states_on_demand_are_those_of_a_model_built_with_them(models, na
     for layer, states in enumerate(outputs.hidden_states):
         np.testing.assert_allclose(states, stacked[:, layer], atol=1e-5)
     assert "hidden_states" not in built_with(folded, output_hidden_states=False)
+    model.save(tmp_path / "model.keras")  # the second graph is not saved, and changes nothing saved
+    loaded = keras.saving.load_model(tmp_path / "model.keras")
+    assert len(loaded.weights) == len(model.weights)
+    np.testing.assert_allclose(loaded(inputs, output_hidden_states=True).hidden_states[-1], outputs.hidden_states[-1],
+                               atol=1e-6)
 
 
 def test_bad_calls_are_refused_as_transformers_refuses_them(models, caplog):
