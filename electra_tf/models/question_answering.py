@@ -97,6 +97,11 @@ class ElectraForQuestionAnswering(ElectraNetwork):
         """transformers' labels for its head; the original head takes `start_positions` as an input."""
         return ("start_positions", "end_positions") if self.head == "huggingface" else ()
 
+    @property
+    def no_loss_hint(self):
+        return "head='original' computes no loss: head='huggingface' is transformers' head, with its loss" \
+            if self.head == "original" else None
+
     def complete_inputs(self, features):
         features = super().complete_inputs(features)
         if self.head == "original":  # `start_positions` is optional: Keras wants the key, so None when missing

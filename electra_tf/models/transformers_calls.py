@@ -66,6 +66,7 @@ class TransformersCalls:
 
     loss_inputs = ()
     head_loss = None
+    no_loss_hint = None  # where a head without a loss says which one has it
 
     @property
     def config(self):
@@ -108,7 +109,8 @@ class TransformersCalls:
         names = self._input_names()
         for key in kwargs:
             if key not in names and key not in self.loss_inputs:
-                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {key!r}")
+                hint = f" ({self.no_loss_hint})" if key in LABEL_NAMES and self.no_loss_hint else ""
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {key!r}{hint}")
         if isinstance(inputs, Mapping):
             given = dict(inputs)
         else:
