@@ -147,8 +147,8 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         The non-ASCII path is a separate graph function that is never inlined
         (`_noinline`): inlined, its ~150 ops sat in the untaken branch of
         the `tf.cond`, and a graph still visits every op of an untaken branch
-        (to pass on its dead inputs), which cost a batch of 32 ASCII texts
-        about 3× the fused op's own time.
+        (to pass on its dead inputs), which cost a batch of ASCII texts
+        more than the fused op itself.
         """
         # keras-hub's error when no vocabulary is set; with one, `set_vocabulary` has built the ops
         # (`_set_vocabulary_tf`, eagerly: tf-text is always installed here).

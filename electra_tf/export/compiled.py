@@ -4,9 +4,9 @@ XLA compiles one program per input shape, so a request is padded up to the
 next of a small set of shapes before the call: the batch to a power of two,
 the sequence to `LENGTH_BUCKETS` (and the model's position table), and the
 outputs are cut back. Padded positions have `attention_mask` 0 and padded rows
-are dropped, so the outputs are the uncompiled call's (to float rounding). On
-a 2-core CPU this cut a batch-1 call of ELECTRA-Small by about a third; at
-batch 32 × 128 tokens, where the matmuls dominate, it gains nothing.
+are dropped, so the outputs are the uncompiled call's (to float rounding).
+Short requests gain most; long batches, where the matmuls dominate, gain
+nothing (docs/serving.md, "Benchmark").
 
 `export_model` passes the model's call with its weights as constants
 (`electra_tf.export.constants`), which XLA folds and lays out at compile time.

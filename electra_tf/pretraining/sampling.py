@@ -5,8 +5,8 @@ Gumbel-max, the argmax of `logits / T + Gumbel noise`: one uniform per
 vocabulary entry, ~19M for an ELECTRA-Small batch. The default here draws the
 same distribution by inverting its cumulative distribution at one uniform per
 slot, in two levels (blocks of ~√vocab entries, then the entries of the chosen
-block), so nothing of vocabulary size is cumulated: on that batch ~5x faster
-than Gumbel-max in TensorFlow, ~9x under XLA (docs/results.md).
+block), so nothing of vocabulary size is cumulated: several times faster
+than Gumbel-max, with or without XLA (docs/results.md has the figures).
 `sampler="gumbel"` keeps the original's procedure.
 The paper's "unigram generator" (§3.2, Figure 3) has no network: it draws
 each replacement from the corpus's token frequencies, by inverting their
@@ -69,7 +69,7 @@ def _first_reaching(cumulative, target):
 def _inverse_cdf(logits, uniform):
     """`[batch, P]` ids drawn from `softmax(logits)` (`[batch, P, vocab]`) at `uniform` (`[batch, P]`).
 
-    A `cumsum` over the whole vocabulary alone takes 3-4x this whole draw (TensorFlow and XLA on CPU), so the
+    A `cumsum` over the whole vocabulary alone takes longer than this whole draw (TensorFlow and XLA on CPU), so the
     weights are cut into blocks: the block sums are cumulated, then only the chosen block's weights.
     """
     vocab = logits.shape[-1]

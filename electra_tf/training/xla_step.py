@@ -1,11 +1,10 @@
 """Whether a pre-training step is XLA-compiled by default (`xla_pays`), and XLA:CPU calling oneDNN's matmuls.
 
-Measured on the ELECTRA-Small step (batch 32 × 128, 2-core AMD EPYC with AVX512-BF16, 2026-12-01; in one process,
-both steps built, then alternating steps): in fp32 the XLA-compiled step with oneDNN's matmuls
-(`--xla_cpu_use_onednn=true`) is **1.103×** as fast as the `tf.function` step (XLA alone 1.055×), its first step
-~11 s longer (the compilation); under `mixed_bfloat16` XLA's step is 0.66× (XLA's own CPU code ignores the bf16
-instructions oneDNN's kernels use). So a run is compiled by XLA in fp32 when it is long enough to earn the
-compilation back (`XLA_MIN_STEPS`; ~45 steps at ELECTRA-Small's 0.25 s saving), and never under mixed precision.
+In fp32 the XLA-compiled step with oneDNN's matmuls (`--xla_cpu_use_onednn=true`) is faster than the
+`tf.function` step and its first step longer by the compilation; under `mixed_bfloat16` it is slower (XLA's own CPU
+code ignores the bf16 instructions oneDNN's kernels use; figures in docs/results.md). So a run is compiled by XLA
+in fp32 when it is long enough to earn the compilation back (`XLA_MIN_STEPS`, with a wide margin), and never under
+mixed precision.
 `electra-pretrain --jit_compile` / `--nojit_compile` overrides.
 
 Example:
@@ -22,7 +21,7 @@ _ONEDNN_FLAG = "--xla_cpu_use_onednn"
 
 
 def xla_pays(mixed_precision, train_steps):
-    """Whether XLA's faster step outweighs its compilation (measured, above)."""
+    """Whether XLA's faster step outweighs its compilation (see the module's docstring)."""
     return not mixed_precision and train_steps >= XLA_MIN_STEPS
 
 
