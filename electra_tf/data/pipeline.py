@@ -12,10 +12,11 @@ Example:
 """
 
 import os
+import re
 
 import tensorflow as tf
 
-from electra_tf.data.pretraining_data import MANIFEST
+from electra_tf.data.pretraining_data import MANIFEST, read_manifest
 from electra_tf.data.tfrecord import CONTINUES_WORD, detect_format, parser
 from electra_tf.data.word_segmentation import has_cjk
 
@@ -23,6 +24,8 @@ from electra_tf.data.word_segmentation import has_cjk
 # records) are CJK ideographs: Chinese text, whose words would be single characters.
 CJK_SHARE_NEEDING_WORDS = 0.1
 _RECORDS_CHECKED = 256
+# A shard of a numbered set, as the shard builder (and most sharded writers) name them: <stem>-00002-of-00008.
+_NUMBERED_SHARD = re.compile(r"^(?P<stem>.+)-(?P<index>\d+)-of-(?P<count>\d+)$")
 
 
 def list_files(file_patterns):
@@ -45,6 +48,49 @@ def list_files(file_patterns):
     if not files:
         raise ValueError(f"no input files match {file_patterns!r} (no files match the pattern(s))")
     return sorted(files)
+
+
+def check_shard_set(files):
+    """Refuses (a ValueError naming the folder and the missing shards) TFRecord `files` from an incomplete or
+    mixed shard set, before anything reads them: in each of their folders, every shard its `manifest.json` lists
+    must be there and no file outside that list may be among `files` (a shard of another build); without a
+    manifest, every numbered set (`<stem>-00002-of-00008`) must be whole. A build stopped part-way (a full disk,
+    a killed job) leaves such a folder, and training on it would silently see part of the corpus.
+
+    >>> check_shard_set([])  # nothing listed: nothing to check
+    """
+    for folder in sorted({os.path.dirname(path) for path in files}):
+        selected = sorted(os.path.basename(path) for path in files if os.path.dirname(path) == folder)
+        present = set(tf.io.gfile.listdir(folder or "."))
+        manifest = read_manifest(folder or ".")
+        if manifest is not None:
+            listed = set(manifest["shards"])
+            missing = sorted(listed - present)
+            if missing:
+                raise ValueError(f"{folder}: {len(missing)} of the {len(listed)} shards its {MANIFEST} lists are "
+                                 f"missing (e.g. {missing[:3]}); copy them here, or build the shards again")
+            foreign = [name for name in selected if name not in listed]
+            if foreign:
+                raise ValueError(f"{folder}: {len(foreign)} file(s) not among the shards its {MANIFEST} lists "
+                                 f"(another build's? e.g. {foreign[:3]}); move them out, or name only this build's "
+                                 "shards")
+            continue
+        numbered = [match for match in map(_NUMBERED_SHARD.match, present) if match]
+        for stem, count in sorted({(m["stem"], m["count"]) for m in numbered if m.string in selected}):
+            have = {int(m["index"]) for m in numbered if (m["stem"], m["count"]) == (stem, count)}
+            missing = [f"{stem}-{i:0{len(count)}d}-of-{count}" for i in range(int(count)) if i not in have]
+            if missing:
+                raise ValueError(f"{folder}: an incomplete shard set: {len(missing)} of the {int(count)} shards "
+                                 f"{stem}-*-of-{count} are missing (e.g. {missing[:3]}) and there is no {MANIFEST} "
+                                 "(a build that did not finish?); run the same electra-build-pretraining-data "
+                                 "command again to finish it")
+
+
+def list_shards(file_patterns):
+    """`list_files` for pre-training TFRecords: the files, after `check_shard_set` found their sets whole."""
+    files = list_files(file_patterns)
+    check_shard_set(files)
+    return files
 
 
 def corpus_parts(input_files, tfds_dataset):
@@ -70,7 +116,7 @@ def check_word_boundaries(file_patterns, vocabulary):
     (`CJK_SHARE_NEEDING_WORDS` of the tokens of the first file's first records are ideographs of `vocabulary`)
     but no word boundaries (`continues_word`: shards built by `electra-build-pretraining-data
     --whole_word_masking`): each character would be masked as a word of its own, silently."""
-    files = list_files(file_patterns)
+    files = list_shards(file_patterns)
     names, seq_length = detect_format(files)
     if CONTINUES_WORD in names:
         return
@@ -105,7 +151,7 @@ def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True,
         skip_corrupt: a damaged record ends its file's reading instead of the
             run (see `tfrecord.find_corrupt_records` to name and count them).
     """
-    files = list_files(file_patterns)
+    files = list_shards(file_patterns)
     names = check_record_length(files, seq_length, file_patterns)
     if deterministic is None:
         deterministic = not training

@@ -23,7 +23,7 @@ from electra_tf.checkpoints.ours import RUN_CONFIG, write_run_folder
 from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import load_run_config, save_run_config
-from electra_tf.data.pipeline import check_record_length, list_files, pretraining_dataset
+from electra_tf.data.pipeline import check_record_length, list_files, list_shards, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
@@ -323,8 +323,8 @@ def run_pretraining(model, pretraining, options):
 
 def _run(model, pretraining, options):
     source_class(pretraining).check_checkpoints(pretraining)  # e.g. a frozen generator's: it has an MLM head
-    train_files = ",".join(list_files(options.train_files)) if options.train_files else None
-    shard_settings = check_shard_vocabulary(options.vocab_file, list_files(",".join(
+    train_files = ",".join(list_shards(options.train_files)) if options.train_files else None
+    shard_settings = check_shard_vocabulary(options.vocab_file, list_shards(",".join(
         filter(None, [train_files, options.eval_files])))) if train_files else {}
     if train_files and options.skip_corrupt_records:
         damaged = find_corrupt_records(train_files.split(","))
