@@ -21,7 +21,9 @@ class ElectraModel(ElectraNetwork):
         embedding: an `ElectraEmbedding` to share with another model; a new
             one is made when `None`.
         output_hidden_states: also output `hidden_states`, the encoder input
-            and every layer's output stacked as `[batch, L + 1, sequence, H]`.
+            and every layer's output: a tuple of `L + 1` `[batch, sequence, H]`
+            tensors in an eager call (as transformers), stacked as
+            `[batch, L + 1, sequence, H]` in `predict`, graphs and exports.
 
     Inputs: a dict of int32 `[batch, sequence]` tensors `input_ids`,
     `attention_mask` (1 for real tokens, 0 for padding) and `token_type_ids`.

@@ -8,11 +8,11 @@ On top of today's `model({"input_ids": ..., "attention_mask": ..., "token_type_i
   them); an unknown keyword is a TypeError.
 - `labels=` (`start_positions=`/`end_positions=` for question answering; in the mapping too) adds a scalar
   `loss`, computed as transformers computes it (`electra_tf.models.head_losses`).
-- `output_hidden_states=True` gives `hidden_states` as transformers does, a tuple of `L + 1` `[batch, sequence,
-  H]` tensors (a model built with `output_hidden_states=True` and called without the keyword outputs them
-  stacked, `[batch, L + 1, sequence, H]`, as it always did); on a model built without them, the same layers
-  run through a second graph that also outputs them (built once, on first use; never saved). `False` leaves
-  them out.
+- `output_hidden_states=True` (in the call, or when the model is built: `from_pretrained(...,
+  output_hidden_states=True)`) gives `hidden_states` as transformers does in an eager call, a tuple of `L + 1`
+  `[batch, sequence, H]` tensors (Keras's `predict`, graph functions and exports get them stacked, `[batch,
+  L + 1, sequence, H]`); on a model built without them, the same layers run through a second graph that also
+  outputs them (built once, on first use; never saved). `False` leaves them out.
 - An eager call returns a `ModelOutput` (`outputs.logits`, `outputs["logits"]`, `outputs[0]`), or its tuple
   with `return_dict=False`. Keras's own steps, graph functions and exports get the plain dict they always got.
 - `compile(optimizer=...)` without a loss trains on the model's own loss when the data yields `(features,
@@ -95,7 +95,7 @@ class TransformersCalls:
         if output_hidden_states is False:
             outputs.pop("hidden_states", None)
         plain = not tf.executing_eagerly() or _PLAIN_OUTPUTS.get()
-        if output_hidden_states and not plain:  # transformers' tuple (a model built with them stacks them, as ever)
+        if "hidden_states" in outputs and not plain:  # transformers' tuple; Keras's steps and graphs: stacked
             outputs["hidden_states"] = tuple(tf.unstack(outputs["hidden_states"], axis=1))
         if return_dict is False:
             return ordered(outputs).to_tuple()

@@ -71,7 +71,8 @@ def inputs_of(io, cls):
 def max_differences(model, name, cls):
     io = io_of(name)
     outputs = model(inputs_of(io, cls))
-    return {key: float(np.max(np.abs(np.asarray(outputs[key]) - io[key])))
+    stack = lambda value: np.stack(value, axis=1) if isinstance(value, tuple) else np.asarray(value)  # noqa: E731
+    return {key: float(np.max(np.abs(stack(outputs[key]) - io[key])))  # hidden states: a tuple of layers
             for key in ("hidden_states", "logits", "start_logits", "end_logits") if key in io and key in outputs}
 
 

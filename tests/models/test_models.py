@@ -11,10 +11,12 @@ def test_model_input_and_output_names_and_shapes(tiny_config, tiny_vocab):
     batch = tiny_vocab.batch(batch_size=3, seq_length=10)
     model = ElectraModel(tiny_config, output_hidden_states=True)
     assert sorted(model.input) == ["attention_mask", "input_ids", "token_type_ids"]
-    outputs = model(batch)
+    outputs = model(batch)  # an eager call: transformers' tuple of layers
     assert outputs["last_hidden_state"].shape == (3, 10, 32)
-    assert outputs["hidden_states"].shape == (3, tiny_config.num_layers + 1, 10, 32)
-    np.testing.assert_allclose(outputs["hidden_states"][:, -1], outputs["last_hidden_state"], atol=1e-6)
+    assert len(outputs["hidden_states"]) == tiny_config.num_layers + 1
+    assert all(states.shape == (3, 10, 32) for states in outputs.hidden_states)
+    np.testing.assert_allclose(outputs["hidden_states"][-1], outputs["last_hidden_state"], atol=1e-6)
+    assert model.predict(batch, verbose=0)["hidden_states"].shape == (3, tiny_config.num_layers + 1, 10, 32)
     assert model.embeddings_project is not None
 
     discriminator = ElectraDiscriminator(tiny_config)

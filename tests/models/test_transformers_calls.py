@@ -133,8 +133,9 @@ def test_hidden_states_on_demand_are_those_of_a_model_built_with_them(models, na
     built_with = ElectraModel(CONFIG, output_hidden_states=True)
     built_with.set_weights(model.backbone.get_weights() if name != "encoder" else model.get_weights())
     folded = {key: np.reshape(value, (-1, value.shape[-1])) for key, value in inputs.items()}
-    stacked = built_with(folded)["hidden_states"]  # today's form: built with them, called without the keyword
+    stacked = built_with.predict(folded, verbose=0)["hidden_states"]  # built with them: stacked in Keras's steps
     assert stacked.shape == (len(folded["input_ids"]), CONFIG.num_layers + 1, IDS.shape[1], CONFIG.hidden_size)
+    assert len(built_with(folded).hidden_states) == CONFIG.num_layers + 1  # and a tuple in an eager call
     for layer, states in enumerate(outputs.hidden_states):
         np.testing.assert_allclose(states, stacked[:, layer], atol=1e-5)
     assert "hidden_states" not in built_with(folded, output_hidden_states=False)
