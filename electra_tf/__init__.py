@@ -5,92 +5,88 @@ The pipeline, in the order of the tree: text → vocabulary (`vocabulary`,
 (`pretraining`, on the networks of `models`, built from `layers`) →
 checkpoint (`checkpoints`) → fine-tune (`finetuning`) → SavedModel (`export`).
 
-Importing the package registers every model, layer, loss and schedule with
-Keras, so any `.keras` file of ours loads with `keras.saving.load_model`.
-TensorFlow's start-up notices are off unless asked for (`electra_tf.quiet_start`).
+`import electra_tf` is fast and imports neither TensorFlow nor Keras: each name
+below is imported on first use (PEP 562, as transformers does). The first use
+of any name but the configs' registers every model, layer, loss and schedule
+with Keras, so any `.keras` file of ours then loads with
+`keras.saving.load_model`; code that loads one without touching a name first
+calls `electra_tf.register_keras_objects()`. The package leaves the process
+alone: TensorFlow's start-up notices are the host's to silence
+(`electra_tf.quiet_start.quiet_tensorflow`).
 
 transformers 4.x's names are ours too (`TFElectraForSequenceClassification`,
 `AutoTokenizer`, ...; `electra_tf.transformers_names`), so code written for
 its TensorFlow classes migrates by its imports.
+
+>>> import electra_tf
+>>> electra_tf.ElectraConfig(hidden_size=64).hidden_size
+64
 """
 
-from electra_tf.quiet_start import import_tensorflow
+import importlib
+import importlib.util
 
-import_tensorflow()  # before anything else imports TensorFlow
-
-
-from electra_tf.config import (
-    ElectraConfig,
-    FinetuningConfig,
-    PretrainingConfig,
-    generator_config,
-    load_run_config,
-    save_run_config,
-)
-from electra_tf.finetuning import finetune, make_task
-from electra_tf.keras_hub_export import ElectraTextClassifier, save_keras_hub_preset
-from electra_tf.layers.embeddings import ElectraEmbedding
-from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.encoder import ElectraModel
-from electra_tf.models.generator import ElectraGenerator
-from electra_tf.models.multiple_choice import ElectraForMultipleChoice
-from electra_tf.models.question_answering import ElectraForQuestionAnswering
-from electra_tf.models.sequence_classification import ElectraForSequenceClassification
-from electra_tf.models.token_classification import ElectraForTokenClassification
-from electra_tf.pipelines import pipeline
-from electra_tf.preprocessor import ElectraPreprocessor
-from electra_tf.pretraining.pretrainer import ElectraPretrainer
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.training.optimization import WarmupLinearDecay, create_optimizer, pretraining_optimizer
-from electra_tf.transformers_names import (
-    AutoTokenizer,
-    ElectraForMaskedLM,
-    ElectraForPreTraining,
-    ElectraTokenizerFast,
-    TFElectraForMaskedLM,
-    TFElectraForMultipleChoice,
-    TFElectraForPreTraining,
-    TFElectraForQuestionAnswering,
-    TFElectraForSequenceClassification,
-    TFElectraForTokenClassification,
-    TFElectraModel,
+# Each public name and the module that defines it.
+_MODULE_OF = {
+    **dict.fromkeys(["ElectraConfig", "FinetuningConfig", "PretrainingConfig", "generator_config", "load_run_config",
+                     "save_run_config"], "electra_tf.config"),
+    **dict.fromkeys(["finetune", "make_task"], "electra_tf.finetuning"),
+    **dict.fromkeys(["ElectraTextClassifier", "save_keras_hub_preset"], "electra_tf.keras_hub_export"),
+    "ElectraEmbedding": "electra_tf.layers.embeddings",
+    "ElectraDiscriminator": "electra_tf.models.discriminator",
+    "ElectraModel": "electra_tf.models.encoder",
+    "ElectraGenerator": "electra_tf.models.generator",
+    "ElectraForMultipleChoice": "electra_tf.models.multiple_choice",
+    "ElectraForQuestionAnswering": "electra_tf.models.question_answering",
+    "ElectraForSequenceClassification": "electra_tf.models.sequence_classification",
+    "ElectraForTokenClassification": "electra_tf.models.token_classification",
+    "pipeline": "electra_tf.pipelines",
+    "ElectraPreprocessor": "electra_tf.preprocessor",
+    "ElectraPretrainer": "electra_tf.pretraining.pretrainer",
+    "ElectraTokenizer": "electra_tf.tokenization",
+    **dict.fromkeys(["WarmupLinearDecay", "create_optimizer", "pretraining_optimizer"],
+                    "electra_tf.training.optimization"),
+    **dict.fromkeys(["AutoTokenizer", "ElectraForMaskedLM", "ElectraForPreTraining", "ElectraTokenizerFast",
+                     "TFElectraForMaskedLM", "TFElectraForMultipleChoice", "TFElectraForPreTraining",
+                     "TFElectraForQuestionAnswering", "TFElectraForSequenceClassification",
+                     "TFElectraForTokenClassification", "TFElectraModel"], "electra_tf.transformers_names"),
+}
+# The modules that register classes with Keras (`keras.saving.register_keras_serializable`) when imported.
+KERAS_OBJECT_MODULES = (
+    "electra_tf.finetuning.question_answering", "electra_tf.keras_hub_export", "electra_tf.layers.activations",
+    "electra_tf.layers.choice_reshape", "electra_tf.layers.embeddings", "electra_tf.layers.heads",
+    "electra_tf.layers.qa_head", "electra_tf.layers.transformer_layer", "electra_tf.models.discriminator",
+    "electra_tf.models.encoder", "electra_tf.models.generator", "electra_tf.models.multiple_choice",
+    "electra_tf.models.question_answering", "electra_tf.models.sequence_classification",
+    "electra_tf.models.token_classification", "electra_tf.preprocessor", "electra_tf.pretraining.gdes",
+    "electra_tf.pretraining.pretrainer", "electra_tf.tokenization", "electra_tf.training.layerwise_decay",
+    "electra_tf.training.optimization", "electra_tf.transformers_names",
 )
 
-__all__ = [
-    "AutoTokenizer",
-    "ElectraConfig",
-    "ElectraDiscriminator",
-    "ElectraEmbedding",
-    "ElectraForMaskedLM",
-    "ElectraForMultipleChoice",
-    "ElectraForPreTraining",
-    "ElectraForQuestionAnswering",
-    "ElectraForSequenceClassification",
-    "ElectraForTokenClassification",
-    "ElectraGenerator",
-    "ElectraModel",
-    "ElectraPreprocessor",
-    "ElectraPretrainer",
-    "ElectraTextClassifier",
-    "ElectraTokenizer",
-    "ElectraTokenizerFast",
-    "FinetuningConfig",
-    "PretrainingConfig",
-    "TFElectraForMaskedLM",
-    "TFElectraForMultipleChoice",
-    "TFElectraForPreTraining",
-    "TFElectraForQuestionAnswering",
-    "TFElectraForSequenceClassification",
-    "TFElectraForTokenClassification",
-    "TFElectraModel",
-    "WarmupLinearDecay",
-    "create_optimizer",
-    "finetune",
-    "generator_config",
-    "load_run_config",
-    "make_task",
-    "pipeline",
-    "pretraining_optimizer",
-    "save_keras_hub_preset",
-    "save_run_config",
-]
+__all__ = sorted(_MODULE_OF, key=lambda name: (name[0].islower(), name)) + ["register_keras_objects"]
+
+
+def register_keras_objects():
+    """Registers every model, layer, loss and schedule of the package with Keras (imports TensorFlow and Keras),
+    so that any `.keras` file of ours loads with `keras.saving.load_model`."""
+    for module in KERAS_OBJECT_MODULES:
+        importlib.import_module(module)
+
+
+def __getattr__(name):
+    """A public name, imported on first use (registering the Keras objects first, but for the configs); a
+    submodule (`electra_tf.finetuning`), imported."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        if importlib.util.find_spec(f"{__name__}.{name}") is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return importlib.import_module(f"{__name__}.{name}")
+    if module != "electra_tf.config":
+        register_keras_objects()
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
