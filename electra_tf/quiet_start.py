@@ -1,16 +1,21 @@
-"""TensorFlow's start-up notices, off unless asked for.
+"""TensorFlow's start-up notices, off for whoever asks: the console scripts, or a script of yours.
 
 TensorFlow prints notices when it is imported (oneDNN, CPU features, CUDA
 drivers) and when it first looks for devices ("failed call to cuInit" on a
 machine without a GPU). They read like failures and say nothing a user of this
 package can act on. Some are printed before TensorFlow reads its log level, so
-`TF_CPP_MIN_LOG_LEVEL` alone cannot hide them: the first import of TensorFlow
-runs with file descriptor 2 pointed at /dev/null (an import that fails still
-raises its Python error), and the C++ log level defaults to fatal errors only
-(a `TF_CPP_MIN_LOG_LEVEL` you set is kept).
+`TF_CPP_MIN_LOG_LEVEL` alone cannot hide them: `quiet_tensorflow()` imports
+TensorFlow with file descriptor 2 pointed at /dev/null (an import that fails
+still raises its Python error) and the C++ log level defaulting to fatal errors
+only (a `TF_CPP_MIN_LOG_LEVEL` you set is kept).
 
-Asking for them: `ELECTRA_TF_VERBOSE=1`, `TF_CPP_MIN_LOG_LEVEL=0`, or a tool's
-`--verbosity=0` (absl's INFO) or higher.
+Importing `electra_tf` does none of this (a library leaves its host's stderr and
+environment alone): the tools call `quiet_tensorflow(sys.argv)` once their flags
+are parsed, and a script that wants quiet calls `quiet_tensorflow()` before it
+imports TensorFlow or Keras.
+
+Asking for the notices: `ELECTRA_TF_VERBOSE=1`, `TF_CPP_MIN_LOG_LEVEL=0`, or a
+tool's `--verbosity=0` (absl's INFO) or higher.
 
 Example:
 >>> wants_tensorflow_notices(["electra-pretrain", "--verbosity=1"], {})
@@ -53,9 +58,10 @@ def silenced_stderr():
         os.close(saved)
 
 
-def import_tensorflow():
-    """Imports TensorFlow (and tensorflow-text and Keras), quietly unless the user asked for its notices."""
-    if "tensorflow" in sys.modules or wants_tensorflow_notices(sys.argv, os.environ):
+def quiet_tensorflow(argv=()):
+    """Imports TensorFlow (and tensorflow-text and Keras) without its start-up notices, unless the command line
+    `argv` or the environment asks for them (`wants_tensorflow_notices`); nothing to do once TensorFlow is in."""
+    if "tensorflow" in sys.modules or wants_tensorflow_notices(argv, os.environ):
         quiet = contextlib.nullcontext()
     else:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")

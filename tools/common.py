@@ -1,10 +1,10 @@
 """What the absl tools share: `--help` that shows the tool's flags, config fields as flags, quiet libraries,
 bad input as a clear exit, no silent overwrites.
 
-A tool is two modules: `<tool>_flags.py` defines its flags (and holds the `--help` text, its docstring) with
-nothing that imports TensorFlow, and `<tool>.py` holds its `main`, wrapped in `exits_cleanly_on_bad_input`.
-`run_tool(main, flags_module)` answers `--help` and parses the flags before calling `main` (the console scripts,
-`electra_tf_cli`, import `<tool>.py` only then).
+A tool is one module, `<tool>.py`: its docstring (the `--help` text) and flags at the top, importing nothing that
+imports TensorFlow; `run(argv)`, absl's main wrapped in `exits_cleanly_on_bad_input`, which imports what the
+work needs; and `main()`, the console script: `run_tool(run, __name__)` answers `--help` and parses the flags, then
+imports TensorFlow without its start-up notices (`electra_tf.quiet_start`) and calls `run`.
 """
 
 import csv
@@ -21,6 +21,7 @@ from absl import app, flags
 
 from electra_tf.config import field_help
 from electra_tf.folder_lock import release_all
+from electra_tf.quiet_start import quiet_tensorflow
 
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
                "str": flags.DEFINE_string}
@@ -107,18 +108,23 @@ def quiet_libraries():
 
 
 def run_tool(main, flags_module):
-    """Runs a tool's absl `main` once the flags of `flags_module` (a module name) are parsed; `--help` prints
-    the tool's own flags and the config fields with defaults, both before `main`.
+    """Runs a tool's absl `main` once the flags of `flags_module` (a module name) are parsed and TensorFlow is
+    imported without its start-up notices (unless asked for: `--verbosity`); `--help` prints the tool's own flags
+    and the config fields with defaults, before any of that.
 
     A flag error (misspelt, missing, out of range: absl's validators) is bad input: one `error:` line, exit 2.
-    A Ctrl-C before `main`'s own handling (`exits_cleanly_on_bad_input`) starts, while the tool and TensorFlow
-    import, is one line and exit 130.
+    A Ctrl-C before `main`'s own handling (`exits_cleanly_on_bad_input`) starts, while TensorFlow imports, is one
+    line and exit 130.
     """
     if any(argument in HELP_FLAGS for argument in sys.argv[1:]):
         print(tool_help(flags_module, os.path.basename(sys.argv[0])))
         sys.exit(0)
+    def started(argv):
+        quiet_tensorflow(sys.argv)
+        return main(argv)
+
     try:
-        app.run(main, flags_parser=_parse_flags)
+        app.run(started, flags_parser=_parse_flags)
     except KeyboardInterrupt:
         print("\ninterrupted while starting up: nothing was done", file=sys.stderr)
         sys.exit(INTERRUPTED_EXIT_CODE)
