@@ -1,4 +1,4 @@
-"""Model and pre-training configuration: two dataclasses with JSON load/save.
+"""Model, pre-training and fine-tuning configuration: three dataclasses with JSON load/save.
 
 `ElectraConfig` describes one transformer (the discriminator; the generator's
 config is derived from it). `PretrainingConfig` holds the replaced-token

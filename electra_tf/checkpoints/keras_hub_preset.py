@@ -1,8 +1,9 @@
 """keras-hub ELECTRA presets: a folder `ElectraBackbone.save_to_preset` (and the tokenizer's) writes, read.
 
-keras-hub's `ElectraBackbone` is built from the same keras-hub layers as our
-encoder (`ReversibleEmbedding`, `PositionEmbedding`, `TransformerEncoder`), so
-the transformer's variables have the same names and shapes; only the embedding
+keras-hub's `ElectraBackbone` is built from keras-hub's `ReversibleEmbedding`,
+`PositionEmbedding` and `TransformerEncoder`; our encoder uses the first two and
+its own block keeps `TransformerEncoder`'s layout, so the transformer's
+variables have the same names and shapes; only the embedding
 block is named otherwise (`NAMES`). What keras-hub's backbone has and ELECTRA
 does not, its `pooled_dense` (a BERT-style pooler), is not read: no ELECTRA
 head uses it. Its GELU is the tanh approximation and its LayerNorm epsilon

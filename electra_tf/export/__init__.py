@@ -8,6 +8,8 @@
 - `precision`: bfloat16 and int8 copies of a model (`precision=`);
 - `archive`: the `<export_dir>/<model_name>/<version>/` layout via `keras.export.ExportArchive`;
 - `litert`: a classifier as a LiteRT `model.tflite`;
+- `onnx`: any served model as `model.onnx` (ONNX Runtime, OpenVINO, Triton);
+- `ids_folder`: the folder of an export that takes token ids (LiteRT, ONNX) and what an app needs beside it;
 - `client`: loading and querying an export in Python.
 
 See `docs/serving.md` for TF Serving (Docker, REST, gRPC, new versions).

@@ -4,8 +4,9 @@ One class per model kind, whose graph functions use TF and tf-text ops only,
 so the SavedModel needs no Python at serving time:
 
 - `serve_text(**texts)`: `serving_default`, raw strings `[None]` tokenized
-  in-graph (see `electra_tf.featurize`), truncated and padded to
-  `max_seq_length`; it runs the model through `run_ids`;
+  in-graph (see `electra_tf.featurize`), truncated at `max_seq_length` and
+  padded to the request's longest text (to `max_seq_length` with
+  `pad_to_max_length`); it runs the model through `run_ids`;
 - `serve_ids(input_ids, attention_mask, token_type_ids)`: int32 `[None, None]`
   (`[None, num_choices, None]` for multiple choice);
 - `example_features()`: what `serve_examples` parses from serialized

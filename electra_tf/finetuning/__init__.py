@@ -5,7 +5,7 @@
   chunking), `question_answering` (SQuAD 1.1/2.0), `multiple_choice` (SWAG),
   `docstring_kinds` (a task from the embedded corpus);
 - `registry`: `TASKS` by name and `make_task`;
-- `trainer`: `finetune`, the original recipe.
+- `trainer`: `finetune`, the original recipe; `monitoring`: its progress lines, dev scores and best model.
 """
 
 from electra_tf.finetuning.registry import TASKS, make_task

@@ -1,6 +1,7 @@
 """Keras layers the ELECTRA networks are built from: embeddings, transformer block, heads, activations, dropout.
 
-keras-hub's layers are reused where they fit (`TransformerEncoder`,
-`ReversibleEmbedding`, `PositionEmbedding`, `MaskedLMHead`); the rest is what
-ELECTRA has and no library does.
+keras-hub's layers are reused where they fit (`ReversibleEmbedding`,
+`PositionEmbedding`, `MaskedLMHead`); the transformer block is our own
+(`transformer_layer.py`, in the shape TensorFlow's CPU graph rewrites fuse), and
+the rest is what ELECTRA has and no library does.
 """

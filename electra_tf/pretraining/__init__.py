@@ -1,1 +1,2 @@
-"""Pre-training: in-graph masking, sampling of replacements, and `ElectraPretrainer`'s joint step."""
+"""Pre-training: `ElectraPretrainer`'s step, its objectives and training algorithms, in-graph masking and sampling of
+replacements, and the run (`run.run_pretraining`)."""
