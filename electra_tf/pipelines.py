@@ -51,6 +51,9 @@ Example:
 2
 """
 
+import reprlib
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 import tensorflow as tf
 
@@ -67,6 +70,39 @@ PIPELINE_TASKS = {"text-classification": "classification", "sentiment-analysis":
 
 def _decoded(values):
     return [value.decode("utf-8") if isinstance(value, bytes) else value for value in values]
+
+
+def _described(value):
+    return "None" if value is None else f"{type(value).__name__} {reprlib.repr(value)}"
+
+
+def _text(value, where, takes):
+    """`value` when it is a text (str); otherwise a TypeError naming `where` it is and what the pipeline `takes`.
+    Bytes are refused, as transformers refuses them: their encoding is the caller's to know."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        raise TypeError(f"{where} is bytes, not a text: decode it first (e.g. value.decode('utf-8')); {takes}")
+    raise TypeError(f"{where} is {_described(value)}, not a text; {takes}")
+
+
+def _listed(inputs, takes):
+    """The items of a batch `inputs` (a list, tuple or other iterable of inputs); a TypeError saying what the
+    pipeline `takes` for anything else (None, a number, bytes)."""
+    if isinstance(inputs, (str, bytes, bytearray, Mapping)) or not isinstance(inputs, Iterable):
+        raise TypeError(f"{takes}; got {_described(inputs)}")
+    return list(inputs)
+
+
+def _fields(item, where, required, optional, takes):
+    """The `required` and `optional` texts of a dict input `item` (None for a missing optional one); a
+    ValueError naming a missing or unknown key, a TypeError for a value that is no text."""
+    missing = [key for key in required if key not in item]
+    unknown = sorted(set(item) - set(required) - set(optional), key=str)
+    if missing or unknown:
+        raise ValueError(f"{where} has {f'no {missing[0]!r}' if missing else f'the unknown key {unknown[0]!r}'}; "
+                         f"{takes}")
+    return [_text(item[key], f"{where}[{key!r}]", takes) if key in item else None for key in (*required, *optional)]
 
 
 class Pipeline:
@@ -94,16 +130,26 @@ class Pipeline:
 class TextClassificationPipeline(Pipeline):
     """`[{"label", "score"}]` for each text (see the module docstring)."""
 
+    TAKES = ("a text-classification pipeline takes a text (str), {'text': ..., 'text_pair': ...}, or a list of "
+             "either")
+
     def __call__(self, inputs, top_k=1):
-        single = isinstance(inputs, (str, dict))
-        items = [inputs] if single else list(inputs)
-        pairs = [isinstance(item, dict) for item in items]
+        single = isinstance(inputs, (str, Mapping))
+        items = [inputs] if single else _listed(inputs, self.TAKES)
+        pairs = [isinstance(item, Mapping) for item in items]
         if any(pairs) and not all(pairs):
             raise ValueError("give every input as a text, or every one as {'text': ..., 'text_pair': ...}")
+        where = [("inputs" if single else f"inputs[{i}]") for i in range(len(items))]
         if all(pairs) and items:
-            texts = ([item["text"] for item in items], [item["text_pair"] for item in items])
+            fields = [_fields(item, at, ("text",), ("text_pair",), self.TAKES) for item, at in zip(items, where)]
+            has_pair = [pair is not None for _, pair in fields]
+            if any(has_pair) != all(has_pair) or (not any(has_pair) and len(self.serving.text_inputs) == 2):
+                at = where[has_pair.index(False)]
+                raise ValueError(f"{at} has no 'text_pair'; this model reads text and text_pair: give "
+                                 "{'text': ..., 'text_pair': ...}")
+            texts = tuple(list(column) for column in zip(*fields)) if any(has_pair) else ([t for t, _ in fields],)
         else:
-            texts = (items,)
+            texts = ([_text(item, at, self.TAKES) for item, at in zip(items, where)],)
         if len(texts) != len(self.serving.text_inputs):
             raise ValueError(f"this model reads {' and '.join(self.serving.text_inputs)}: give "
                              + ("{'text': ..., 'text_pair': ...}" if len(self.serving.text_inputs) == 2 else "texts"))
@@ -128,9 +174,12 @@ class TokenClassificationPipeline(Pipeline):
         # Span tags are grouped by their scheme (`tag_spans`), other labels while they repeat.
         self.span_labels = bool(self.label_names) and all(is_span_tag(name) for name in self.label_names)
 
+    TAKES = "a token-classification pipeline takes a text (str) or a list of texts"
+
     def __call__(self, inputs):
         single = isinstance(inputs, str)
-        texts = [inputs] if single else list(inputs)
+        texts = [inputs] if single else [_text(text, f"inputs[{i}]", self.TAKES)
+                                         for i, text in enumerate(_listed(inputs, self.TAKES))]
         outputs = self.run(texts) if texts else {}
         results = [self._entities(text, outputs, row) for row, text in enumerate(texts)]
         return results[0] if single else results
@@ -173,16 +222,29 @@ class TokenClassificationPipeline(Pipeline):
 class QuestionAnsweringPipeline(Pipeline):
     """`{"answer", "score", "start", "end"}` for each question (see the module docstring)."""
 
+    TAKES = ("a question-answering pipeline takes question= and context= (texts, or lists of texts), or "
+             "{'question': ..., 'context': ...} or a list of them")
+
     def __call__(self, inputs=None, question=None, context=None):
         if inputs is not None:
-            single = isinstance(inputs, dict)
-            items = [inputs] if single else list(inputs)
-            questions, contexts = [item["question"] for item in items], [item["context"] for item in items]
+            single = isinstance(inputs, Mapping)
+            items = [inputs] if single else _listed(inputs, self.TAKES)
+            for i, item in enumerate(items):
+                if not isinstance(item, Mapping):
+                    raise TypeError(f"inputs[{i}] is {_described(item)}; {self.TAKES}")
+            fields = [_fields(item, "inputs" if single else f"inputs[{i}]", ("question", "context"), (), self.TAKES)
+                      for i, item in enumerate(items)]
+            questions, contexts = [q for q, _ in fields], [c for _, c in fields]
         else:
             if question is None or context is None:
-                raise ValueError("give question= and context=, or {'question': ..., 'context': ...}")
+                raise ValueError(f"no {'question' if question is None else 'context'} given; {self.TAKES}")
             single = isinstance(question, str)
-            questions, contexts = ([question], [context]) if single else (list(question), list(context))
+            questions, contexts = (([_text(question, "question", self.TAKES)], [_text(context, "context", self.TAKES)])
+                                   if single else
+                                   ([_text(q, f"question[{i}]", self.TAKES)
+                                     for i, q in enumerate(_listed(question, self.TAKES))],
+                                    [_text(c, f"context[{i}]", self.TAKES)
+                                     for i, c in enumerate(_listed(context, self.TAKES))]))
         if len(questions) != len(contexts):
             raise ValueError(f"{len(questions)} questions for {len(contexts)} contexts")
         outputs = self.run(questions, contexts) if questions else {}
