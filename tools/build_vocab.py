@@ -1,21 +1,38 @@
-"""What `electra-build-vocab` does: its `main`.
+"""Learns a WordPiece vocabulary (`vocab.txt`) from a corpus (text, JSONL, Parquet files, a TFDS dataset).
 
-Its flags and `--help` text are in `build_vocab_flags.py`, which the console script parses before this module
-(and TensorFlow) is imported.
+    python -m electra_tf.tools.build_vocab --input_files='corpus/*.txt' --vocab_size=30522 \\
+        --output=vocab.txt [--runner=beam --beam_options='--direct_num_workers=2']
+
+Uses tensorflow-text's WordPiece learner on the words the tokenizer sees (its
+splitting and normalisation: full-width punctuation stays full-width); every
+character seen --min_char_count times gets a token, whatever the script; the
+special tokens [PAD] [UNK] [CLS] [SEP] [MASK] come first. Prints the share of
+[UNK] the vocabulary leaves in the corpus's first 4 M characters (a warning above 2 %) and
+records it in `<output name>_report.json` beside the vocabulary. With
+--runner=beam the words are counted in an Apache Beam pipeline (the same
+vocab.txt; docs/data_at_scale.md). An existing BERT/ELECTRA `vocab.txt` (the
+BERT-Chinese one too) needs no rebuilding: every tool accepts it as is.
 """
 
 import os
 
-import tensorflow as tf
+from absl import flags
 
 from electra_tf.atomic import write_json
-from electra_tf.data.corpus_readers import check_parts, corpus_texts
-from electra_tf.data.pipeline import corpus_parts
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.build_vocab_flags import FLAGS
-from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import define_corpus_flags, ensure_new_output, exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import save_vocabulary
-from electra_tf.vocabulary_learning import UNKNOWN_RATE_WARNING, build_vocabulary, check_settings, unknown_token_rate
+
+FLAGS = flags.FLAGS
+define_corpus_flags()
+flags.DEFINE_integer("vocab_size", 30522, "Maximum vocabulary size, special tokens included.")
+flags.DEFINE_integer("min_char_count", 1, "A character seen this many times gets a token (rarer ones become "
+                     "[UNK]); the most frequent first when they do not all fit in --vocab_size. On a large corpus "
+                     "raise it, so that stray characters do not take the room of longer pieces.")
+flags.DEFINE_bool("lowercase", True, "Lower-case the text (an uncased vocabulary).")
+flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
+flags.DEFINE_string("output", "vocab.txt", "Where to write the vocabulary.")
+flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
+
 
 # How much of the corpus the [UNK] rate is measured on (its first lines).
 SAMPLE_CHARS = 4_000_000
@@ -40,8 +57,20 @@ def report_path(output):
 
 
 @exits_cleanly_on_bad_input
-def main(argv):
+def run(argv):
     del argv
+    import tensorflow as tf  # (this and the imports below load TensorFlow: not for --help)
+
+    from electra_tf.data.corpus_readers import check_parts, corpus_texts
+    from electra_tf.data.pipeline import corpus_parts
+    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.vocabulary_learning import (
+        UNKNOWN_RATE_WARNING,
+        build_vocabulary,
+        check_settings,
+        unknown_token_rate,
+    )
+
     if os.path.isdir(FLAGS.output):
         raise ValueError(f"--output={FLAGS.output} is a folder; give the vocabulary file's path, e.g. "
                          f"--output={os.path.join(FLAGS.output, 'vocab.txt')}")
@@ -81,5 +110,10 @@ def main(argv):
     print(f"{len(vocabulary)} tokens from {len(files)} file(s) → {FLAGS.output}")
 
 
-if __name__ == "__main__":  # python -m electra_tf.tools.build_vocab (the console script: electra_tf_cli)
-    run_tool(main, "electra_tf.tools.build_vocab_flags")
+def main():
+    """The console script `electra-build-vocab`."""
+    run_tool(run, __name__)
+
+
+if __name__ == "__main__":  # python -m electra_tf.tools.build_vocab
+    main()
