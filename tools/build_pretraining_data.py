@@ -1,15 +1,55 @@
-"""What `electra-build-pretraining-data` does: its `main`.
+"""Packs a corpus into pre-training TFRecord shards (the original ELECTRA format).
 
-Its flags and `--help` text are in `build_pretraining_data_flags.py`, which the console script parses before this
-module (and TensorFlow) is imported.
+    python -m electra_tf.tools.build_pretraining_data --input_files='corpus/*.txt' \\
+        --vocab_file=vocab.txt --output_dir=data --max_seq_length=128 --num_shards=64 --num_processes=2
+
+Input: text files, one sentence (or one paragraph) a line, a blank line ending
+a document (or, with --noblanks_separate_docs, each file is one document; .gz
+read too); JSONL or Parquet files and TFDS datasets, a record a document
+(--text_field). A line longer than an example is packed as its sentences,
+nothing dropped (--long_lines=truncate: the original's cut, for exact
+reproduction; sentences end at .!? before a capital, and at 。！？；… in CJK
+text). Each shard appears atomically when complete, and
+`manifest.json` records the settings and counts (tokens read, written and
+dropped, with the reason; the share of [UNK] among the tokens written), which the tool also prints (a warning
+above 2 % [UNK]). --whole_word_masking stores the words of Chinese (CJK) text, found by jieba (pip install
+electra-tf[chinese]), with each example, for electra-pretrain --whole_word_masking. Re-running the same
+command after an interruption writes only the missing shards; the output does not depend on --num_processes, nor on
+--runner=beam (an Apache Beam pipeline, same shards: docs/data_at_scale.md).
 """
 
-from electra_tf.data.pipeline import corpus_parts
-from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals, unknown_token_rate
-from electra_tf.tools.build_pretraining_data_flags import FLAGS
-from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
+from absl import flags
+
+from electra_tf.data.packing import LONG_LINES
+from electra_tf.tools.common import define_corpus_flags, exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import load_vocabulary
-from electra_tf.vocabulary_learning import UNKNOWN_RATE_WARNING
+
+FLAGS = flags.FLAGS
+define_corpus_flags()
+flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=True)
+flags.DEFINE_string("output_dir", None, "Where the shards and manifest.json go.", required=True)
+flags.DEFINE_integer("max_seq_length", 128, "Example length, special tokens included.")
+flags.DEFINE_integer("num_shards", 16, "Number of output shards.")
+flags.DEFINE_integer("num_processes", 1, "Worker processes (--runner=local): keep 1 unless the corpus is hundreds "
+                     "of MB (each process starts its own TensorFlow).")
+flags.DEFINE_bool("dedupe", False, "Drop exact duplicate documents (same text after NFKC, case folding and "
+                  "collapsing spaces); counted in manifest.json.")
+flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
+flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies).")
+flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
+flags.DEFINE_integer("seed", 0, "Packing seed.")
+flags.DEFINE_bool("whole_word_masking", False, "Store the word boundaries of CJK text, found by the jieba word "
+                  "segmenter (pip install electra-tf[chinese]), with each example (feature continues_word), for "
+                  "electra-pretrain --whole_word_masking; other text needs none (its words are its ## pieces).")
+flags.DEFINE_enum("long_lines", "split", LONG_LINES,
+                  "A line longer than an example: split (at sentence ends, else every half example; no text "
+                  "dropped; a sentence overflowing an example goes on in the next), sentences (as split, but every "
+                  "example ends at a sentence end where one exists: more padding) or truncate (the original "
+                  "ELECTRA's rule: cut, the rest discarded).")
+flags.register_validator("max_seq_length", lambda n: n >= 5,
+                         "--max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed)")
+flags.register_validator("num_shards", lambda n: n >= 1, "--num_shards must be >= 1")
+flags.register_validator("num_processes", lambda n: n >= 1, "--num_processes must be >= 1")
 
 
 class _Progress:
@@ -22,8 +62,11 @@ class _Progress:
 
 
 @exits_cleanly_on_bad_input
-def main(argv):
+def run(argv):
     del argv
+    from electra_tf.data.pipeline import corpus_parts  # (these load TensorFlow: not for --help)
+    from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals, unknown_token_rate
+
     files = corpus_parts(FLAGS.input_files, FLAGS.tfds_dataset)
     load_vocabulary(FLAGS.vocab_file)  # validates it before any work
     settings = dict(max_seq_length=FLAGS.max_seq_length, num_shards=FLAGS.num_shards, seed=FLAGS.seed,
@@ -61,11 +104,18 @@ def unknown_summary(rate):
     >>> unknown_summary(0.0124)
     '[UNK]: 1.24% of the tokens written'
     """
+    from electra_tf.vocabulary_learning import UNKNOWN_RATE_WARNING
+
     if rate <= UNKNOWN_RATE_WARNING:
         return f"[UNK]: {rate:.2%} of the tokens written"
     return (f"warning: [UNK] is {rate:.2%} of the tokens written (above {UNKNOWN_RATE_WARNING:.0%}): --vocab_file "
             "does not cover this text; learn one on it (electra-build-vocab) or check --lowercase/--strip_accents")
 
 
-if __name__ == "__main__":  # python -m electra_tf.tools.build_pretraining_data (the console script: electra_tf_cli)
-    run_tool(main, "electra_tf.tools.build_pretraining_data_flags")
+def main():
+    """The console script `electra-build-pretraining-data`."""
+    run_tool(run, __name__)
+
+
+if __name__ == "__main__":  # python -m electra_tf.tools.build_pretraining_data
+    main()
