@@ -1,23 +1,69 @@
-"""What `electra-export` does: its `main`.
+r"""Exports a pre-trained discriminator or a fine-tuned model for TF Serving: `<export_dir>/<model_name>/<version>/`.
 
-Its flags and `--help` text are in `export_model_flags.py`, which the console script parses before this module
-(and TensorFlow) is imported.
+    python -m electra_tf.tools.export_model --model=runs/sst2/trial_0/model --export_dir=exports --model_name=sst2
+
+- --model: a model folder (`tools/run_finetuning.py` writes one per trial, `save_pretrained` writes them):
+  it says what it holds, so nothing else is needed — the tokenizer, label names, length and task options
+  come from the folder. Also a `.keras` model, or a pre-trained checkpoint in any format `from_pretrained`
+  reads (our `final/` folder, a Hugging Face folder with its class, a Google checkpoint: the discriminator,
+  serving per-token replaced probabilities).
+- Flags override what the folder says: --vocab (a `vocab.txt`/`tokenizer.json` or a folder holding one),
+  --lowercase/--strip_accents, --label_names, --max_seq_length, --text_pair, the QA options. A vocabulary
+  of another size than the model's embedding table is refused.
+- Signatures: `serving_default` (raw text, tokenized in the graph), `serve_ids`, `serve_examples`;
+  see docs/serving.md. --compile compiles the model call with XLA (TF Serving then needs
+  --xla_cpu_compilation_enabled). --precision=bf16|int8 exports the model in bfloat16 (refused on a CPU without
+  AVX512-BF16 or AMX) or Keras's int8 quantization. --format=litert writes a LiteRT (TensorFlow Lite) model of a
+  classifier instead (token ids in; fp32, or --precision=int8 for dynamic-range quantization); --format=onnx an
+  ONNX model of any served model (token ids in; fp32, or --precision=int8: ONNX Runtime's dynamic quantization).
+  The version is one more than the highest present unless --version is given; an existing version is kept unless
+  --overwrite.
 """
 
 import os
 
+from absl import flags
+
 from electra_tf.atomic import read_json
-from electra_tf.convert import load_model
-from electra_tf.export import export_info, export_model, task_of
-from electra_tf.export.ids_folder import INFO_FILE
-from electra_tf.export.litert import export_litert
-from electra_tf.export.onnx import export_onnx, require_onnx
-from electra_tf.export.precision import check_cpu
-from electra_tf.finetuning.trainer import check_vocabulary_size
 from electra_tf.folder_lock import lock_folder
-from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.tools.common import exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
-from electra_tf.tools.export_model_flags import FLAGS
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("model", None, "A .keras model, or a pre-trained checkpoint (its discriminator).",
+                    required=True)
+flags.DEFINE_string("export_dir", None, "The base folder TF Serving mounts.", required=True)
+flags.DEFINE_string("model_name", "electra", "The model's name in TF Serving (a folder under --export_dir).")
+flags.DEFINE_integer("version", None, "The version number (default: one more than the highest present).")
+flags.DEFINE_string("vocab", None, "vocab.txt, tokenizer.json or a folder holding one (default: in or beside "
+                    "--model).")
+flags.DEFINE_bool("lowercase", None, "Lower-case the text, as the model was trained (default: as the tokenizer "
+                  "files say, else lower-case).")
+flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
+flags.DEFINE_integer("max_seq_length", None, "Raw text is truncated at this many tokens (default: the "
+                     "model folder's, else 128).")
+flags.DEFINE_list("label_names", None, "Class or tag names, in id order (default: the model folder's).")
+flags.DEFINE_bool("text_pair", None, "Classification/regression on sentence pairs: a second text input (default: "
+                  "the model folder's, else single texts).")
+flags.DEFINE_integer("max_query_length", None, "Question answering: question tokens kept (default: the model "
+                     "folder's, else 64).")
+flags.DEFINE_integer("max_answer_length", None, "Question answering: longest answer, in tokens (default: the "
+                     "model folder's, else 30).")
+flags.DEFINE_bool("squad_v2", None, "Question answering: may answer nothing (default: when the model has "
+                  "the answerable classifier).")
+flags.DEFINE_float("null_threshold", None, "Question answering, SQuAD 2.0: no answer above these null odds "
+                   "(default -2.75 with the answerable classifier, else 0.0).")
+flags.DEFINE_bool("overwrite", False, "Replace an existing version.")
+flags.DEFINE_bool("compile", False, "Compile the model call of every signature with XLA (faster on short requests); "
+                  "TF Serving then needs --xla_cpu_compilation_enabled, see docs/serving.md.")
+flags.DEFINE_bool("constant_weights", True, "Hold the weights as constants of the serving graph (folded and laid "
+                  "out once: faster on short requests; not above 1 GiB of weights), else as variables.")
+flags.DEFINE_bool("pad_to_max_length", False, "Pad every request to --max_seq_length (fixed shapes, e.g. for XLA); "
+                  "by default a request is padded to its longest text, with the same outputs.")
+flags.DEFINE_enum("precision", "fp32", ["fp32", "bf16", "int8"], "Weights and compute: bf16 needs a CPU with "
+                  "AVX512-BF16 or AMX; int8 is Keras's int8 quantization (LiteRT: dynamic-range), see docs/serving.md.")
+flags.DEFINE_enum("format", "saved_model", ["saved_model", "litert", "onnx"], "saved_model: for TF Serving; "
+                  "litert: a classifier as model.tflite; onnx: any model as model.onnx (ONNX Runtime, OpenVINO; the "
+                  "onnx extra); both take token ids, with the vocabulary, config and labels beside the model file.")
 
 
 def given(flag, info, default=None):
@@ -27,8 +73,17 @@ def given(flag, info, default=None):
 
 
 @exits_cleanly_on_bad_input
-def main(argv):
+def run(argv):
     del argv
+    from electra_tf.convert import load_model  # (these load TensorFlow: not for --help)
+    from electra_tf.export import export_info, export_model, task_of
+    from electra_tf.export.ids_folder import INFO_FILE
+    from electra_tf.export.litert import export_litert
+    from electra_tf.export.onnx import export_onnx, require_onnx
+    from electra_tf.export.precision import check_cpu
+    from electra_tf.finetuning.trainer import check_vocabulary_size
+    from electra_tf.tokenization import ElectraTokenizer
+
     if FLAGS.format != "saved_model":
         if FLAGS.precision == "bf16":
             raise ValueError(f"--format={FLAGS.format} is --precision=fp32 or int8 (no bfloat16 model)")
@@ -95,5 +150,10 @@ def main(argv):
         print("compiled with XLA: serve it with tensorflow_model_server --xla_cpu_compilation_enabled=true")
 
 
-if __name__ == "__main__":  # python -m electra_tf.tools.export_model (the console script: electra_tf_cli)
-    run_tool(main, "electra_tf.tools.export_model_flags")
+def main():
+    """The console script `electra-export`."""
+    run_tool(run, __name__)
+
+
+if __name__ == "__main__":  # python -m electra_tf.tools.export_model
+    main()
