@@ -1,7 +1,26 @@
-"""What `electra-finetune` does: its `main`.
+r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes predictions.
 
-Its flags and `--help` text are in `run_finetuning_flags.py`, which the console script parses before this module
-(and TensorFlow) is imported.
+    python -m electra_tf.tools.run_finetuning --task=mrpc --data_dir=glue_data \
+        --init_checkpoint=runs/small/final --output_dir=runs/mrpc --num_trials=5
+
+- Tasks: GLUE (cola sst2 mrpc stsb qqp mnli qnli rte wnli; `ax` is predicted by
+  an `mnli` run), `text_classification` (CSV/TSV/JSONL: --train_file,
+  --dev_file, --test_file, --text_columns, --label_column), `conll2003`,
+  `chunk`, `squad` (2.0), `squadv1` (--qa_metric=cmrc: scored as CMRC 2018 and
+  DRCD are), `swag`.
+- Data: --data_dir with the task's usual file names (the GLUE download's
+  layout, train.txt/dev.txt/test.txt, train-v2.0.json/dev-v2.0.json,
+  train.csv/val.csv/test.csv), --tfds for GLUE from TensorFlow Datasets, or
+  explicit --{train,dev,test}_file.
+- Settings: the original per-task defaults (`FinetuningConfig.for_task`,
+  sized by --model_size or the checkpoint's width); any `FinetuningConfig`
+  field is a flag.
+- Output, under --output_dir: trial_<i>/model/ (the model folder: model,
+  tokenizer files, label names, length; `electra-export --model=` takes it),
+  trial_<i>/results.json (scores, dev scores during training) and the
+  predictions, and results.json with every trial's dev scores and their median
+  (the paper reports medians over fine-tuning seeds). A re-run skips finished
+  trials, so an interrupted run resumes (an unfinished trial starts over).
 """
 
 import functools
@@ -9,19 +28,53 @@ import json
 import os
 import statistics
 
+from absl import flags
+
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.saving_progress import saying_saved
-from electra_tf.checkpoints.sources import read_config
-from electra_tf.config import FinetuningConfig
-from electra_tf.finetuning import finetune, make_task
-from electra_tf.finetuning.registry import task_options
-from electra_tf.finetuning.task import held_out
-from electra_tf.finetuning.trainer import check_sequence_length
+from electra_tf.config import FINETUNING_TASKS, FinetuningConfig
 from electra_tf.folder_lock import lock_folder
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
-from electra_tf.tools.run_finetuning_flags import FLAGS
-from electra_tf.training.determinism import enable_determinism
+from electra_tf.tools.common import (
+    config_overrides,
+    define_config_flags,
+    exits_cleanly_on_bad_input,
+    resolve_checkpoint_flags,
+    run_tool,
+)
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("init_checkpoint", None,
+                    "The pre-trained model: our folder (tools/run_pretraining.py's final/), a Hugging Face folder "
+                    "(config.json + model.safetensors) or a Google ELECTRA checkpoint.", required=True)
+flags.DEFINE_string("output_dir", None, "Results and predictions.", required=True)
+flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
+                  "Picks the paper's defaults (lr 3e-4/1e-4/5e-5; large: decay 0.9); unset: the learning rate "
+                  "follows the checkpoint's width (docs/finetuning.md).")
+flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
+flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
+flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
+flags.DEFINE_string("train_file", None, "Training file (overrides --data_dir's).")
+flags.DEFINE_string("dev_file", None, "Development file, scored after training.")
+flags.DEFINE_string("test_file", None, "Test file, predicted after training (and scored, as dev, when it has labels).")
+flags.DEFINE_list("text_columns", ["text"], "text_classification: one or two text columns.")
+flags.DEFINE_string("label_column", "label", "text_classification: the label column.")
+flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")
+flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
+flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
+flags.DEFINE_enum("qa_metric", "squad", ["squad", "cmrc"],
+                  "squad/squadv1: SQuAD's exact match and F1, or cmrc: as CMRC 2018's and DRCD's official script "
+                  "(Chinese answers: F1 over the longest common substring of characters and words).")
+flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
+flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
+flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
+flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
+flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
+define_config_flags(FinetuningConfig)  # --task among them
+FLAGS["task"].help = f"The task: one of {', '.join(sorted(FINETUNING_TASKS))}."
+flags.mark_flag_as_required("task")
+flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
+flags.register_validator("eval_every", lambda n: n is None or n >= 1, "--eval_every must be >= 1 (steps)")
+flags.register_validator("log_every", lambda n: n >= 1, "--log_every must be >= 1 (steps)")
 
 
 def model_size(width):
@@ -35,6 +88,8 @@ OPTION_FLAGS = ("tfds", "tfds_data_dir", "text_columns", "label_column", "label_
 
 def check_option_flags(task):
     """Refuses an option flag given for a task that does not take it (it would change nothing)."""
+    from electra_tf.finetuning.registry import task_options  # (this and the imports below load TensorFlow)
+
     taken = task_options(task)
     stray = [f"--{name}" for name in OPTION_FLAGS if FLAGS[name].present and name not in taken]
     if stray:
@@ -44,6 +99,10 @@ def check_option_flags(task):
 
 def task_for(config):
     """The task of `config`, with the option flags it takes."""
+    from electra_tf.finetuning import make_task
+    from electra_tf.finetuning.registry import task_options
+    from electra_tf.tokenization import ElectraTokenizer
+
     taken = task_options(config.task)
     return make_task(config, ElectraTokenizer.from_pretrained(FLAGS.init_checkpoint),
                      files={"train": FLAGS.train_file, "dev": FLAGS.dev_file, "test": FLAGS.test_file},
@@ -100,6 +159,9 @@ def run_trial(config, folder, model_config):
     it has labels) and predicts the others, and saves the model as a self-describing folder; returns the
     results. Every split is read and checked, and the sequence length against `model_config`, before anything
     is written."""
+    from electra_tf.finetuning import finetune
+    from electra_tf.finetuning.trainer import check_sequence_length
+
     task = task_for(config)
     splits = {"train": task.load("train")}  # first: a task may take its labels from it
     splits.update({split: task.load(split) for split in task.splits if split != "train"})
@@ -141,6 +203,8 @@ def run_trial(config, folder, model_config):
 def summarise(trials, test=False):
     """Each split's metrics as the median over trials, with every trial's value: the dev splits', or with
     `test` the labelled test splits'."""
+    from electra_tf.finetuning.task import held_out
+
     summary = {}
     for split in (split for split in trials[0]["scores"] if held_out(split) == test):
         for metric in trials[0]["scores"][split]:
@@ -150,8 +214,11 @@ def summarise(trials, test=False):
 
 
 @exits_cleanly_on_bad_input
-def main(argv):
+def run(argv):
     del argv
+    from electra_tf.checkpoints.sources import read_config
+    from electra_tf.training.determinism import enable_determinism
+
     check_option_flags(FLAGS.task)
     resolve_checkpoint_flags("init_checkpoint")
     lock_folder(FLAGS.output_dir)  # one run per folder: another one is refused, naming its pid
@@ -189,5 +256,10 @@ def main(argv):
         print("test:", json.dumps(test, indent=2))
 
 
-if __name__ == "__main__":  # python -m electra_tf.tools.run_finetuning (the console script: electra_tf_cli)
-    run_tool(main, "electra_tf.tools.run_finetuning_flags")
+def main():
+    """The console script `electra-finetune`."""
+    run_tool(run, __name__)
+
+
+if __name__ == "__main__":  # python -m electra_tf.tools.run_finetuning
+    main()
