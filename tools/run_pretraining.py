@@ -1,21 +1,88 @@
-"""What `electra-pretrain` does: its `main`, the flags as configs and `RunOptions` for
-`electra_tf.pretraining.run.run_pretraining`.
+"""Pre-trains ELECTRA (or an MLM baseline) on TFRecord shards or streamed text, under any tf.distribute strategy.
 
-Its flags and `--help` text are in `run_pretraining_flags.py`, which the console script parses before this module
-(and TensorFlow) is imported.
+    python -m electra_tf.tools.run_pretraining --config=electra_small --vocab_file=vocab.txt \\
+        --train_files='data/pretrain_data.tfrecord-*' --model_dir=runs/small --strategy=mirrored
+
+Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
+`--batch_size=256` (global), `--train_steps`, `--learning_rate`,
+`--warmup_steps`, `--gradient_accumulation_steps`, `--optimizer=lamb`, ...).
+
+- Checkpoints every --save_every steps (keeping --keep_checkpoints); re-running
+  the same command resumes at the last one with the optimizer state, the same
+  random draws and the same data order. SIGTERM (preemption) or Ctrl-C saves
+  at the next step boundary and exits with code 75; re-run to continue. One
+  run per --model_dir: a second one is refused, naming the first one's pid.
+- --init_checkpoint starts a new run from the discriminator and generator
+  weights of another run, of a converted or released model (our folder, a
+  Google TF1 checkpoint; see tools/convert_checkpoint.py for Hugging Face
+  pairs), with a fresh optimizer and schedule (continued pre-training).
+- TensorBoard scalars in <model_dir>/logs every --log_every steps: metrics,
+  learning rate, examples/s, tokens/s, training FLOPs so far; evaluation on
+  --eval_files every --eval_every steps (dropout off).
+- At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
+  config.json and vocab.txt, ready for fine-tuning and export.
+- The paper's variants are config fields, hence flags (docs/pretraining_variants.md):
+  --weight_sharing, --generator_type=unigram (its token counts are taken from
+  --train_files once and kept in <model_dir>/unigram_counts.json),
+  --training_algorithm=two_stage|adversarial, --objective=electra_15|
+  replace_mlm|all_tokens_mlm|clm, --whole_word_masking (the vocabulary's `##`
+  pieces). The FLOPs scalar counts what the variant computes.
 """
 
 import dataclasses
 import sys
 
-import tensorflow as tf
+from absl import flags
 
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config
-from electra_tf.export import precision
-from electra_tf.pretraining.run import RunOptions, run_pretraining
-from electra_tf.tools.common import config_overrides, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
-from electra_tf.tools.run_pretraining_flags import FLAGS
+from electra_tf.tools.common import (
+    config_overrides,
+    define_config_flags,
+    exits_cleanly_on_bad_input,
+    resolve_checkpoint_flags,
+    run_tool,
+)
 from electra_tf.vocabulary import load_vocabulary
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")
+flags.DEFINE_string("vocab_file", None, "The WordPiece vocab.txt.", required=True)
+flags.DEFINE_string("model_dir", None, "Checkpoints, logs and final models.", required=True)
+flags.DEFINE_string("train_files", None, "Comma-separated globs of pre-training TFRecords.")
+flags.DEFINE_string("eval_files", None, "Comma-separated globs of evaluation TFRecords.")
+flags.DEFINE_string("train_text_files", None, "Or: text files packed on the fly (no TFRecord dump).")
+flags.DEFINE_string("tfds_name", None, "Or: a TFDS text dataset packed on the fly, e.g. wikipedia/20230601.en.")
+flags.DEFINE_string("tfds_split", "train", "TFDS split.")
+flags.DEFINE_string("tfds_text_key", "text", "TFDS feature holding the text.")
+flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
+flags.DEFINE_integer("save_every", 1000, "Checkpoint every N steps.")
+flags.DEFINE_integer("keep_checkpoints", 5, "Checkpoints kept.")
+flags.DEFINE_integer("eval_every", 1000, "Evaluate every N steps (needs --eval_files).")
+flags.DEFINE_integer("eval_steps", 100, "Evaluation batches.")
+flags.DEFINE_integer("log_every", 100, "Log and write scalars every N steps.")
+for _name in ("save_every", "keep_checkpoints", "eval_every", "eval_steps", "log_every"):
+    flags.register_validator(_name, lambda n: n >= 1, f"--{_name} must be >= 1")
+flags.DEFINE_enum("strategy", "default", ["default", "mirrored", "multi_worker", "tpu"], "Distribution.")
+flags.DEFINE_string("tpu", None, "TPU address for --strategy=tpu.")
+flags.DEFINE_enum("mixed_precision", None, ["bfloat16", "float16"], "Mixed precision compute dtype.")
+flags.DEFINE_bool("jit_compile", None,
+                  "XLA-compile the step (per replica under multi-replica strategies; on CPU with oneDNN's matmuls); "
+                  "default: fp32 runs of >= 1000 steps (~10 % faster steps on CPU, ~11 s more for the first), "
+                  "never under --mixed_precision (slower).")
+flags.DEFINE_bool("graph_optimizer", False,
+                  "Run TensorFlow's graph optimizer (Grappler) on the step (on CPU it adds 5-18 s to the first "
+                  "step and makes no step measurably faster, fp32 or bf16).")
+flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
+flags.DEFINE_bool("skip_corrupt_records", False,
+                  "Read past damaged TFRecords (each damaged file is read up to its damage; they are listed "
+                  "and counted first). Without it a damaged file stops the run, naming it.")
+flags.DEFINE_float("warmup_fraction", None,
+                   "Warm up over this share of --train_steps (sets warmup_steps; for short runs of a long config).")
+flags.DEFINE_string("init_checkpoint", None,
+                    "Start from these weights: another run's model_dir, our saved/converted model folder, or a "
+                    "Google ELECTRA checkpoint (discriminator and generator both restored).")
+
+define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
 
 PREEMPTED_EXIT_CODE = 75
 
@@ -43,6 +110,10 @@ def resolve_configs(vocabulary_size):
 def warn_if_bf16_is_emulated(options):
     """Says so when `--mixed_precision=bfloat16` would train on a CPU that emulates bfloat16 (no AVX512-BF16 nor AMX:
     the same check as `electra-export --precision=bf16`, which refuses there); GPUs and TPUs run it natively."""
+    import tensorflow as tf  # (this and the import below load TensorFlow: not for --help)
+
+    from electra_tf.export import precision
+
     native = precision.CPU_FLAGS["bf16"]
     if (options.mixed_precision != "bfloat16" or options.strategy == "tpu" or tf.config.list_physical_devices("GPU")
             or set(native) & precision.cpu_flags()):
@@ -52,8 +123,10 @@ def warn_if_bf16_is_emulated(options):
 
 
 @exits_cleanly_on_bad_input
-def main(argv):
+def run(argv):
     del argv
+    from electra_tf.pretraining.run import RunOptions, run_pretraining
+
     resolve_checkpoint_flags("init_checkpoint", "generator_checkpoint")
     options = RunOptions(**{field.name: FLAGS[field.name].value for field in dataclasses.fields(RunOptions)})
     warn_if_bf16_is_emulated(options)
@@ -62,5 +135,10 @@ def main(argv):
         sys.exit(PREEMPTED_EXIT_CODE)
 
 
-if __name__ == "__main__":  # python -m electra_tf.tools.run_pretraining (the console script: electra_tf_cli)
-    run_tool(main, "electra_tf.tools.run_pretraining_flags")
+def main():
+    """The console script `electra-pretrain`."""
+    run_tool(run, __name__)
+
+
+if __name__ == "__main__":  # python -m electra_tf.tools.run_pretraining
+    main()
