@@ -11,11 +11,8 @@ setup(
     # tools/ and configs/ sit at the top of the repository for readers, and are
     # installed inside the package so console scripts and named configs work
     # from any directory.
-    # tools/cli is `electra_tf_cli`, the console scripts' entry points: outside the package, so that `--help`
-    # answers before the package's __init__ imports TensorFlow.
-    packages=find_packages(include=["electra_tf", "electra_tf.*"])
-    + ["electra_tf.tools", "electra_tf.configs", "electra_tf_cli"],
-    package_dir={"electra_tf.tools": "tools", "electra_tf.configs": "configs", "electra_tf_cli": "tools/cli"},
+    packages=find_packages(include=["electra_tf", "electra_tf.*"]) + ["electra_tf.tools", "electra_tf.configs"],
+    package_dir={"electra_tf.tools": "tools", "electra_tf.configs": "configs"},
     package_data={"electra_tf.configs": ["*.json"]},
     python_requires=">=3.11",
     install_requires=[
@@ -63,13 +60,13 @@ setup(
     },
     entry_points={
         "console_scripts": [
-            "electra-demo=electra_tf_cli:demo",
-            "electra-build-vocab=electra_tf_cli:build_vocab",
-            "electra-build-pretraining-data=electra_tf_cli:build_pretraining_data",
-            "electra-pretrain=electra_tf_cli:run_pretraining",
-            "electra-finetune=electra_tf_cli:run_finetuning",
-            "electra-convert-checkpoint=electra_tf_cli:convert_checkpoint",
-            "electra-export=electra_tf_cli:export_model",
+            "electra-demo=electra_tf.tools.demo:main",
+            "electra-build-vocab=electra_tf.tools.build_vocab:main",
+            "electra-build-pretraining-data=electra_tf.tools.build_pretraining_data:main",
+            "electra-pretrain=electra_tf.tools.run_pretraining:main",
+            "electra-finetune=electra_tf.tools.run_finetuning:main",
+            "electra-convert-checkpoint=electra_tf.tools.convert_checkpoint:main",
+            "electra-export=electra_tf.tools.export_model:main",
         ],
     },
 )

@@ -233,7 +233,7 @@ def _run_tool(name, *argv):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             flags.FLAGS([name, *argv])
-            tool.main([name])
+            tool.run([name])
         except SystemExit as e:
             code = e.code
     return code, out.getvalue(), err.getvalue()

@@ -14,8 +14,9 @@ import pytest
 ROOT = Path(__file__).parents[1]
 PAGES = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
-# `electra-export=electra_tf_cli:export_model`: each console script and its tool module.
-SCRIPTS = dict(re.findall(r'"(electra-[\w-]+)=electra_tf_cli:(\w+)"', (ROOT / "setup.py").read_text(encoding="utf-8")))
+# `electra-export=electra_tf.tools.export_model:main`: each console script and its tool module.
+SCRIPTS = dict(re.findall(r'"(electra-[\w-]+)=electra_tf\.tools\.(\w+):main"',
+                          (ROOT / "setup.py").read_text(encoding="utf-8")))
 DOTTED = re.compile(r"(?<![\w./-])(electra_tf(?:\.[A-Za-z_]\w*)+)")
 PATH = re.compile(r"(?<![\w./-])((?:electra_tf|tools|tests|benchmarks)/[\w/-]+\.py)\b")
 FILE_NAMES = ("json",)  # `electra_tf.json`: the file a model folder holds, not a module

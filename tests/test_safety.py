@@ -265,10 +265,7 @@ def _defined_flags(path):
 
 
 def test_every_tool_that_writes_refuses_to_overwrite_or_resumes_by_design():
-    # A tool's flags are in tools/<tool>_flags.py (the developer tools define theirs beside their main).
-    tools = {path.stem: _defined_flags(path) | (_defined_flags(path.with_name(f"{path.stem}_flags.py"))
-                                                if path.with_name(f"{path.stem}_flags.py").exists() else set())
-             for path in sorted((ROOT / "tools").glob("*.py")) if not path.stem.endswith("_flags")}
+    tools = {path.stem: _defined_flags(path) for path in sorted((ROOT / "tools").glob("*.py"))}
     assert set(RESUMES_BY_DESIGN) | REGENERATES_FIXTURES <= set(tools)
     writers = {name for name, names in tools.items() if names & OUTPUT_FLAGS}
     assert {"build_vocab", "convert_checkpoint", "export_model", "run_pretraining"} <= writers

@@ -12,13 +12,13 @@ import pytest
 from electra_tf.config import load_run_config
 from electra_tf.pretraining.run import RunOptions, run_pretraining, step_options
 
-FLAGS_MODULE = Path(__file__).parents[2] / "tools" / "run_pretraining_flags.py"
+FLAGS_MODULE = Path(__file__).parents[2] / "tools" / "run_pretraining.py"
 # The tool's flags that are no run option: they make the configs.
 CONFIG_FLAGS = {"config", "warmup_fraction"}
 
 
 def tool_flag_defaults():
-    """{name: default} of each flag `tools/run_pretraining_flags.py` defines itself (read with `ast`)."""
+    """{name: default} of each flag `tools/run_pretraining.py` defines itself (read with `ast`)."""
     calls = [node for node in ast.walk(ast.parse(FLAGS_MODULE.read_text(encoding="utf-8")))
              if isinstance(node, ast.Call) and getattr(node.func, "attr", "").startswith("DEFINE_")]
     return {ast.literal_eval(call.args[0]): ast.literal_eval(call.args[1]) for call in calls}

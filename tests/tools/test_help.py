@@ -36,23 +36,20 @@ SCRIPTS = {
 AGREED_WITH_README = {"electra-finetune": ["trial_<i>/model/", "trial_<i>/results.json", "--keep_best"],
                       "electra-build-pretraining-data": ["--num_processes", "hundreds of MB"]}
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-# Each console script's function in electra_tf_cli (setup.py's entry points).
-FUNCTIONS = {"electra-demo": "demo", "electra-build-vocab": "build_vocab",
-             "electra-build-pretraining-data": "build_pretraining_data", "electra-pretrain": "run_pretraining",
-             "electra-finetune": "run_finetuning", "electra-convert-checkpoint": "convert_checkpoint",
-             "electra-export": "export_model"}
-# A fresh process runs a console script as its entry point does, then says what it imported.
+# A fresh process runs a console script as its entry point does (setup.py's: the tool module's `main`), then says
+# what it imported.
 PARSE_ONLY = """
 import json, sys, time
-import electra_tf_cli
+from importlib.metadata import entry_points
 started, sys.argv = float(sys.argv[1]), sys.argv[2:]
+(script,) = entry_points(group="console_scripts", name=sys.argv[0])
 try:
-    getattr(electra_tf_cli, {function!r})()
+    script.load()()
     code = 0
 except SystemExit as e:
     code = e.code
-print(json.dumps({{"code": code, "tensorflow": "tensorflow" in sys.modules, "keras": "keras" in sys.modules,
-                  "seconds": time.time() - started}}))
+print(json.dumps({"code": code, "tensorflow": "tensorflow" in sys.modules, "keras": "keras" in sys.modules,
+                 "seconds": time.time() - started}))
 """
 
 
@@ -85,10 +82,10 @@ def parsed_only():
     """`--help` and a misspelt flag of each script, each in a fresh process: (exit code, imported TensorFlow?,
     imported Keras?, stderr, seconds from the process's start to its answer)."""
     processes = {}
-    for name, function in FUNCTIONS.items():
+    for name in SCRIPTS:
         for argument in ("--help", "--epoch=3"):
             processes[name, argument] = subprocess.Popen(
-                [sys.executable, "-c", PARSE_ONLY.format(function=function), str(time.time()), name, argument],
+                [sys.executable, "-c", PARSE_ONLY, str(time.time()), name, argument],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = {}
     for key, process in processes.items():
@@ -99,7 +96,7 @@ def parsed_only():
 
 
 @pytest.mark.parametrize("argument", ["--help", "--epoch=3"])
-@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_help_and_a_misspelt_flag_answer_before_tensorflow_is_imported(parsed_only, name, argument):
     code, tensorflow, keras, err, seconds = parsed_only[name, argument]
     print(f"{name} {argument}: exit {code} after {seconds:.2f} s (14 processes at once; goal on an idle machine: "

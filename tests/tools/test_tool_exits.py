@@ -6,27 +6,26 @@ import sys
 
 import pytest
 
-# A console script run as its entry point runs it (`electra_tf_cli`), in a fresh process.
+# A console script run as its entry point runs it (the tool module's `main`), in a fresh process.
 SCRIPT = """
 import sys
-import electra_tf_cli
+from electra_tf.tools import {function}
 sys.argv = sys.argv[1:]
-electra_tf_cli.{function}()
+{function}.main()
 """
-# The same, with a Ctrl-C (SIGINT) arriving while the tool's module (and with it TensorFlow) is imported.
+# The same, with a Ctrl-C (SIGINT) arriving while TensorFlow is imported (once the flags are parsed).
 CTRL_C_WHILE_IMPORTING = """
-import importlib, signal, sys
-import electra_tf_cli
-importing = importlib.import_module
+import signal, sys
+from electra_tf.tools import {function}
 
-def import_module(name, *args, **kwargs):
-    if name == "electra_tf.tools.{function}":
-        signal.raise_signal(signal.SIGINT)
-    return importing(name, *args, **kwargs)
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "tensorflow":
+            signal.raise_signal(signal.SIGINT)
 
-importlib.import_module = import_module
+sys.meta_path.insert(0, CtrlC())
 sys.argv = sys.argv[1:]
-electra_tf_cli.{function}()
+{function}.main()
 """
 
 
