@@ -89,8 +89,10 @@ def run_pipeline(build, beam_options, what):
 
 
 def _root_cause(error):
-    """The first line of the innermost error's message, without Beam's "[while running ...]" notes."""
-    while error.__cause__ is not None or error.__context__ is not None:
+    """The first line of the innermost error's message, without Beam's "[while running ...]" notes. An error
+    raised `from None` is the innermost: a reader's own line naming the file (and line, row or column), as the
+    local builder shows it, not the library error it replaced (`EOFError`, `JSONDecodeError`)."""
+    while error.__cause__ is not None or (error.__context__ is not None and not error.__suppress_context__):
         error = error.__cause__ or error.__context__
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return message.split(" [while running")[0]
