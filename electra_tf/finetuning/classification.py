@@ -110,6 +110,9 @@ class TextClassificationTask(FinetuningTask):
     def load(self, split):
         return self.read(split)
 
+    def texts(self, examples):
+        return [text for column in examples.texts for text in column]
+
     def data_stats(self, split, examples):
         """How many examples there are and how many are truncated (longer than `max_seq_length`):
         `<split>_examples`, `<split>_truncated`."""

@@ -41,6 +41,9 @@ class MultipleChoiceTask(FinetuningTask):
     def load(self, split):
         return multiple_choice.read_swag(self.path(split), self.num_choices)
 
+    def texts(self, examples):
+        return [*examples.contexts, *(choice for choices in examples.choices for choice in choices)]
+
     def _dataset(self, examples, batch_size, shuffle=False):
         return multiple_choice.choice_dataset(examples, self.tokenizer, self.sequence_length, batch_size,
                                               shuffle=shuffle, seed=self.config.seed,

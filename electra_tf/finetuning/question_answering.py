@@ -110,6 +110,10 @@ class QuestionAnsweringTask(FinetuningTask):
     def load(self, split):
         return squad.read_squad(self.path(split), on_bad_answer="skip" if split == "train" else "error")
 
+    def texts(self, examples):
+        contexts = dict.fromkeys(example.context for example in examples)  # a paragraph's questions share it
+        return [example.question for example in examples] + list(contexts)
+
     def data_stats(self, split, examples):
         """`<split>_truncated_questions` (cut to `max_query_length`), and `<split>_skipped_questions` (a training
         answer not where it says) when there are any."""

@@ -78,6 +78,9 @@ class TaggingTask(FinetuningTask):
             self.load("train")  # its scheme is the fallback
         return tagging.detect_scheme(s.tags for s in sentences) or self._train_scheme or "iob2"
 
+    def texts(self, sentences):
+        return [" ".join(sentence.words) for sentence in sentences]
+
     def data_stats(self, split, sentences):
         """`<split>_sentences`, `_words`, the words and sentences cut by truncation (`tagging.word_stats`), and
         `<split>_tag_scheme`, the file's (that of its predictions)."""

@@ -174,6 +174,11 @@ class FinetuningTask(abc.ABC):
         """A line of advice on `split`'s `examples`, printed before training (`None`: nothing to say)."""
         return None
 
+    @abc.abstractmethod
+    def texts(self, examples):
+        """The raw texts of `examples` the model reads (each once), in order: what `finetune` measures the
+        `[UNK]` rate of before it trains."""
+
     def data_stats(self, split, examples):
         """What `results.json`'s `data` records of `split`'s `examples` (counts, e.g. of truncated texts)."""
         return {}

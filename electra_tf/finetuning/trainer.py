@@ -17,14 +17,22 @@ Example (with a model from `make demo`):
 """
 
 import dataclasses
+import itertools
 
 import keras
 import numpy as np
 
 from electra_tf.config import default_learning_rate
 from electra_tf.finetuning.monitoring import DevEvaluation, Progress, majority_baseline
+from electra_tf.metrics import chinese_share
 from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
+from electra_tf.vocabulary_learning import unknown_token_rate
+
+# Fine-tuning warns when more than this share of the training texts' tokens are [UNK] (measured on the first
+# _TEXTS_MEASURED texts): the vocabulary does not cover them, and no learning rate makes up for it.
+UNKNOWN_SHARE = 0.05
+_TEXTS_MEASURED = 2000
 
 
 def check_vocabulary_size(tokenizer, model, init_checkpoint, vocabulary_source=None):
@@ -42,6 +50,30 @@ def check_sequence_length(sequence_length, model_config, init_checkpoint):
         raise ValueError(f"--max_seq_length={sequence_length} but {init_checkpoint} has "
                          f"{model_config.max_position_embeddings} positions; pass --max_seq_length="
                          f"{model_config.max_position_embeddings} or less")
+
+
+def unknown_token_warning(tokenizer, texts):
+    """One line naming the `[UNK]` rate of `texts` (their first `_TEXTS_MEASURED`) and its likely cause when
+    it is above `UNKNOWN_SHARE`, else None: e.g. Chinese text on an English vocabulary, which would fine-tune
+    on `[UNK]`s.
+
+    >>> from electra_tf.tokenization import ElectraTokenizer
+    >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
+    >>> unknown_token_warning(tokenizer, ["good film", "film"]) is None
+    True
+    >>> print(unknown_token_warning(tokenizer, ["好电影", "film"]))  # doctest: +ELLIPSIS
+    warning: [UNK] is 75.0% of the tokens of the training texts (above 5%): the texts are mostly Chinese...
+    """
+    texts = list(itertools.islice(texts, _TEXTS_MEASURED))
+    rate = unknown_token_rate(tokenizer, texts)
+    if rate <= UNKNOWN_SHARE:
+        return None
+    cause = ("the texts are mostly Chinese, which this vocabulary does not cover: fine-tune a model whose vocabulary "
+             "does, e.g. hfl/chinese-electra-180g-small-discriminator" if chinese_share(texts) > 0.3 else
+             "this vocabulary does not cover their characters: fine-tune a model whose vocabulary does (or check "
+             "its lowercasing)")
+    return (f"warning: [UNK] is {rate:.1%} of the tokens of the training texts (above {UNKNOWN_SHARE:.0%}): {cause}; "
+            "no learning rate makes up for text the model cannot read")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,10 +100,13 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     dataset, batches_per_epoch = task.train_dataset(train_examples)
     if batches_per_epoch < 1:
         raise ValueError(f"{len(train_examples)} training examples make no batch of {task.config.batch_size}")
+    report = report or (lambda line: None)
+    warning = unknown_token_warning(task.tokenizer, task.texts(train_examples))
+    if warning:
+        report(warning)
     model = task.build_model(init_checkpoint)
     check_vocabulary_size(task.tokenizer, model, init_checkpoint)
     check_sequence_length(task.sequence_length, model.config, init_checkpoint)
-    report = report or (lambda line: None)
     if model.hf_architecture is None:
         report(f"note: head={task.config.head!r} has no transformers class: the fine-tuned model loads here and "
                "exports for serving, but not in transformers (head='huggingface', --head=huggingface, does)")
