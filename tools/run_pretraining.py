@@ -14,8 +14,9 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   run per --model_dir: a second one is refused, naming the first one's pid.
 - --init_checkpoint starts a new run from the discriminator and generator
   weights of another run, of a converted or released model (our folder, a
-  Google TF1 checkpoint; see tools/convert_checkpoint.py for Hugging Face
-  pairs), with a fresh optimizer and schedule (continued pre-training).
+  Google TF1 checkpoint, or a Hugging Face discriminator with its generator
+  as --init_generator_checkpoint), with a fresh optimizer and schedule
+  (continued pre-training).
 - TensorBoard scalars in <model_dir>/logs every --log_every steps: metrics,
   learning rate, examples/s, tokens/s, training FLOPs so far; evaluation on
   --eval_files every --eval_every steps (dropout off).
@@ -80,7 +81,11 @@ flags.DEFINE_float("warmup_fraction", None,
                    "Warm up over this share of --train_steps (sets warmup_steps; for short runs of a long config).")
 flags.DEFINE_string("init_checkpoint", None,
                     "Start from these weights: another run's model_dir, our saved/converted model folder, or a "
-                    "Google ELECTRA checkpoint (discriminator and generator both restored).")
+                    "Google ELECTRA checkpoint (discriminator and generator both restored), or a discriminator "
+                    "(e.g. a Hugging Face folder or hub id) with --init_generator_checkpoint.")
+flags.DEFINE_string("init_generator_checkpoint", None,
+                    "With a discriminator as --init_checkpoint: its generator (a Hugging Face ElectraForMaskedLM "
+                    "folder or hub id, e.g. hfl/chinese-electra-180g-small-generator).")
 
 define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
 
@@ -91,6 +96,11 @@ def resolve_configs(vocabulary_size):
     """The --config file's configs with the config flags given, `vocab_size` that of --vocab_file, and
     --warmup_fraction as `warmup_steps`."""
     model, pretraining = load_run_config(FLAGS.config)
+    if FLAGS.init_generator_checkpoint and not FLAGS["config"].present:  # the pair's own architecture
+        from electra_tf.pretraining.init_checkpoint import pair_configs
+
+        model, generator = pair_configs(FLAGS.init_checkpoint, FLAGS.init_generator_checkpoint)
+        pretraining = pretraining.replace(**generator)
     overrides = [config_overrides(cls) for cls in (ElectraConfig, PretrainingConfig)]
     if "vocab_size" not in overrides[0]:
         overrides[0]["vocab_size"] = vocabulary_size
@@ -127,7 +137,7 @@ def run(argv):
     del argv
     from electra_tf.pretraining.run import RunOptions, run_pretraining
 
-    resolve_checkpoint_flags("init_checkpoint", "generator_checkpoint")
+    resolve_checkpoint_flags("init_checkpoint", "init_generator_checkpoint", "generator_checkpoint")
     options = RunOptions(**{field.name: FLAGS[field.name].value for field in dataclasses.fields(RunOptions)})
     warn_if_bf16_is_emulated(options)
     model, pretraining = resolve_configs(len(load_vocabulary(FLAGS.vocab_file)))

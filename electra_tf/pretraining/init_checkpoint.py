@@ -11,6 +11,9 @@ config before anything is assigned:
   in it): the networks' weights, without the optimizer and its step, so the
   new run starts a new schedule (`load_initial_weights`).
 
+A discriminator alone (a Hugging Face ElectraForPreTraining folder or hub id) starts one with its generator
+given apart (`init_generator_checkpoint`, an ElectraForMaskedLM), as released models come in pairs.
+
 A generator started from a checkpoint must find a masked-LM head there (`check_masked_lm`); a frozen one
 (Fast-ELECTRA's) is never replaced by the start's.
 
@@ -32,24 +35,33 @@ from electra_tf.pretraining.generator_sources import check_masked_lm
 _DROPOUT_FIELDS = ("hidden_dropout", "attention_dropout")
 
 
-def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpected=False):
+def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpected=False, generator_path=None):
     """Loads the discriminator and the generator of `pretrainer` (an `ElectraPretrainer`) from a checkpoint
-    in any format that holds both (ours, or Google's); all-or-nothing. Returns `{network: LoadReport}`."""
+    in any format that holds both (ours, or Google's), or with `generator_path` from a discriminator (e.g. a
+    Hugging Face ElectraForPreTraining folder) and a generator with its masked-LM head (ElectraForMaskedLM);
+    all-or-nothing. Returns `{network: LoadReport}`."""
     source = sources.read_source(path)
     name = f"{os.fspath(path)} ({source.format})"
+    if generator_path is not None:
+        if "generator" in source.networks:
+            raise ValueError(f"{name}: holds a generator already; give --init_generator_checkpoint only with a "
+                             "discriminator")
+        generator = sources.read_source(generator_path).networks["model"]
+        check_masked_lm(generator, os.fspath(generator_path), "this pre-training's generator")
+        source.networks["generator"] = generator
     sharing = pretrainer.source.sharing
     if sharing.fold is not None:  # GDES
         raise ValueError("weight_sharing='gdes' keeps embedding residuals that a pre-trained model does not hold; "
                          "start it from another GDES run's model_dir, or from scratch")
     parts = ([("discriminator", "model")] + ([("generator", "generator")] if _trains_a_generator(pretrainer) else [])
              if pretrainer.is_electra else [("generator", "model")])
+    if any(key not in source.networks for _, key in parts):  # the roles first, then the configs
+        raise ValueError(f"{name}: has no generator to initialise this pre-training's generator from "
+                         "(continued pre-training needs both networks: give the generator's folder or hub id as "
+                         "--init_generator_checkpoint)")
     planned = []
     for attribute, key in parts:
         network = getattr(pretrainer, attribute)
-        if key not in source.networks:
-            raise ValueError(f"{name}: has no generator to initialise this pre-training's generator from "
-                             "(continued pre-training needs both networks; convert a discriminator and a generator "
-                             "together with tools/convert_checkpoint.py)")
         if attribute == "generator":
             check_masked_lm(source.networks[key], name, "this pre-training's generator")
         differing = source.networks[key].config.differences(network.config, ignore=_DROPOUT_FIELDS)
@@ -74,6 +86,16 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
     return reports
 
 
+def pair_configs(init_checkpoint, init_generator_checkpoint):
+    """`(ElectraConfig, PretrainingConfig fields)` of a start from a discriminator and its generator given apart:
+    the discriminator's model config, and the generator's width and depth as shares of it (the recipe's
+    `generator_hidden_size`, `generator_layers`), so that a run needs no config of its own to continue them."""
+    discriminator = sources.read_source(init_checkpoint).networks["model"].config
+    generator = sources.read_source(init_generator_checkpoint).networks["model"].config
+    return discriminator, {"generator_hidden_size": generator.hidden_size / discriminator.hidden_size,
+                           "generator_layers": generator.num_layers / discriminator.num_layers}
+
+
 def _trains_a_generator(pretrainer):
     """Whether `pretrainer` has a generator it trains, which a start initialises (a frozen one, Fast-ELECTRA's,
     is the checkpoint its `generator_checkpoint` names, whatever the start holds)."""
@@ -91,18 +113,22 @@ def _is_training_checkpoint(prefix):
     return not any(name.startswith(("electra/", "generator/")) for name in names)
 
 
-def load_initial_weights(pretrainer, init_checkpoint):
+def load_initial_weights(pretrainer, init_checkpoint, init_generator_checkpoint=None):
     """Weights (not optimizer state) to start `pretrainer` from: another run (its model_dir, or a
-    checkpoint prefix of it) or a pre-trained model holding both networks (see the module docstring).
-    Returns what was loaded (a checkpoint prefix, or `init_checkpoint`); a ValueError when it does not fit."""
+    checkpoint prefix of it) or a pre-trained model holding both networks, or a discriminator and, in
+    `init_generator_checkpoint`, its generator (see the module docstring). Returns what was loaded (a
+    checkpoint prefix, or `init_checkpoint`); a ValueError when it does not fit."""
     run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
         os.path.join(init_checkpoint, "checkpoints"))
+    if init_generator_checkpoint and (run_checkpoint or _is_training_checkpoint(init_checkpoint)):
+        raise ValueError(f"--init_generator_checkpoint: --init_checkpoint {init_checkpoint} is a pre-training run, "
+                         "which holds its generator; give --init_generator_checkpoint only with a discriminator")
     if not run_checkpoint and not _is_training_checkpoint(init_checkpoint):
         try:
-            load_pretrainer_weights(pretrainer, init_checkpoint)
+            load_pretrainer_weights(pretrainer, init_checkpoint, generator_path=init_generator_checkpoint)
         except ValueError as e:
             raise ValueError(f"--init_checkpoint {init_checkpoint}: {e}") from None
-        return init_checkpoint
+        return init_checkpoint + (f" and {init_generator_checkpoint}" if init_generator_checkpoint else "")
     prefix = init_checkpoint
     if run_checkpoint:
         config_file = os.path.join(init_checkpoint, "config.json")

@@ -89,10 +89,14 @@ class RunOptions:
     deterministic: bool = False
     skip_corrupt_records: bool = False
     init_checkpoint: str | None = None
+    init_generator_checkpoint: str | None = None  # with a discriminator as init_checkpoint: its generator
 
     def __post_init__(self):
         if len([s for s in (self.train_files, self.train_text_files, self.tfds_name) if s]) != 1:
             raise ValueError("give exactly one of --train_files, --train_text_files and --tfds_name")
+        if self.init_generator_checkpoint and not self.init_checkpoint:
+            raise ValueError("--init_generator_checkpoint is the generator of --init_checkpoint's discriminator: "
+                             "give both")
         for name in _AT_LEAST_ONE:
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name} must be >= 1, got {getattr(self, name)}")
@@ -377,7 +381,8 @@ def _run(model, pretraining, options):
         if began_on is not None:
             warn_if_other_training_data(options.model_dir, began_on, training_data)
     elif options.init_checkpoint:
-        print(f"initialised from {load_initial_weights(pretrainer, options.init_checkpoint)}", flush=True)
+        started = load_initial_weights(pretrainer, options.init_checkpoint, options.init_generator_checkpoint)
+        print(f"initialised from {started}", flush=True)
     if chief:  # every check passed: a refused run leaves no config.json to refuse the corrected command
         save_run_config(os.path.join(options.model_dir, "config.json"), model, pretraining)
         if began_on is None:  # a new run (or one begun before the record was kept)
