@@ -15,6 +15,7 @@ form):
 
 import collections
 import itertools
+import re
 import time
 
 import tensorflow as tf
@@ -144,6 +145,11 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True, min_c
         counts = wordpiece_learner.count_words(words)
     except StopIteration:  # tensorflow-text's counter, on a corpus without a word
         raise ValueError("the corpus holds no words: is it empty?") from None
+    except tf.errors.InvalidArgumentError as e:  # a corpus reader's line (a file, and its line or row), from tf.data
+        reader_error = re.search(r"\bValueError: (.+)", e.message)
+        if reader_error is None:
+            raise
+        raise ValueError(reader_error.group(1).strip()) from None
     frequent = sum(count >= LEARNER_MIN_COUNT for count in counts.values())
     report(f"{len(counts):,} distinct words ({sum(counts.values()):,} in all, {frequent:,} of them seen "
            f"{LEARNER_MIN_COUNT}+ times) counted in {time.perf_counter() - started:.1f} s; learning up to "

@@ -11,7 +11,9 @@ import pytest
 
 from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
 from electra_tf.data.beam_vocabulary import learn_vocabulary_on_beam
+from electra_tf.data.corpus_readers import check_parts, corpus_texts
 from electra_tf.data.pretraining_data import build_pretraining_shards
+from electra_tf.vocabulary_learning import build_vocabulary
 
 
 def write_bad_inputs(folder):
@@ -40,6 +42,8 @@ def test_the_beam_runners_name_a_bad_file_as_the_local_builder_does(tmp_path, fi
     for path in write_bad_inputs(tmp_path / "in"):
         local = local_line(lambda: build_pretraining_shards([path], fixture_vocab, str(tmp_path / "local")))
         assert local.startswith(path) and "\n" not in local, local
+        words_here = local_line(lambda: build_vocabulary(corpus_texts(check_parts([path])), 100))
+        assert words_here == local  # electra-build-vocab's local runner reads as the shard builder does
         shards = local_line(lambda: build_pretraining_shards_on_beam([path], fixture_vocab, str(tmp_path / "beam")))
         words = local_line(lambda: learn_vocabulary_on_beam([path], str(tmp_path / "vocab.txt"), 100))
         if "parquet" in path and "unmarked" not in path:  # refused before the pipeline, by both runners
