@@ -5,7 +5,8 @@ classifier as a keras-hub task (keras-hub ships none).
 keras-hub's own `ElectraBackbone.save_to_preset` and `ElectraTokenizer.save_to_preset` write, so
 `keras_hub.models.ElectraBackbone.from_preset(folder)` loads it; a sequence classifier with the original
 head is written as an `ElectraTextClassifier` task (this module's), which
-`keras_hub.models.TextClassifier.from_preset(folder)` finds once `electra_tf` is imported. Reading a
+`keras_hub.models.TextClassifier.from_preset(folder)` finds once `electra_tf.register_keras_objects()` ran (or
+any public name of `electra_tf` was used). Reading a
 keras-hub preset is `from_pretrained(folder)` on any of our models (`checkpoints.keras_hub_preset`).
 
 What keras-hub's `ElectraBackbone` lacks, and how it is mapped:

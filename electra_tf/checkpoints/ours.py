@@ -28,6 +28,7 @@ import zipfile
 
 import keras
 
+import electra_tf
 from electra_tf.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
 from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
@@ -58,6 +59,7 @@ def load_keras(path):
             pass
         if not zipfile.is_zipfile(path):
             raise ValueError(f"{path}: not a .keras file (those are zip archives): truncated or damaged?")
+    electra_tf.register_keras_objects()  # the classes the file names (the package imports them lazily)
     try:
         return keras.saving.load_model(path, safe_mode=True)
     except (ValueError, OSError, TypeError) as e:
