@@ -420,11 +420,12 @@ def test_a_resume_on_other_shards_says_so_in_one_line(data, tmp_path, run_tool):
     tool_flags = [*command(data, model_dir)[3:], "--warmup_steps=0"]
     assert run_tool("run_pretraining", *tool_flags, "--train_steps=2")[0] == 0
     assert json.loads((model_dir / "train_data.json").read_text())["files"][0][0].endswith("-00000-of-00004")
-    moved = tmp_path / "moved"  # the same shards elsewhere: the same data
+    moved = tmp_path / "moved"  # the same shards elsewhere (the whole set, of which the same three): the same data
     moved.mkdir()
-    for shard in glob.glob(data["train"]):
+    for shard in glob.glob(os.path.join(os.path.dirname(data["train"]), "*-of-*")):
         shutil.copy(shard, moved)
-    exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=3", f"--train_files={moved}/*")
+    exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=3",
+                                   f"--train_files={moved}/{os.path.basename(data['train'])}")
     assert exit_code == 0 and "resumed from" in out and "warning:" not in out, err[-3000:]
     exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=4", f"--train_files={data['eval']}")
     assert exit_code == 0 and "done: step 4 of 4" in out, err[-3000:]
@@ -438,7 +439,7 @@ def test_a_resume_on_other_shards_says_so_in_one_line(data, tmp_path, run_tool):
 def test_a_shard_that_cannot_be_read_during_training_is_named_in_one_line(data, tmp_path, monkeypatch, run_tool):
     shards = tmp_path / "shards"
     shards.mkdir()
-    for shard in glob.glob(data["train"]):
+    for shard in glob.glob(os.path.join(os.path.dirname(data["train"]), "*-of-*")):  # a whole set
         shutil.copy(shard, shards)
     lost = sorted(shards.iterdir())[-1]
     building = run_module.pretraining_dataset
