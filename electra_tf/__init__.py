@@ -63,7 +63,7 @@ KERAS_OBJECT_MODULES = (
     "electra_tf.training.optimization", "electra_tf.transformers_names",
 )
 
-__all__ = sorted(_MODULE_OF, key=lambda name: (name[0].islower(), name)) + ["register_keras_objects"]
+__all__ = sorted([*_MODULE_OF, "register_keras_objects"])
 
 
 def register_keras_objects():
