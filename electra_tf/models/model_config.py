@@ -17,24 +17,32 @@ Example:
 ({0: 'negative', 1: 'positive'}, 2, True, 16)
 """
 
+from __future__ import annotations
+
 import dataclasses
 
-from electra_tf.config import ElectraConfig
+from electra_tf.config import ElectraConfig, _field
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
 class ModelConfig(ElectraConfig):
     """An `ElectraConfig` with a model's `num_labels`, `id2label` and `label2id` (see the module docstring)."""
 
+    num_labels: int | None = _field(None, "Labels of the model's head (transformers' config.num_labels).")
+    id2label: dict | None = _field(None, "Label name of each class id (transformers' config.id2label).")
+    label2id: dict | None = _field(None, "Class id of each label name (transformers' config.label2id).")
+
     @classmethod
     def of(cls, config, model):
-        view = cls(**{field.name: getattr(config, field.name) for field in dataclasses.fields(config)})
-        object.__setattr__(view, "num_labels", getattr(model, "num_labels", None))
-        object.__setattr__(view, "id2label", model.id2label)
-        object.__setattr__(view, "label2id", model.label2id)
-        return view
+        return cls(**cls.to_dict(config), num_labels=getattr(model, "num_labels", None),
+                   id2label=model.id2label, label2id=model.label2id)
 
-    def __eq__(self, other):  # equal to the `ElectraConfig` it shows: the labels belong to the model
-        return isinstance(other, ElectraConfig) and dataclasses.astuple(self) == dataclasses.astuple(other)
+    def to_dict(self):
+        """The `ElectraConfig`'s fields: the labels belong to the model, not to the network's config."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(ElectraConfig)}
+
+    def __eq__(self, other):  # equal to the `ElectraConfig` it shows
+        return isinstance(other, ElectraConfig) and self.to_dict() == other.to_dict()
 
     __hash__ = ElectraConfig.__hash__
 
