@@ -27,7 +27,6 @@ def _run(command, cwd, env):
     return result.stdout + result.stderr
 
 
-@pytest.mark.xfail(reason="failed in the integration run of 2026-12-02 after parallel changes; to be fixed next session (issue notes)", strict=False)
 def test_the_chinese_walkthrough_runs_as_written(tmp_path):
     blocks = BLOCK.findall(PAGE.read_text(encoding="utf-8"))
     assert blocks and all(marker.strip() == MARKER for marker, _, _ in blocks), "every block is run here"
@@ -58,11 +57,10 @@ def test_the_chinese_walkthrough_runs_as_written(tmp_path):
     qa = json.loads((runs / "qa" / "results.json").read_text())
     assert {"exact_match", "f1"} <= set(qa["dev"]["dev"])
     assert json.loads((runs / "sentiment" / "results.json").read_text())["dev"]["dev"]["accuracy"]
-    predicted = [line.split()[-1] for line in (runs / "ner" / "trial_0").glob("*dev*predictions*.txt").__next__()
-                 .read_text(encoding="utf-8").splitlines() if line.strip()]
+    predicted = [line.split("\t")[1] for line in (runs / "ner" / "trial_0" / "conll2003_dev.txt")
+                 .read_text(encoding="utf-8").splitlines() if line.strip()]  # character, tag, probability
     assert predicted and not any(tag.startswith(("E-", "S-")) for tag in predicted)  # BIO in, BIO out
 
-    words, labels = served.splitlines()[:2] if "[" in served.splitlines()[0] else (None, None)
     words_line = next(line for line in served.splitlines() if line.startswith("['江'"))
     assert words_line.count("'") == 2 * 2 * 15  # 15 characters, 15 tags: one word, one tag per character
     text = "江泽民主席在北京会见了克林顿。"
