@@ -20,17 +20,17 @@ class AllTokensMLM(ReplaceMLM):
     trains_rtd = True
     untrained_variables = ReplacedTokenDetection.untrained_variables  # the RTD head is the copy gate
 
-    def discriminated_outputs(self, discriminated, inputs, corrupted_ids, mask_positions):
-        every_position = tf.broadcast_to(tf.range(tf.shape(corrupted_ids)[1]), tf.shape(corrupted_ids))
-        outputs = super().discriminated_outputs(discriminated, inputs, corrupted_ids, every_position)
-        outputs["main_mlm_labels"] = tf.cast(inputs["input_ids"], tf.int32)
-        return outputs
+    def discriminated_outputs(self, discriminated, outputs):
+        ids = outputs.corrupted_ids
+        every_position = tf.broadcast_to(tf.range(tf.shape(ids)[1]), tf.shape(ids))
+        logits = self.main_mlm_head(discriminated["last_hidden_state"], mask_positions=every_position)
+        return {"main_mlm_logits": tf.cast(logits, tf.float32)}
 
     main_mlm_loss = staticmethod(objectives.copy_mlm_loss)
 
     @staticmethod
     def main_mlm_predictions(outputs):
-        return outputs["main_mlm_labels"], objectives.copy_predictions(outputs), outputs["real_tokens"]
+        return outputs.input_ids, objectives.copy_predictions(outputs), outputs.real_tokens
 
     def main_forward_flops(self, config, pretraining_config):
         return (encoder_forward_flops(config, pretraining_config.max_seq_length) + rtd_head_flops(config)

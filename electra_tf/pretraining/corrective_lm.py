@@ -27,7 +27,7 @@ class CorrectiveLanguageModel(AllTokensMLM):
     @staticmethod
     def main_mlm_loss(outputs, denominators):
         """`L_LM`: the copy mechanism's cross-entropy over every real token, `p_copy` held constant."""
-        return objectives.copy_mlm_loss({**outputs, "rtd_logits": tf.stop_gradient(outputs["rtd_logits"])},
+        return objectives.copy_mlm_loss(outputs._replace(rtd_logits=tf.stop_gradient(outputs.rtd_logits)),
                                         denominators)
 
     def main_loss(self, losses, pretraining_config):

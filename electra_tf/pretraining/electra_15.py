@@ -16,6 +16,6 @@ class MaskedReplacedTokenDetection(ReplacedTokenDetection):
 
     @staticmethod
     def scored_tokens(outputs):
-        masked = outputs["masked"]
-        return (objectives.at_slots(outputs["rtd_labels"], masked), masked.weights,
-                objectives.at_slots(outputs["rtd_logits"], masked))
+        masked = outputs.masked
+        return (objectives.at_slots(outputs.rtd_labels, masked), masked.weights,
+                objectives.at_slots(outputs.rtd_logits, masked))

@@ -110,9 +110,9 @@ class GeneratorNetwork:
         return discriminator if self.sharing.fold is None else self.sharing.fold(discriminator)
 
     def losses(self, outputs, denominators):
-        if "mlm_logits" not in outputs:
+        if outputs.mlm_logits is None:
             return {}
-        return {"mlm_loss": mlm_loss(outputs["masked"], outputs["mlm_logits"], denominators)}
+        return {"mlm_loss": mlm_loss(outputs.masked, outputs.mlm_logits, denominators)}
 
     def temperature(self, counter):
         """The sampling temperature at update step `counter`."""

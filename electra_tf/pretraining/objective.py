@@ -31,7 +31,7 @@ def mlm_loss(masked, logits, denominators):
 
 def rtd_loss(outputs, denominators):
     """The discriminator's sigmoid cross-entropy summed over this replica's real tokens, over the global count."""
-    return tf.reduce_sum(objectives.rtd_per_token(outputs) * outputs["real_tokens"]) / (
+    return tf.reduce_sum(objectives.rtd_per_token(outputs) * outputs.real_tokens) / (
         denominators["tokens"] + objectives.EPSILON)
 
 
@@ -54,13 +54,13 @@ class ReplacedTokenDetection:
         """Variables of the networks this objective leaves as they are."""
         return []
 
-    def discriminated_outputs(self, discriminated, inputs, corrupted_ids, mask_positions):
+    def discriminated_outputs(self, discriminated, outputs):
         """What the objective reads off the discriminator's outputs besides its RTD logits."""
         return {}
 
     def losses(self, outputs, denominators):
         """This replica's shares of the objective's global losses (`{}` when the step did not discriminate)."""
-        if "rtd_logits" not in outputs or not self.trains_rtd:
+        if not outputs.discriminated or not self.trains_rtd:
             return {}
         return {"rtd_loss": self.rtd_loss(outputs, denominators)}
 
@@ -83,8 +83,8 @@ class ReplacedTokenDetection:
         """Updates the trackers; `replicas` turns each replica's share of a loss into the global value."""
         if "rtd_loss" not in losses:
             return
-        masked = outputs["masked"]
-        self.sampled_mlm_accuracy.update_state(masked.labels, outputs["sampled"], sample_weight=masked.weights)
+        masked = outputs.masked
+        self.sampled_mlm_accuracy.update_state(masked.labels, outputs.sampled, sample_weight=masked.weights)
         self.rtd_loss_tracker.update_state(losses["rtd_loss"] * replicas)
         labels, real, logits = self.scored_tokens(outputs)
         probabilities = tf.sigmoid(logits)
@@ -94,7 +94,7 @@ class ReplacedTokenDetection:
     @staticmethod
     def scored_tokens(outputs):
         """`(labels, weights, logits)` of the tokens RTD is scored on: every real token."""
-        return outputs["rtd_labels"], outputs["real_tokens"], outputs["rtd_logits"]
+        return outputs.rtd_labels, outputs.real_tokens, outputs.rtd_logits
 
     def main_forward_flops(self, config, pretraining_config):
         """Forward FLOPs per input token of the trained network (discriminator encoder and heads)."""

@@ -1,6 +1,6 @@
 """The losses of the paper's pre-training variants, as functions of the step's outputs (Clark et al., 2020).
 
-Each takes the dict the pre-trainer's forward pass returns and the global
+Each takes the `PretrainingOutputs` the pre-trainer's forward pass returns and the global
 counts (`ElectraPretrainer.denominators`), and returns this replica's share of
 the global mean, as `ElectraPretrainer.mlm_loss` and `rtd_loss` do, so the
 variants keep exact multi-replica and gradient-accumulation equivalence.
@@ -24,7 +24,7 @@ EPSILON = 1e-6  # As the original's `sum(w * loss) / (sum(w) + 1e-6)`.
 
 def rtd_per_token(outputs):
     """The discriminator's sigmoid cross-entropy at every position, `[batch, sequence]`."""
-    return tf.nn.sigmoid_cross_entropy_with_logits(labels=outputs["rtd_labels"], logits=outputs["rtd_logits"])
+    return tf.nn.sigmoid_cross_entropy_with_logits(labels=outputs.rtd_labels, logits=outputs.rtd_logits)
 
 
 def at_slots(values, masked):
@@ -36,38 +36,40 @@ def masked_rtd_loss(outputs, denominators):
     """ELECTRA 15 %: the RTD loss over the masked positions, over the global number of predictions.
 
     >>> from electra_tf.pretraining.masking import MaskedBatch
+    >>> from electra_tf.pretraining.outputs import PretrainingOutputs
     >>> masked = MaskedBatch(None, tf.constant([[1]]), tf.constant([[1.0]]), None)
-    >>> outputs = {"masked": masked, "rtd_labels": tf.constant([[0.0, 1.0]]), "rtd_logits": tf.constant([[5.0, 0.0]])}
+    >>> outputs = PretrainingOutputs(masked, None, None, rtd_labels=tf.constant([[0.0, 1.0]]),
+    ...                              rtd_logits=tf.constant([[5.0, 0.0]]))
     >>> round(float(masked_rtd_loss(outputs, {"predictions": 1.0})), 4)   # log 2: only the masked position
     0.6931
     """
-    masked = outputs["masked"]
+    masked = outputs.masked
     return tf.reduce_sum(at_slots(rtd_per_token(outputs), masked) * masked.weights) / (
         denominators["predictions"] + EPSILON)
 
 
 def copy_log_probabilities(outputs):
     """All-Tokens MLM: `log p(original token)` at every position under the copy mechanism, `[batch, sequence]`."""
-    log_softmax = tf.nn.log_softmax(outputs["main_mlm_logits"])
-    original = tf.gather(log_softmax, outputs["main_mlm_labels"], batch_dims=2)
+    log_softmax = tf.nn.log_softmax(outputs.main_mlm_logits)
+    original = tf.gather(log_softmax, outputs.input_ids, batch_dims=2)
     # The RTD logit is "replaced"; copying is its complement: log D = log σ(-z), log(1 - D) = log σ(z).
-    log_copy, log_generate = tf.math.log_sigmoid(-outputs["rtd_logits"]), tf.math.log_sigmoid(outputs["rtd_logits"])
-    copied = tf.equal(outputs["rtd_labels"], 0.0)  # the input token is the original one
+    log_copy, log_generate = tf.math.log_sigmoid(-outputs.rtd_logits), tf.math.log_sigmoid(outputs.rtd_logits)
+    copied = tf.equal(outputs.rtd_labels, 0.0)  # the input token is the original one
     return tf.where(copied, tf.experimental.numpy.logaddexp(log_copy, log_generate + original),
                     log_generate + original)
 
 
 def copy_mlm_loss(outputs, denominators):
     """All-Tokens MLM: the copy mechanism's cross-entropy over every real token, over the global token count."""
-    return -tf.reduce_sum(copy_log_probabilities(outputs) * outputs["real_tokens"]) / (
+    return -tf.reduce_sum(copy_log_probabilities(outputs) * outputs.real_tokens) / (
         denominators["tokens"] + EPSILON)
 
 
 def copy_predictions(outputs):
     """All-Tokens MLM: the most probable token at each position under the copy mechanism, `[batch, sequence]`."""
-    probabilities = tf.nn.softmax(outputs["main_mlm_logits"])
-    copy = tf.sigmoid(-outputs["rtd_logits"])
-    input_ids = outputs["corrupted_ids"]
+    probabilities = tf.nn.softmax(outputs.main_mlm_logits)
+    copy = tf.sigmoid(-outputs.rtd_logits)
+    input_ids = outputs.corrupted_ids
     copied = copy + (1.0 - copy) * tf.gather(probabilities, input_ids, batch_dims=2)
     best = tf.argmax(probabilities, axis=-1, output_type=tf.int32)
     return tf.where(copied >= (1.0 - copy) * tf.reduce_max(probabilities, axis=-1), input_ids, best)
@@ -80,11 +82,11 @@ def reinforce_losses(outputs, denominators):
     maximising the discriminator's loss; neither loss reaches the
     discriminator (the reward is a constant here).
     """
-    masked = outputs["masked"]
+    masked = outputs.masked
     reward = tf.stop_gradient(at_slots(rtd_per_token(outputs), masked))
-    baseline_logits = outputs["baseline_logits"]
+    baseline_logits = outputs.baseline_logits
     advantage = tf.stop_gradient(reward + tf.math.log_sigmoid(baseline_logits))  # reward - baseline
-    log_probability = tf.gather(tf.nn.log_softmax(outputs["mlm_logits"]), outputs["sampled"], batch_dims=2)
+    log_probability = tf.gather(tf.nn.log_softmax(outputs.mlm_logits), outputs.sampled, batch_dims=2)
     count = denominators["predictions"] + EPSILON
     policy = -tf.reduce_sum(log_probability * advantage * masked.weights) / count
     baseline = tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.exp(-reward), logits=baseline_logits)

@@ -15,6 +15,7 @@ from electra_tf.layers.transformer_layer import share_block_traces
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import scatter_positions
+from electra_tf.pretraining.outputs import PretrainingOutputs
 from electra_tf.pretraining.registry import variant_parts
 from electra_tf.pretraining.replica_jit import ReplicaJit
 from electra_tf.pretraining.replicas import denominators
@@ -132,56 +133,58 @@ class ElectraPretrainer(keras.Model):
         return self.masker(inputs, counter, micro_batch)
 
     def forward_masked(self, inputs, masked, counter, training, micro_batch=0):
-        """Runs the generator on a masked batch, samples, runs the discriminator. A dict of tensors."""
+        """Runs the generator on a masked batch, samples, runs the discriminator: a `PretrainingOutputs`."""
         phase = PHASES[self.phase]
         # A frozen generator (a two-stage run's discriminator phase, Fast-ELECTRA's) samples without dropout.
         outputs = self.generate(inputs, masked, training and phase.trains_generator and self.source.trained)
         if self.is_electra and phase.trains_discriminator:
-            outputs.update(self.corrupt(inputs, masked, outputs.get("mlm_logits"), counter, micro_batch))
-            outputs.update(self.discriminate(inputs, outputs["corrupted_ids"], training, masked.positions))
+            outputs = self.corrupt(outputs, counter, micro_batch)
+            outputs = self.discriminate(inputs, outputs, training)
         return outputs
 
     def generate(self, inputs, masked, training):
-        """The generator's MLM logits at the masked positions (float32; none for a unigram generator), with the
-        batch's real-token mask (and what the training algorithm reads there: adversarial's baseline logits)."""
-        outputs = {"masked": masked, "real_tokens": tf.cast(inputs["attention_mask"], tf.float32)}
+        """The batch as masked, with the generator's MLM logits at the masked positions (float32; none for a
+        unigram generator) and what the training algorithm reads there (adversarial's baseline logits)."""
+        outputs = PretrainingOutputs(masked, tf.cast(inputs["input_ids"], tf.int32),
+                                     tf.cast(inputs["attention_mask"], tf.float32))
         if self.generator is None:
             return outputs
         generated = self.generator(_network_inputs(inputs, masked.input_ids, mask_positions=masked.positions),
                                    training=training)
-        return {**outputs, "mlm_logits": tf.cast(generated["logits"], tf.float32),
-                **self.algorithm.generated_outputs(generated, masked)}
+        return outputs._replace(mlm_logits=tf.cast(generated["logits"], tf.float32),
+                                **self.algorithm.generated_outputs(generated, masked))
 
-    def corrupt(self, inputs, masked, mlm_logits, counter, micro_batch=0):
+    def corrupt(self, outputs, counter, micro_batch=0):
         """Samples the replacements (from the generator source), writes them into the batch; the RTD labels."""
-        input_ids = tf.cast(inputs["input_ids"], tf.int32)
+        masked, input_ids = outputs.masked, outputs.input_ids
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)
         keys = rng.row_keys(self.pretraining_config.seed, counter, row_ids, rng.SAMPLING)
-        sampled = self.source.sample(mlm_logits, masked, keys, counter)
+        sampled = self.source.sample(outputs.mlm_logits, masked, keys, counter)
         corrupted = scatter_positions(input_ids, masked.positions, masked.weights, sampled)
         # Replaced AND different from the original: a lucky sample is "original".
         replaced = tf.cast(tf.not_equal(corrupted, input_ids), tf.float32)
-        return {"sampled": sampled, "corrupted_ids": corrupted,
-                "rtd_labels": replaced * tf.cast(inputs["attention_mask"], tf.float32)}
+        return outputs._replace(sampled=sampled, corrupted_ids=corrupted, rtd_labels=replaced * outputs.real_tokens)
 
-    def discriminate(self, inputs, corrupted_ids, training, mask_positions=None):
+    def discriminate(self, inputs, outputs, training):
         """The discriminator's per-token RTD logits (float32) on the corrupted batch, with what the objective
         reads off it (Replace / All-Tokens MLM: the kept model's MLM logits)."""
-        discriminated = self.discriminator(_network_inputs(inputs, corrupted_ids), training=training)
-        return {"rtd_logits": tf.cast(discriminated["logits"], tf.float32),
-                **self.objective.discriminated_outputs(discriminated, inputs, corrupted_ids, mask_positions)}
+        discriminated = self.discriminator(_network_inputs(inputs, outputs.corrupted_ids), training=training)
+        return outputs._replace(rtd_logits=tf.cast(discriminated["logits"], tf.float32),
+                                **self.objective.discriminated_outputs(discriminated, outputs))
 
     def forward(self, inputs, counter, training):
-        """Masks, generates, samples and discriminates with the draws of step `counter`: a dict of tensors."""
+        """Masks, generates, samples and discriminates with the draws of step `counter`: a `PretrainingOutputs`."""
         return self.forward_masked(inputs, self.mask_batch(inputs, counter), counter, training)
 
     def call(self, inputs, training=False):
-        """The forward pass with fixed draws: masked batch, logits, samples and labels."""
+        """The forward pass with fixed draws, as a dict of its computed fields: masked batch, logits, samples and
+        labels (Keras's output of the model)."""
         outputs = self.forward(inputs, tf.constant(-1, tf.int64), training)
-        masked = outputs.pop("masked")
-        outputs.update(masked_input_ids=masked.input_ids, mask_positions=masked.positions,
-                       mask_weights=masked.weights, mask_labels=masked.labels)
-        return outputs
+        masked = outputs.masked
+        return {**{name: value for name, value in outputs._asdict().items()
+                   if value is not None and name not in ("masked", "input_ids")},
+                "masked_input_ids": masked.input_ids, "mask_positions": masked.positions,
+                "mask_weights": masked.weights, "mask_labels": masked.labels}
 
     denominators = staticmethod(denominators)
 
@@ -189,7 +192,7 @@ class ElectraPretrainer(keras.Model):
         """Per-replica shares of the global losses (they sum over replicas to the global mean), each part's,
         and under `"loss"` the sum the step minimises (`step_losses`)."""
         if denominators is None:
-            denominators = self.denominators(outputs["masked"], outputs["real_tokens"])
+            denominators = self.denominators(outputs.masked, outputs.real_tokens)
         return step_losses(self.parts, self.phase, self.pretraining_config, outputs, denominators)
 
     def _losses_and_gradients(self, inputs, masked, counter, micro_batch, denominators):

@@ -28,19 +28,19 @@ class ReplaceMLM(ReplacedTokenDetection):
     def untrained_variables(self, discriminator):
         return discriminator.head.trainable_variables
 
-    def discriminated_outputs(self, discriminated, inputs, corrupted_ids, mask_positions):
-        logits = self.main_mlm_head(discriminated["last_hidden_state"], mask_positions=mask_positions)
+    def discriminated_outputs(self, discriminated, outputs):
+        logits = self.main_mlm_head(discriminated["last_hidden_state"], mask_positions=outputs.masked.positions)
         return {"main_mlm_logits": tf.cast(logits, tf.float32)}
 
     def losses(self, outputs, denominators):
         losses = super().losses(outputs, denominators)
-        if "main_mlm_logits" in outputs:
+        if outputs.main_mlm_logits is not None:
             losses["main_mlm_loss"] = self.main_mlm_loss(outputs, denominators)
         return losses
 
     @staticmethod
     def main_mlm_loss(outputs, denominators):
-        return mlm_loss(outputs["masked"], outputs["main_mlm_logits"], denominators)
+        return mlm_loss(outputs.masked, outputs.main_mlm_logits, denominators)
 
     def main_loss(self, losses, pretraining_config):
         """The kept masked LM's loss alone (unweighted, as the original)."""
@@ -61,8 +61,8 @@ class ReplaceMLM(ReplacedTokenDetection):
     @staticmethod
     def main_mlm_predictions(outputs):
         """`(labels, predictions, weights)` the kept masked LM is scored on."""
-        masked = outputs["masked"]
-        return masked.labels, tf.argmax(outputs["main_mlm_logits"], axis=-1, output_type=tf.int32), masked.weights
+        masked = outputs.masked
+        return masked.labels, tf.argmax(outputs.main_mlm_logits, axis=-1, output_type=tf.int32), masked.weights
 
     def main_forward_flops(self, config, pretraining_config):
         return masked_lm_forward_flops(config, pretraining_config)

@@ -30,10 +30,10 @@ class StepMetrics:
         """Updates every tracker from one step's outputs and losses; the logs `{name: value}`."""
         replicas = tf.cast(num_replicas(), tf.float32)
         self.loss.update_state(losses["loss"] * replicas)
-        masked = outputs["masked"]
+        masked = outputs.masked
         if "mlm_loss" in losses:
             self.mlm_loss.update_state(losses["mlm_loss"] * replicas)
-            self.mlm_accuracy.update_state(masked.labels, outputs["mlm_logits"], sample_weight=masked.weights)
+            self.mlm_accuracy.update_state(masked.labels, outputs.mlm_logits, sample_weight=masked.weights)
         self.objective.update_metrics(outputs, losses, replicas)
         logs = {metric.name: metric.result() for metric in self.metrics}
         if isinstance(tf.distribute.get_strategy(), tf.distribute.MultiWorkerMirroredStrategy):

@@ -142,7 +142,7 @@ class Adversarial(Joint):
         return {"baseline_logits": tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0]}
 
     def losses(self, outputs, denominators):
-        if "baseline_logits" not in outputs or "rtd_logits" not in outputs:
+        if outputs.baseline_logits is None or not outputs.discriminated:
             return {}
         policy, baseline = objectives.reinforce_losses(outputs, denominators)
         return {"policy_loss": policy, "baseline_loss": baseline}

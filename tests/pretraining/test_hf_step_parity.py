@@ -38,11 +38,11 @@ def test_one_joint_step_matches_transformers():
     variables = pretrainer.trainable_variables
     with tf.GradientTape() as tape:
         outputs = pretrainer.generate(inputs, masked, training=False)  # the fixture ran without dropout
-        outputs["rtd_labels"] = tf.cast(tf.not_equal(corrupted, inputs["input_ids"]), tf.float32) * outputs[
-            "real_tokens"]
-        outputs.update(pretrainer.discriminate(inputs, corrupted, training=False))
+        labels = tf.cast(tf.not_equal(corrupted, inputs["input_ids"]), tf.float32) * outputs.real_tokens
+        outputs = pretrainer.discriminate(inputs, outputs._replace(corrupted_ids=corrupted, rtd_labels=labels),
+                                          training=False)
         losses = pretrainer.pretraining_losses(outputs)
-    np.testing.assert_array_equal(outputs["rtd_labels"].numpy(), step["rtd_labels"])
+    np.testing.assert_array_equal(outputs.rtd_labels.numpy(), step["rtd_labels"])
     for name in ("mlm_loss", "rtd_loss", "loss"):
         assert abs(float(losses[name]) - float(step[name][0])) < 1e-5, (name, float(losses[name]), step[name])
 

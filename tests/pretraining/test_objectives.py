@@ -25,8 +25,8 @@ def _bce(labels, logits):
 
 def _reference(objective, algorithm, out, batch):
     """(total, {name: loss}) in float64, as the paper defines each variant's losses."""
-    array = {k: np.asarray(v, np.float64) for k, v in out.items() if k != "masked"}
-    masked = out["masked"]
+    array = {k: np.asarray(v, np.float64) for k, v in out._asdict().items() if k != "masked" and v is not None}
+    masked = out.masked
     weights, labels, positions = (np.asarray(masked.weights, np.float64), np.asarray(masked.labels),
                                   np.asarray(masked.positions))
     real = batch["attention_mask"].astype(np.float64)
@@ -47,14 +47,14 @@ def _reference(objective, algorithm, out, batch):
         copy = 1 / (1 + np.exp(array["rtd_logits"]))  # D: the probability of copying the input token
         softmax = np.exp(_log_softmax(array["main_mlm_logits"]))
         original = batch["input_ids"]
-        p = (copy * (np.asarray(out["corrupted_ids"]) == original)
+        p = (copy * (np.asarray(out.corrupted_ids) == original)
              + (1 - copy) * np.take_along_axis(softmax, original[..., None], -1)[..., 0])
         losses["main_mlm_loss"] = -(np.log(p) * real).sum() / tokens
         return losses["mlm_loss"] + losses["main_mlm_loss"], losses
     if algorithm == "adversarial":
         reward = at_slots
         baseline = -_log_sigmoid(array["baseline_logits"])
-        log_p = np.take_along_axis(_log_softmax(array["mlm_logits"]), np.asarray(out["sampled"])[..., None], -1)[..., 0]
+        log_p = np.take_along_axis(_log_softmax(array["mlm_logits"]), np.asarray(out.sampled)[..., None], -1)[..., 0]
         losses["policy_loss"] = -(log_p * (reward - baseline) * weights).sum() / predictions
         losses["baseline_loss"] = (_bce(np.exp(-reward), array["baseline_logits"]) * weights).sum() / predictions
         return losses["policy_loss"] + losses["baseline_loss"] + 50 * losses["rtd_loss"], losses
@@ -87,7 +87,7 @@ def test_two_stage_phases_train_one_loss_each(tiny_config, tiny_vocab):
     pretrainer.phase = GENERATOR_PHASE
     out = pretrainer.forward(batch, tf.constant(0, tf.int64), training=False)
     losses = pretrainer.pretraining_losses(out)
-    assert "rtd_logits" not in out and float(losses["loss"]) == pytest.approx(float(losses["mlm_loss"]))
+    assert out.rtd_logits is None and float(losses["loss"]) == pytest.approx(float(losses["mlm_loss"]))
     pretrainer.phase = DISCRIMINATOR_PHASE
     out = pretrainer.forward(batch, tf.constant(0, tf.int64), training=False)
     losses = pretrainer.pretraining_losses(out)

@@ -32,13 +32,13 @@ def test_losses_equal_a_numpy_reference(tiny_config, tiny_vocab):
     reported = pretrainer.evaluate(dataset(batch, 8), return_dict=True, verbose=0)
     # The first evaluation batch draws with counter -3 (see `test_step`).
     out = pretrainer.forward(batch, tf.constant(-3, tf.int64), training=False)
-    masked = out["masked"]
-    logits = np.asarray(out["mlm_logits"], np.float64)
+    masked = out.masked
+    logits = np.asarray(out.mlm_logits, np.float64)
     labels, weights = np.asarray(masked.labels), np.asarray(masked.weights)
     nll = -np.take_along_axis(_log_softmax(logits), labels[..., None], axis=-1)[..., 0]
     mlm = (nll * weights).sum() / (weights.sum() + 1e-6)
-    z = np.asarray(out["rtd_logits"], np.float64)
-    y = np.asarray(out["rtd_labels"], np.float64)
+    z = np.asarray(out.rtd_logits, np.float64)
+    y = np.asarray(out.rtd_labels, np.float64)
     real = batch["attention_mask"].astype(np.float64)
     bce = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
     rtd = (bce * real).sum() / (real.sum() + 1e-6)
@@ -46,7 +46,7 @@ def test_losses_equal_a_numpy_reference(tiny_config, tiny_vocab):
     assert reported["rtd_loss"] == pytest.approx(rtd, rel=1e-5)
     assert reported["loss"] == pytest.approx(mlm + 50 * rtd, rel=1e-5)
     # Labels: replaced AND different, on real tokens only.
-    corrupted = np.asarray(out["corrupted_ids"])
+    corrupted = np.asarray(out.corrupted_ids)
     np.testing.assert_array_equal(y, (corrupted != batch["input_ids"]) * real)
     mlm_accuracy = ((logits.argmax(-1) == labels) * weights).sum() / weights.sum()
     assert reported["mlm_accuracy"] == pytest.approx(mlm_accuracy, abs=1e-6)
