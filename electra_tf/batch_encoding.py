@@ -14,8 +14,9 @@ Example:
 """
 
 import numpy as np
-import optree
 import tensorflow as tf
+
+from electra_tf.library_internals import register_keras_tree_node
 
 PADDING = {False: "do_not_pad", True: "longest", "do_not_pad": "do_not_pad", "longest": "longest",
            "max_length": "max_length"}
@@ -44,12 +45,11 @@ class BatchEncoding(dict):
         return dict(self)
 
 
-# Keras walks nested inputs with optree in its "keras" namespace, where a dict subclass is one leaf, not a
-# dict: registered, a BatchEncoding goes into `model(batch)`, `fit`, `predict` as a dict does (keys sorted,
-# as optree orders a dict's).
-optree.register_pytree_node(
+# To Keras's nested-structure functions a dict subclass is one leaf, not a dict: registered, a BatchEncoding
+# goes into `model(batch)`, `fit`, `predict` as a dict does (keys sorted, as a dict's are).
+register_keras_tree_node(
     BatchEncoding, lambda batch: ([batch[key] for key in sorted(batch)], sorted(batch), sorted(batch)),
-    lambda keys, values: BatchEncoding(zip(keys, values)), namespace="keras")
+    lambda keys, values: BatchEncoding(zip(keys, values)))
 
 
 def strategies(padding, truncation, max_length, model_max_length):

@@ -26,6 +26,7 @@ rates["embeddings/word_embeddings/embeddings"]
 import keras
 
 from electra_tf.checkpoints.mapping import backbone_of
+from electra_tf.library_internals import DecayInUpdateStep
 from electra_tf.training.variable_state import PerVariableState
 
 
@@ -57,7 +58,7 @@ def layerwise_lr_multipliers(model, decay=0.8, original_top_layer=False):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class LayerwiseAdamW(PerVariableState, keras.optimizers.AdamW):
+class LayerwiseAdamW(DecayInUpdateStep, PerVariableState, keras.optimizers.AdamW):
     """AdamW whose step for each variable is scaled by `lr_multipliers[variable.path]`.
 
     Every trainable variable must have a multiplier: a missing one is an
@@ -75,9 +76,6 @@ class LayerwiseAdamW(PerVariableState, keras.optimizers.AdamW):
         self._multipliers = [self.lr_multipliers[v.path] for v in var_list]
         self._decays = [self.decays(v) for v in var_list]
         super().build(var_list)
-
-    def _apply_weight_decay(self, variables):
-        """Weight decay is applied in `update_step`, at each variable's own rate."""
 
     def update_step(self, gradient, variable, learning_rate):
         index = self.index_of(variable)

@@ -21,6 +21,7 @@ Example:
 import keras
 import tensorflow as tf
 
+from electra_tf.library_internals import DecayInUpdateStep, StepStartHook, resource_apply_adam
 from electra_tf.training.layerwise_decay import LayerwiseAdamW
 from electra_tf.training.variable_state import PerVariableState
 
@@ -57,7 +58,7 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class FusedAdamW(PerVariableState, keras.optimizers.AdamW):
+class FusedAdamW(DecayInUpdateStep, StepStartHook, PerVariableState, keras.optimizers.AdamW):
     """Keras's AdamW with each variable's update in one TensorFlow kernel, and the original's Adam as an option.
 
     Keras (3.15) builds some thirty graph ops per variable for an AdamW step,
@@ -94,12 +95,8 @@ class FusedAdamW(PerVariableState, keras.optimizers.AdamW):
         super().build(var_list)
         self._decays = [self.decays(v) for v in var_list]
 
-    def _apply_weight_decay(self, variables):
-        """Weight decay is applied in `update_step`, with the step's learning rate computed once."""
-
-    def _distributed_tf_update_step(self, distribution, grads_and_vars, learning_rate):
-        # Keras (3.12-3.16) calls this once per step, then `update_step` per variable: the step's scalars
-        # are computed here, once, rather than in every variable's update.
+    def start_step(self, distribution, learning_rate):
+        """The step's scalars, computed once per update rather than in every variable's `update_step`."""
         dtype = "float32"  # the variables' dtype (Keras keeps them float32 under mixed precision)
         # Under a multi-replica strategy the step's rate arrives per replica (the same on each): take one.
         learning_rate = tf.cast(distribution.experimental_local_results(learning_rate)[0], dtype)
@@ -113,7 +110,6 @@ class FusedAdamW(PerVariableState, keras.optimizers.AdamW):
             "beta1": tf.constant(self.beta_1, dtype), "beta2": tf.constant(self.beta_2, dtype),
             "epsilon": tf.constant(self.epsilon, dtype),
             "decay": tf.cast(self.weight_decay, dtype) * learning_rate}
-        return super()._distributed_tf_update_step(distribution, grads_and_vars, learning_rate)
 
     def update_step(self, gradient, variable, learning_rate):
         index = self.index_of(variable)
@@ -121,17 +117,11 @@ class FusedAdamW(PerVariableState, keras.optimizers.AdamW):
         decay = scalars.pop("decay")
         if self._decays[index]:
             variable.assign_sub(variable * decay)
-        tf.raw_ops.ResourceApplyAdam(var=_handle(variable), m=_handle(self.slot(index, "momentum")),
-                                     v=_handle(self.slot(index, "velocity")), grad=tf.cast(gradient, variable.dtype),
-                                     **scalars)
+        resource_apply_adam(variable, self.slot(index, "momentum"), self.slot(index, "velocity"),
+                            tf.cast(gradient, variable.dtype), **scalars)
 
     def get_config(self):
         return {**super().get_config(), "bias_correction": self.bias_correction}
-
-
-def _handle(variable):
-    """The resource handle of a Keras or TensorFlow variable (in `Strategy.update`, this replica's)."""
-    return (variable.value if isinstance(variable, keras.Variable) else variable).handle
 
 
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
