@@ -22,6 +22,7 @@ tokenizer + model on a request's texts, `step` with `texts=[...]`) or "runtime_s
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -402,7 +403,11 @@ def serve(kind, threads=0):
 
 class PeerProcess:
     """The parent's side: starts `python peer_worker.py <kind> <threads>` (`python`: another interpreter, e.g.
-    a virtual environment with torch and the runtimes) and sends it requests."""
+    a virtual environment with torch and the runtimes) and sends it requests.
+
+    Between requests the worker is stopped (SIGSTOP; SIGCONT for the next request): idle thread pools spin
+    (OpenMP's, ONNX Runtime's, TBB's), and a spinning idle worker beside the one being timed made torch 35×
+    slower here. A stopped process takes no CPU, so each path is timed alone, whatever others are loaded."""
 
     def __init__(self, kind="hf", threads=0, python=None):
         self.process = subprocess.Popen([python or sys.executable, os.path.abspath(__file__), kind, str(threads)],
@@ -410,9 +415,12 @@ class PeerProcess:
 
     def call(self, command, **arguments):
         """Sends one request and waits for its answer; a RuntimeError if the worker failed or died."""
+        self.process.send_signal(signal.SIGCONT)
         self.process.stdin.write(json.dumps({"command": command, **arguments}) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
+        if line:
+            self.process.send_signal(signal.SIGSTOP)
         if not line:
             raise RuntimeError(f"the peer worker exited (code {self.process.wait()}) during {command!r}")
         answer = json.loads(line)
@@ -422,6 +430,7 @@ class PeerProcess:
 
     def close(self):
         if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
             self.process.stdin.write(json.dumps({"command": "exit"}) + "\n")
             self.process.stdin.close()
             self.process.wait(timeout=60)
