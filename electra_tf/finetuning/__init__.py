@@ -6,6 +6,7 @@
   `docstring_kinds` (a task from the embedded corpus);
 - `registry`: `TASKS` by name and `make_task`;
 - `trainer`: `finetune`, the original recipe; `monitoring`: its progress lines, dev scores and best model.
+- `run`: `run_finetuning`, a whole run as `electra-finetune` does it (trials, resume, `results.json`).
 """
 
 from electra_tf.finetuning.registry import TASKS, make_task
