@@ -8,9 +8,10 @@ one) as SavedModels at fp32, bf16 and int8 (`electra_tf.export.export_model`,
 `precision=`) and as LiteRT fp32 and int8 (`electra_tf.export.litert`), runs each
 on every text of `--dev_file` (JSON lines with `text` and `label`): the
 SavedModels on raw text (`serving_default`, as TF Serving would), LiteRT on the
-same texts' token ids (`tf.lite.Interpreter`), and prints per export: accuracy,
+same texts' token ids (`tf.lite.Interpreter`), and as ONNX fp32 and int8 (`electra_tf.export.onnx`, in ONNX
+Runtime on the same ids), and prints per export: accuracy,
 its difference from fp32 in points, predictions that differ from fp32's, the
-largest probability difference, and the size on disk. Speed is in
+largest probability difference, and the size on disk (a SavedModel's whole folder, vocabulary included). Speed is in
 `benchmarks/serving.py --low_precision=...`.
 """
 
@@ -44,7 +45,7 @@ def main(argv):
     from electra_tf.atomic import write_json
     from electra_tf.convert import load_model
     from electra_tf.export import export_model, load_export
-    from electra_tf.export.litert import MODEL_FILE, export_litert
+    from electra_tf.export import litert, onnx
     from electra_tf.export.precision import cpu_flags
     from electra_tf.tokenization import ElectraTokenizer
 
@@ -67,15 +68,26 @@ def main(argv):
             serve = load_export(path).signatures["serving_default"]
             probabilities[precision] = np.concatenate(
                 [serve(text=tf.constant(batch))["probabilities"].numpy() for batch in batches])
-            sizes[precision] = folder_bytes(os.path.join(path, "variables"))
+            sizes[precision] = folder_bytes(path)  # the weights are graph constants (or variables)
         for precision in ("fp32", "int8"):
-            path = export_litert(model, tokenizer, work, model_name=f"litert_{precision}", max_seq_length=length,
-                                 label_names=labels, precision=precision)
-            runner = tf.lite.Interpreter(model_path=os.path.join(path, MODEL_FILE)).get_signature_runner()
+            path = litert.export_litert(model, tokenizer, work, model_name=f"litert_{precision}",
+                                        max_seq_length=length, label_names=labels, precision=precision)
+            runner = tf.lite.Interpreter(model_path=os.path.join(path, litert.MODEL_FILE)).get_signature_runner()
             probabilities[f"litert_{precision}"] = np.concatenate(
                 [runner(**{k: v.numpy() for k, v in encode(tf.constant(batch)).items()})["probabilities"]
                  for batch in batches])
-            sizes[f"litert_{precision}"] = os.path.getsize(os.path.join(path, MODEL_FILE))
+            sizes[f"litert_{precision}"] = os.path.getsize(os.path.join(path, litert.MODEL_FILE))
+        import onnxruntime
+
+        for precision in ("fp32", "int8"):
+            path = onnx.export_onnx(model, tokenizer, work, model_name=f"onnx_{precision}", max_seq_length=length,
+                                    label_names=labels, precision=precision)
+            session = onnxruntime.InferenceSession(os.path.join(path, onnx.MODEL_FILE),
+                                                   providers=["CPUExecutionProvider"])
+            probabilities[f"onnx_{precision}"] = np.concatenate(
+                [session.run(["probabilities"], {k: v.numpy() for k, v in encode(tf.constant(batch)).items()})[0]
+                 for batch in batches])
+            sizes[f"onnx_{precision}"] = os.path.getsize(os.path.join(path, onnx.MODEL_FILE))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     wanted = ("avx512_bf16", "amx_bf16", "avx512_vnni", "amx_int8")
