@@ -171,6 +171,8 @@ class _OursParts:
 
     def __init__(self, model, jit):
         import tensorflow as tf
+
+        from electra_tf.pretraining import losses
         self.model = model
         pc = model.pretraining_config
         variables = model.trainable_variables
@@ -182,19 +184,18 @@ class _OursParts:
             masked = model.mask_batch(inputs, counter)
             with tf.GradientTape() as tape:
                 outputs = model.generate(inputs, masked, training=True)
-                losses = model.source.losses(outputs, model.denominators(masked, outputs["real_tokens"]))
-                loss = pc.gen_weight * losses["mlm_loss"]
+                denominators = model.denominators(masked, outputs.real_tokens)
+                loss = pc.gen_weight * losses.mlm_loss(masked, outputs.mlm_logits, denominators)
             return outputs, tape.gradient(loss, generator_variables)
 
         def sampling(inputs, outputs, counter):
-            return model.corrupt(inputs, outputs["masked"], outputs["mlm_logits"], counter)
+            return model.corrupt(outputs, counter)
 
-        def discriminator(inputs, generated, corrupted):
+        def discriminator(inputs, corrupted):
             with tf.GradientTape() as tape:
-                outputs = {**generated, **corrupted,
-                           **model.discriminate(inputs, corrupted["corrupted_ids"], training=True)}
-                denominators = model.denominators(outputs["masked"], outputs["real_tokens"])
-                loss = pc.disc_weight * model.objective.rtd_loss(outputs, denominators)
+                outputs = model.discriminate(inputs, corrupted, training=True)
+                denominators = model.denominators(outputs.masked, outputs.real_tokens)
+                loss = pc.disc_weight * losses.rtd_loss(outputs, denominators)
             return tape.gradient(loss, discriminator_variables)
 
         def optimizer(generator_gradients, discriminator_gradients):
@@ -221,7 +222,7 @@ class _OursParts:
         if self.model.is_electra:
             corrupted = _fetch(self.sampling(batch, generated, counter))
             clock.append(time.perf_counter())
-            discriminator_gradients = _fetch(self.discriminator(batch, generated, corrupted))
+            discriminator_gradients = _fetch(self.discriminator(batch, corrupted))
             clock.append(time.perf_counter())
         else:
             discriminator_gradients = []
@@ -235,7 +236,8 @@ def _fetch(structure):
     """Waits for every tensor of `structure` (TensorFlow runs eagerly-called functions asynchronously)."""
     import tensorflow as tf
     for tensor in tf.nest.flatten(structure, expand_composites=True):
-        tensor.numpy()
+        if tensor is not None:  # a field the step did not compute
+            tensor.numpy()
     return structure
 
 

@@ -1,37 +1,53 @@
-"""All-Tokens MLM (Clark et al., 2020, §3.5): every token's identity predicted from the corrupted batch with
-the copy mechanism (`objectives.copy_log_probabilities`): the RTD head's sigmoid is the copy probability.
+"""All-Tokens MLM (objective `all_tokens_mlm`, Clark et al., 2020, §3.5): every token's identity predicted from
+the corrupted batch with the copy mechanism: the RTD head's sigmoid is the probability `D` of copying the input
+token, `p(x_t) = D·[x_t = input_t] + (1 - D)·softmax_t(x_t)` (`losses.copy_log_probabilities`).
+
+Minimises `gen_weight·L_MLM + L_main`: the generator's masked-LM loss (added by the step) and the copy
+mechanism's cross-entropy over every real token (`losses.copy_mlm_loss`), through which the RTD head (the copy
+gate) learns too. The RTD loss is reported, not minimised.
 
 Example:
->>> AllTokensMLM().trains_rtd
-True
+>>> [m.name for m in AllTokensMLM().make_metrics()][-2:]
+['main_mlm_loss', 'main_mlm_accuracy']
 """
 
-import tensorflow as tf
-
-from electra_tf.pretraining import objectives
-from electra_tf.pretraining.objective import ReplacedTokenDetection
-from electra_tf.pretraining.replace_mlm import ReplaceMLM
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.pretraining import losses
+from electra_tf.pretraining.kept_mlm import kept_mlm_head, kept_mlm_logits, kept_mlm_trackers, update_kept_mlm_trackers
+from electra_tf.pretraining.step_metrics import rtd_trackers, update_rtd_trackers
 from electra_tf.training.flops import encoder_forward_flops, masked_lm_head_flops, rtd_head_flops
 
 
-class AllTokensMLM(ReplaceMLM):
+class AllTokensMLM:
     """Objective `all_tokens_mlm`: the kept masked LM at every position, mixed with copying the input."""
 
-    trains_rtd = True
-    untrained_variables = ReplacedTokenDetection.untrained_variables  # the RTD head is the copy gate
+    discriminates = True
 
-    def discriminated_outputs(self, discriminated, outputs):
-        ids = outputs.corrupted_ids
-        every_position = tf.broadcast_to(tf.range(tf.shape(ids)[1]), tf.shape(ids))
-        logits = self.main_mlm_head(discriminated["last_hidden_state"], mask_positions=every_position)
-        return {"main_mlm_logits": tf.cast(logits, tf.float32)}
+    def networks(self, config, source):
+        discriminator, generator = source.networks(config, ElectraDiscriminator)
+        self.main_mlm_head = kept_mlm_head(discriminator, config)
+        return discriminator, generator, {"main_mlm_head": self.main_mlm_head}
 
-    main_mlm_loss = staticmethod(objectives.copy_mlm_loss)
+    def untrained_variables(self, discriminator):
+        return []  # the RTD head is the copy gate
 
-    @staticmethod
-    def main_mlm_predictions(outputs):
-        return outputs.input_ids, objectives.copy_predictions(outputs), outputs.real_tokens
+    def read_discriminator(self, discriminated, outputs):
+        return outputs._replace(main_mlm_logits=kept_mlm_logits(self.main_mlm_head, discriminated))
 
-    def main_forward_flops(self, config, pretraining_config):
+    def losses(self, outputs, denominators, pretraining_config):
+        main_mlm_loss = losses.copy_mlm_loss(outputs, denominators)
+        return {"rtd_loss": losses.rtd_loss(outputs, denominators), "main_mlm_loss": main_mlm_loss}, main_mlm_loss
+
+    def make_metrics(self):
+        self.rtd, self.kept = rtd_trackers(), kept_mlm_trackers()
+        return [*self.rtd, *self.kept]
+
+    def update_metrics(self, outputs, step_losses, replicas):
+        update_rtd_trackers(self.rtd, outputs, step_losses["rtd_loss"],
+                            (outputs.rtd_labels, outputs.real_tokens, outputs.rtd_logits), replicas)
+        update_kept_mlm_trackers(self.kept, step_losses["main_mlm_loss"], (
+            outputs.input_ids, losses.copy_predictions(outputs), outputs.real_tokens), replicas)
+
+    def forward_flops(self, config, pretraining_config):
         return (encoder_forward_flops(config, pretraining_config.max_seq_length) + rtd_head_flops(config)
                 + masked_lm_head_flops(config))

@@ -25,7 +25,7 @@ def training_flops_per_token(model_config, pretraining_config, phase=JOINT):
     """Training FLOPs per input token of one step (forward + backward) in `phase` (two-stage runs have two)."""
     objective, source = objective_of(pretraining_config), source_class(pretraining_config)
     generator = source.generator_forward_flops(model_config, pretraining_config) if objective.discriminates else 0
-    main = objective.main_forward_flops(model_config, pretraining_config)
+    main = objective.forward_flops(model_config, pretraining_config)
     trains = PHASES[phase]
     generator_passes = 3 if source.trained and trains.trains_generator else 1  # frozen: it only samples
     return generator_passes * generator + (3 * main if trains.trains_discriminator else 0)

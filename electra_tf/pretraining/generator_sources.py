@@ -3,7 +3,7 @@ sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). 
 names them, and `registry.WEIGHT_SHARING` the ways the networks share weights; `fast_electra.PretrainedGenerator`
 is a third source, a frozen pre-trained masked LM.
 
-A source builds the networks, computes the generator's losses, draws the replacements and says what its
+A source builds the networks, draws the replacements and says what its
 generator costs per token and whether that cost is a trained or an inference-only one.
 
 Example:
@@ -21,7 +21,6 @@ import tensorflow as tf
 from electra_tf.config import generator_config
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.pretraining.gdes import DisentangledEmbedding, fold
-from electra_tf.pretraining.objective import mlm_loss
 from electra_tf.pretraining.sampling import sample_replacements, sample_unigram
 from electra_tf.training.flops import masked_lm_forward_flops
 
@@ -90,7 +89,7 @@ def check_masked_lm(network, name, use):
 class GeneratorNetwork:
     """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
 
-    trained = True  # the generator learns, and its MLM loss is part of the loss minimised
+    trained = True  # the generator learns, and its losses are part of the loss minimised
     reads_unigram_counts = False  # needs the corpus's token counts (`variant_inputs`)
     unigram_counts = None
 
@@ -108,11 +107,6 @@ class GeneratorNetwork:
     def exported_discriminator(self, discriminator):
         """The discriminator as it is saved and exported (a GDES one with its embedding residuals folded in)."""
         return discriminator if self.sharing.fold is None else self.sharing.fold(discriminator)
-
-    def losses(self, outputs, denominators):
-        if outputs.mlm_logits is None:
-            return {}
-        return {"mlm_loss": mlm_loss(outputs.masked, outputs.mlm_logits, denominators)}
 
     def temperature(self, counter):
         """The sampling temperature at update step `counter`."""

@@ -74,9 +74,8 @@ class ElectraPretrainer(keras.Model):
         self.phase = self.algorithm.phase_at(0)
 
         # The networks, and the parts' heads (pre-trainer attributes: checkpoints keep them by these names).
-        self.discriminator, self.generator = self.objective.networks(self.config, self.source)
-        for name, layer in {**self.objective.heads(self.discriminator, self.config),
-                            **self.algorithm.heads(self.generator)}.items():
+        self.discriminator, self.generator, heads = self.objective.networks(self.config, self.source)
+        for name, layer in {**heads, **self.algorithm.heads(self.generator)}.items():
             setattr(self, name, layer)
         # Evaluation draws its own random numbers: a counter apart from the optimizer's, which keys training's.
         self.eval_counter = self.add_weight(shape=(), dtype="int64", initializer="zeros", trainable=False,
@@ -151,8 +150,8 @@ class ElectraPretrainer(keras.Model):
             return outputs
         generated = self.generator(_network_inputs(inputs, masked.input_ids, mask_positions=masked.positions),
                                    training=training)
-        return outputs._replace(mlm_logits=tf.cast(generated["logits"], tf.float32),
-                                **self.algorithm.generated_outputs(generated, masked))
+        return self.algorithm.read_generator(generated, outputs._replace(
+            mlm_logits=tf.cast(generated["logits"], tf.float32)))
 
     def corrupt(self, outputs, counter, micro_batch=0):
         """Samples the replacements (from the generator source), writes them into the batch; the RTD labels."""
@@ -169,8 +168,8 @@ class ElectraPretrainer(keras.Model):
         """The discriminator's per-token RTD logits (float32) on the corrupted batch, with what the objective
         reads off it (Replace / All-Tokens MLM: the kept model's MLM logits)."""
         discriminated = self.discriminator(_network_inputs(inputs, outputs.corrupted_ids), training=training)
-        return outputs._replace(rtd_logits=tf.cast(discriminated["logits"], tf.float32),
-                                **self.objective.discriminated_outputs(discriminated, outputs))
+        return self.objective.read_discriminator(discriminated, outputs._replace(
+            rtd_logits=tf.cast(discriminated["logits"], tf.float32)))
 
     def forward(self, inputs, counter, training):
         """Masks, generates, samples and discriminates with the draws of step `counter`: a `PretrainingOutputs`."""

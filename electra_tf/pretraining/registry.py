@@ -15,6 +15,7 @@ import dataclasses
 
 from electra_tf.pretraining.all_tokens_mlm import AllTokensMLM
 from electra_tf.pretraining.corrective_lm import CorrectiveLanguageModel
+from electra_tf.pretraining.electra import ReplacedTokenDetection
 from electra_tf.pretraining.electra_15 import MaskedReplacedTokenDetection
 from electra_tf.pretraining.fast_electra import PretrainedGenerator
 from electra_tf.pretraining.generator_sources import (
@@ -25,8 +26,7 @@ from electra_tf.pretraining.generator_sources import (
     GeneratorNetwork,
     UnigramGenerator,
 )
-from electra_tf.pretraining.mlm_objective import MaskedLanguageModel
-from electra_tf.pretraining.objective import ReplacedTokenDetection
+from electra_tf.pretraining.mlm import MaskedLanguageModel
 from electra_tf.pretraining.replace_mlm import ReplaceMLM
 from electra_tf.pretraining.training_algorithms import Adversarial, Joint, TwoStage
 

@@ -1,68 +1,54 @@
-"""Replace MLM (Clark et al., 2020, §3.5): a masked LM kept on the discriminator's encoder, predicting the
-masked positions from the generator's replacements; the RTD head is neither trained nor scored.
+"""Replace MLM (objective `replace_mlm`, Clark et al., 2020, §3.5): a masked LM kept on the discriminator's
+encoder predicts the original tokens at the masked positions of the corrupted batch (generator samples there
+instead of [MASK]).
+
+Minimises `gen_weight·L_MLM + L_main`: the generator's masked-LM loss (added by the step) and the kept masked
+LM's cross-entropy at the masked positions (`losses.mlm_loss`), unweighted as in the original. The
+discriminator's RTD head is neither trained nor scored.
 
 Example:
->>> ReplaceMLM().trains_rtd
-False
+>>> [m.name for m in ReplaceMLM().make_metrics()]
+['main_mlm_loss', 'main_mlm_accuracy']
 """
 
-import keras
 import tensorflow as tf
 
-from electra_tf.layers.heads import masked_lm_head
-from electra_tf.pretraining.objective import ReplacedTokenDetection, mlm_loss
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.pretraining import losses
+from electra_tf.pretraining.kept_mlm import kept_mlm_head, kept_mlm_logits, kept_mlm_trackers, update_kept_mlm_trackers
 from electra_tf.training.flops import masked_lm_forward_flops
 
 
-class ReplaceMLM(ReplacedTokenDetection):
+class ReplaceMLM:
     """Objective `replace_mlm`: the kept masked LM at the masked positions of the corrupted batch."""
 
-    trains_rtd = False
+    discriminates = True
 
-    def heads(self, discriminator, config):
-        head = masked_lm_head(discriminator.backbone.embedding.word_embeddings, config, name="main_mlm_head")
-        head.build((None, None, config.hidden_size))
-        self.main_mlm_head = head
-        return {"main_mlm_head": head}
+    def networks(self, config, source):
+        discriminator, generator = source.networks(config, ElectraDiscriminator)
+        self.main_mlm_head = kept_mlm_head(discriminator, config)
+        return discriminator, generator, {"main_mlm_head": self.main_mlm_head}
 
     def untrained_variables(self, discriminator):
-        return discriminator.head.trainable_variables
+        return discriminator.head.trainable_variables  # the RTD head
 
-    def discriminated_outputs(self, discriminated, outputs):
-        logits = self.main_mlm_head(discriminated["last_hidden_state"], mask_positions=outputs.masked.positions)
-        return {"main_mlm_logits": tf.cast(logits, tf.float32)}
+    def read_discriminator(self, discriminated, outputs):
+        return outputs._replace(main_mlm_logits=kept_mlm_logits(self.main_mlm_head, discriminated,
+                                                                outputs.masked.positions))
 
-    def losses(self, outputs, denominators):
-        losses = super().losses(outputs, denominators)
-        if outputs.main_mlm_logits is not None:
-            losses["main_mlm_loss"] = self.main_mlm_loss(outputs, denominators)
-        return losses
-
-    @staticmethod
-    def main_mlm_loss(outputs, denominators):
-        return mlm_loss(outputs.masked, outputs.main_mlm_logits, denominators)
-
-    def main_loss(self, losses, pretraining_config):
-        """The kept masked LM's loss alone (unweighted, as the original)."""
-        return losses["main_mlm_loss"] if "main_mlm_loss" in losses else 0.0
+    def losses(self, outputs, denominators, pretraining_config):
+        main_mlm_loss = losses.mlm_loss(outputs.masked, outputs.main_mlm_logits, denominators)
+        return {"main_mlm_loss": main_mlm_loss}, main_mlm_loss
 
     def make_metrics(self):
-        metrics = super().make_metrics() if self.trains_rtd else []
-        self.main_mlm_loss_tracker = keras.metrics.Mean(name="main_mlm_loss")
-        self.main_mlm_accuracy = keras.metrics.Accuracy(name="main_mlm_accuracy")
-        return [*metrics, self.main_mlm_loss_tracker, self.main_mlm_accuracy]
+        self.trackers = kept_mlm_trackers()
+        return self.trackers
 
-    def update_metrics(self, outputs, losses, replicas):
-        super().update_metrics(outputs, losses, replicas)
-        if "main_mlm_loss" in losses:
-            self.main_mlm_loss_tracker.update_state(losses["main_mlm_loss"] * replicas)
-            self.main_mlm_accuracy.update_state(*self.main_mlm_predictions(outputs))
-
-    @staticmethod
-    def main_mlm_predictions(outputs):
-        """`(labels, predictions, weights)` the kept masked LM is scored on."""
+    def update_metrics(self, outputs, step_losses, replicas):
         masked = outputs.masked
-        return masked.labels, tf.argmax(outputs.main_mlm_logits, axis=-1, output_type=tf.int32), masked.weights
+        predictions = tf.argmax(outputs.main_mlm_logits, axis=-1, output_type=tf.int32)
+        update_kept_mlm_trackers(self.trackers, step_losses["main_mlm_loss"],
+                                 (masked.labels, predictions, masked.weights), replicas)
 
-    def main_forward_flops(self, config, pretraining_config):
+    def forward_flops(self, config, pretraining_config):
         return masked_lm_forward_flops(config, pretraining_config)

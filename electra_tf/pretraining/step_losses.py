@@ -1,35 +1,43 @@
-"""The loss a pre-training step minimises, summed from its parts' losses.
+"""The losses of one pre-training step and the sum it minimises.
 
-The generator source, the objective and the training algorithm each compute their losses from the step's
-outputs (this replica's shares of global means, over `replicas.denominators`); the sum is `gen_weight ×` the
-generator's losses (its MLM; REINFORCE and baseline when adversarial; none when it is not trained) plus the
-objective's part (`disc_weight ×` RTD, or the kept masked LM's loss). A two-stage phase trains one of them.
+`loss = gen_weight × the generator's losses + the objective's term`. The generator's losses are its masked-LM
+cross-entropy (`losses.mlm_loss`; REINFORCE and its baseline when the training algorithm is adversarial), counted
+when the generator is trained in this phase; the objective's term (its file says what it is: `disc_weight ×` RTD
+for `electra`) when the step ran the discriminator. Each loss is this replica's share of a global mean (over
+`replicas.denominators`). A two-stage phase trains one of the two.
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
 >>> from electra_tf.pretraining.registry import variant_parts
->>> parts = variant_parts(PretrainingConfig(gen_weight=2.0, disc_weight=10.0), ElectraConfig(), (0,))
->>> float(total_loss(parts, "joint", PretrainingConfig(gen_weight=2.0, disc_weight=10.0),
-...                  {"mlm_loss": 1.0, "rtd_loss": 0.5}))
-7.0
+>>> parts = variant_parts(PretrainingConfig(), ElectraConfig(), (0,))
+>>> float(total_loss(parts, "joint", PretrainingConfig(gen_weight=2.0), [1.0], 3.5))
+5.5
 """
 
 import tensorflow as tf
 
+from electra_tf.pretraining import losses
 from electra_tf.pretraining.training_algorithms import PHASES
 
 
 def step_losses(parts, phase, pretraining_config, outputs, denominators):
-    """Every part's losses of one step in `phase`, and under `"loss"` the sum minimised."""
-    losses = {**parts.source.losses(outputs, denominators), **parts.objective.losses(outputs, denominators),
-              **parts.algorithm.losses(outputs, denominators)}
-    losses["loss"] = total_loss(parts, phase, pretraining_config, losses)
-    return losses
+    """Every loss of one step in `phase` (`{name: loss}`), and under `"loss"` the sum minimised."""
+    named = {}
+    mlm_loss = None
+    if outputs.mlm_logits is not None:  # reported even when the generator is not trained (frozen, unigram: none)
+        mlm_loss = named["mlm_loss"] = losses.mlm_loss(outputs.masked, outputs.mlm_logits, denominators)
+    algorithm_losses, generator_losses = parts.algorithm.generator_losses(outputs, denominators, mlm_loss)
+    named.update(algorithm_losses)
+    objective_term = 0.0
+    if outputs.discriminated:
+        objective_losses, objective_term = parts.objective.losses(outputs, denominators, pretraining_config)
+        named.update(objective_losses)
+    named["loss"] = total_loss(parts, phase, pretraining_config, generator_losses, objective_term)
+    return named
 
 
-def total_loss(parts, phase, pretraining_config, losses):
+def total_loss(parts, phase, pretraining_config, generator_losses, objective_term):
     """The weighted sum a step in `phase` minimises."""
-    generator_losses = parts.algorithm.generator_losses(losses) if parts.source.trained else []
-    trains_generator = PHASES[phase].trains_generator and generator_losses
+    trains_generator = parts.source.trained and PHASES[phase].trains_generator and generator_losses
     total = pretraining_config.gen_weight * tf.add_n(generator_losses) if trains_generator else 0.0
-    return total + parts.objective.main_loss(losses, pretraining_config)
+    return total + objective_term

@@ -21,7 +21,7 @@ import dataclasses
 import keras
 import tensorflow as tf
 
-from electra_tf.pretraining import objectives
+from electra_tf.pretraining import losses
 from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE, JOINT
 from electra_tf.training.optimization import update_step_and_micro_batch
 
@@ -55,16 +55,14 @@ class Joint:
         """`{attribute: layer}` the algorithm adds and keeps (the pre-trainer holds them under these names)."""
         return {}
 
-    def generated_outputs(self, generated, masked):
-        """What the algorithm reads off the generator's outputs besides its MLM logits."""
-        return {}
+    def read_generator(self, generated, outputs):
+        """`outputs` with what the algorithm reads off the generator's outputs besides its MLM logits."""
+        return outputs
 
-    def losses(self, outputs, denominators):
-        return {}
-
-    def generator_losses(self, losses):
-        """The losses the generator learns from (× `gen_weight`)."""
-        return [losses["mlm_loss"]] if "mlm_loss" in losses else []
+    def generator_losses(self, outputs, denominators, mlm_loss):
+        """`({name: loss}, terms)`: the algorithm's own losses, and those the generator learns from (× `gen_weight`;
+        `mlm_loss` is the generator's, None without one)."""
+        return {}, [] if mlm_loss is None else [mlm_loss]
 
     def flops(self, steps, flops_in_phase):
         """FLOPs of the first `steps` steps, given `flops_in_phase(phase)` for one step."""
@@ -128,7 +126,7 @@ def start_discriminator_phase(pretrainer):
 
 class Adversarial(Joint):
     """`training_algorithm="adversarial"`: REINFORCE on the discriminator's loss, with a reward baseline
-    (`objectives.reinforce_losses`)."""
+    (`losses.reinforce_losses`)."""
 
     def heads(self, generator):
         baseline = keras.layers.Dense(1, name="reward_baseline")
@@ -136,18 +134,13 @@ class Adversarial(Joint):
         self.reward_baseline = baseline
         return {"reward_baseline": baseline}
 
-    def generated_outputs(self, generated, masked):
+    def read_generator(self, generated, outputs):
         # The baseline learns on the generator's features without training them: the reward alone does.
-        hidden = tf.stop_gradient(tf.gather(generated["last_hidden_state"], masked.positions, batch_dims=1))
-        return {"baseline_logits": tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0]}
+        hidden = tf.stop_gradient(tf.gather(generated["last_hidden_state"], outputs.masked.positions, batch_dims=1))
+        return outputs._replace(baseline_logits=tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0])
 
-    def losses(self, outputs, denominators):
-        if outputs.baseline_logits is None or not outputs.discriminated:
-            return {}
-        policy, baseline = objectives.reinforce_losses(outputs, denominators)
-        return {"policy_loss": policy, "baseline_loss": baseline}
-
-    def generator_losses(self, losses):
-        if "policy_loss" not in losses:
-            return super().generator_losses(losses)
-        return [losses["policy_loss"], losses["baseline_loss"]]
+    def generator_losses(self, outputs, denominators, mlm_loss):
+        if not outputs.discriminated:
+            return super().generator_losses(outputs, denominators, mlm_loss)
+        policy, baseline = losses.reinforce_losses(outputs, denominators)
+        return {"policy_loss": policy, "baseline_loss": baseline}, [policy, baseline]

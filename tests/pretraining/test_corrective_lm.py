@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.pretraining.objectives import copy_mlm_loss
+from electra_tf.pretraining.losses import copy_mlm_loss
 
 
 def _losses_and_gradients(pretrainer, batch, variables):

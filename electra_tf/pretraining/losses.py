@@ -1,25 +1,36 @@
-"""The losses of the paper's pre-training variants, as functions of the step's outputs (Clark et al., 2020).
+"""The pre-training losses as plain functions of the step's outputs (Clark et al., 2020; COCO-LM).
 
-Each takes the `PretrainingOutputs` the pre-trainer's forward pass returns and the global
-counts (`ElectraPretrainer.denominators`), and returns this replica's share of
-the global mean, as `ElectraPretrainer.mlm_loss` and `rtd_loss` do, so the
-variants keep exact multi-replica and gradient-accumulation equivalence.
+Each takes the `PretrainingOutputs` of the pre-trainer's forward pass and the global counts
+(`replicas.denominators`) and returns this replica's share of the global mean (the shares sum over replicas to
+it), so every variant keeps exact multi-replica and gradient-accumulation equivalence. The objectives
+(`electra.py`, `electra_15.py`, `replace_mlm.py`, `all_tokens_mlm.py`, `corrective_lm.py`, `mlm.py`) and the
+training algorithms say which of them a step minimises.
 
-- ELECTRA 15 % (§3.5): the RTD loss over the masked positions only.
-- All-Tokens MLM (§3.5): every token's identity is predicted from a
-  corrupted input, with the copy mechanism: the discriminator's sigmoid is the
-  probability `D` of copying the input token, the rest of the mass is the MLM
+- The generator's MLM loss and the discriminator's RTD loss (every real token; ELECTRA 15 %: the masked ones).
+- All-Tokens MLM's copy mechanism (§3.5): every token's identity predicted from the corrupted input; the
+  discriminator's sigmoid is the probability `D` of copying the input token, the rest of the mass is the MLM
   softmax's, `p(x_t) = D·[x_t = input_t] + (1 - D)·softmax_t(x_t)`.
-- Adversarial training (Appendix F): the generator maximises the
-  discriminator's loss by REINFORCE. The reward of a sampled token is the
-  discriminator's loss on it; the baseline is `-log sigmoid(w·h_G)` from the
-  generator's hidden state (read, not trained through), trained by
-  cross-entropy towards the reward (target probability `exp(-reward)`).
+- Adversarial training (Appendix F): the generator maximises the discriminator's loss by REINFORCE. The reward
+  of a sampled token is the discriminator's loss on it; the baseline is `-log sigmoid(w·h_G)` from the
+  generator's hidden state (read, not trained through), trained by cross-entropy towards the reward (target
+  probability `exp(-reward)`).
 """
 
+import keras
 import tensorflow as tf
 
 EPSILON = 1e-6  # As the original's `sum(w * loss) / (sum(w) + 1e-6)`.
+
+
+def mlm_loss(masked, logits, denominators):
+    """A masked LM's cross-entropy summed over this replica's masked slots, over the global count."""
+    per_slot = keras.losses.sparse_categorical_crossentropy(masked.labels, logits, from_logits=True)
+    return tf.reduce_sum(per_slot * masked.weights) / (denominators["predictions"] + EPSILON)
+
+
+def rtd_loss(outputs, denominators):
+    """The discriminator's sigmoid cross-entropy summed over this replica's real tokens, over the global count."""
+    return tf.reduce_sum(rtd_per_token(outputs) * outputs.real_tokens) / (denominators["tokens"] + EPSILON)
 
 
 def rtd_per_token(outputs):
