@@ -7,7 +7,7 @@ exactly.
 
 - A pre-training pair (our run folder, a Google checkpoint, or a Hugging Face
   discriminator folder with `input_generator=` its generator folder) becomes
-  our run folder (`config.json`, `discriminator.keras`, `generator.keras`,
+  our run folder (`run_config.json`, `discriminator.keras`, `generator.keras`,
   `vocab.txt`), a Google checkpoint (both networks, shared embeddings once),
   or Hugging Face folders (`networks=`: the discriminator, the generator, or
   both in `<output>/discriminator` and `<output>/generator`).
@@ -25,10 +25,10 @@ Example:
 >>> convert("tests/fixtures/hf/discriminator", out + "/ours", to="ours") == [out + "/ours"]
 True
 >>> sorted(os.listdir(out + "/ours"))
-['config.json', 'discriminator.keras', 'discriminator.weights.h5', 'vocab.txt']
+['discriminator.keras', 'run_config.json', 'vocab.txt']
 >>> prefix = convert(out + "/ours", out + "/google/model.ckpt", to="google")[0]
 >>> sorted(os.listdir(out + "/google"))
-['checkpoint', 'config.json', 'model.ckpt.data-00000-of-00001', 'model.ckpt.index', 'vocab.txt']
+['checkpoint', 'model.ckpt.data-00000-of-00001', 'model.ckpt.index', 'run_config.json', 'vocab.txt']
 """
 
 import contextlib

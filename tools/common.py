@@ -147,6 +147,7 @@ def config_overrides(config_class):
 
 WRITE_FAILED_EXIT_CODE = 74  # sysexits' EX_IOERR
 INTERRUPTED_EXIT_CODE = 130  # the shell's for Ctrl-C
+PREEMPTED_EXIT_CODE = 75  # a pre-training stopped by SIGTERM or Ctrl-C, saved: a re-run resumes (sysexits' EX_TEMPFAIL)
 # How a failed write (full disk, quota, file-size limit) reads in OSError and TensorFlow's errors.
 _WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 _WRITE_FAILURE_TEXTS = ("No space left on device", "Disk quota exceeded", "File too large")

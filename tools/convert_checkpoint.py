@@ -19,7 +19,8 @@ weights are loaded strictly into our models and written from them, so a
 conversion checks them on the way. The vocabulary beside the input (or
 --vocab_file) is written beside the output. A Google checkpoint's config is
 inferred from its shapes (64-wide heads, as all released models) unless
-`config.json` (our run config) sits beside it or --config names one.
+our `run_config.json` (`config.json` in folders written before it was so named)
+sits beside it or --config names one.
 `pytorch_model.bin` is never unpickled: convert it to safetensors first (the
 error says how).
 """
@@ -40,7 +41,7 @@ flags.DEFINE_string("output", None, "Output folder (Google: a checkpoint prefix,
 flags.DEFINE_enum("networks", "discriminator", ["discriminator", "generator", "both"],
                   "--to=huggingface from a pre-training pair: which network(s) to write.")
 flags.DEFINE_string("config", None, "A run config (JSON path or name in configs/) for a Google checkpoint "
-                    "without config.json, instead of inferring it.")
+                    "without run_config.json, instead of inferring it.")
 flags.DEFINE_string("vocab_file", None, "The vocabulary, when it is not beside --input.")
 flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 flags.DEFINE_enum("dtype", "float32", ["float32", "float16", "bfloat16"],

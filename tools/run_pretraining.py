@@ -20,8 +20,8 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
 - TensorBoard scalars in <model_dir>/logs every --log_every steps: metrics,
   learning rate, examples/s, tokens/s, training FLOPs so far; evaluation on
   --eval_files every --eval_every steps (dropout off).
-- At the end: <model_dir>/final/{discriminator,generator}.keras and .weights.h5,
-  config.json and vocab.txt, ready for fine-tuning and export.
+- At the end: <model_dir>/final/{discriminator,generator}.keras, run_config.json
+  and vocab.txt, ready for fine-tuning and export.
 - The paper's variants are config fields, hence flags (docs/pretraining_variants.md):
   --weight_sharing, --generator_type=unigram (its token counts are taken from
   --train_files once and kept in <model_dir>/unigram_counts.json),
@@ -37,6 +37,7 @@ from absl import flags
 
 from electra_tf.config import ElectraConfig, PretrainingConfig, load_run_config
 from electra_tf.tools.common import (
+    PREEMPTED_EXIT_CODE,
     config_overrides,
     define_config_flags,
     exits_cleanly_on_bad_input,
@@ -88,8 +89,6 @@ flags.DEFINE_string("init_generator_checkpoint", None,
                     "folder or hub id, e.g. hfl/chinese-electra-180g-small-generator).")
 
 define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
-
-PREEMPTED_EXIT_CODE = 75
 
 
 def resolve_configs(vocabulary_size):

@@ -11,8 +11,9 @@ and `generator_predictions/`. `global_step` and the Adam slots
 The released checkpoints come without a config: it is inferred from the
 shapes, with 64-wide attention heads as in every released model and in the
 original's generator (`max(1, hidden // 64)` heads); a run config
-(`{"model": …, "pretraining": …}`) named `config.json` beside the checkpoint,
-or passed in, takes precedence.
+(`{"model": …, "pretraining": …}`) named `run_config.json` beside the
+checkpoint (`config.json` in folders written before it was so named), or
+passed in, takes precedence.
 
 Example (the released ELECTRA-Small, from its variable shapes):
 >>> shapes = {"electra/embeddings/word_embeddings": [30522, 128],
@@ -38,6 +39,7 @@ import tensorflow as tf
 
 from electra_tf.atomic import atomic_folder, read_json, remove_leftovers, write_text
 from electra_tf.checkpoints import mapping
+from electra_tf.checkpoints.ours import RUN_CONFIG, run_config_file
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config, save_run_config
 
 DISCRIMINATOR_SCOPE, GENERATOR_SCOPE = "electra", "generator"
@@ -147,10 +149,10 @@ def infer_configs(shapes):
 
 
 def read_checkpoint(prefix, config=None, pretraining=None):
-    """A `GoogleCheckpoint`; `config`/`pretraining` default to `config.json` beside it, else to the shapes."""
+    """A `GoogleCheckpoint`; `config`/`pretraining` default to the run config beside it, else to the shapes."""
     reader = _load_checkpoint(prefix)
     shapes = reader.get_variable_to_shape_map()
-    beside = os.path.join(os.path.dirname(prefix), "config.json")
+    beside = run_config_file(os.path.dirname(prefix))
     if config is None and os.path.exists(beside):
         values = read_json(beside)
         if isinstance(values, dict) and "model" in values:  # our run config, not a Hugging Face one
@@ -211,7 +213,7 @@ def _is_file_of(name, base):
 @contextlib.contextmanager
 def prefix_written_whole(prefix):
     """A prefix in a temporary folder to write a checkpoint at (with the files that go beside it:
-    `checkpoint`, `config.json`, `vocab.txt`); when the block ends without an error they take their
+    `checkpoint`, `run_config.json`, `vocab.txt`); when the block ends without an error they take their
     places beside `prefix`, replacing the prefix's old files (an old shard never outlives it), and the
     folder's other files (another prefix) stay. On an error nothing changes.
 
@@ -247,7 +249,7 @@ def prefix_written_whole(prefix):
 def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_config=None, extra=None):
     """Writes Hugging Face-keyed state dicts (`ElectraForPreTraining`/`ElectraModel` and
     `ElectraForMaskedLM`) under the original names at `prefix`, with a `checkpoint` file and, given
-    `(ElectraConfig, PretrainingConfig)` as `run_config`, a `config.json` beside it. `extra` adds
+    `(ElectraConfig, PretrainingConfig)` as `run_config`, a `run_config.json` beside it. `extra` adds
     tensors as they are (e.g. `global_step`).
 
     Whole or not at all (`prefix_written_whole`): an error or a kill midway leaves the folder as it was.
@@ -271,12 +273,12 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
         write_text(os.path.join(folder, "checkpoint"),
                    f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
         if run_config is not None:
-            save_run_config(os.path.join(folder, "config.json"), *run_config)
+            save_run_config(os.path.join(folder, RUN_CONFIG), *run_config)
 
 
 def save_google(prefix, discriminator, generator=None, pretraining=None, tied=None):
     """Writes our discriminator (and generator) models under the original TF1 names at `prefix`, with
-    `config.json` (our run config) beside it. The embedding block is written once, under
+    `run_config.json` beside it. The embedding block is written once, under
     `electra/embeddings/`, when the generator shares the discriminator's (`tied=None`: when
     `pretraining` does not untie them)."""
     if tied is None:

@@ -27,6 +27,7 @@ import numpy as np
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints import hub, mapping
 from electra_tf.checkpoints.hf_tf_weights import TF_INDEX_NAME, TF_WEIGHTS_NAME, read_tf_weights
+from electra_tf.checkpoints.ours import RUN_CONFIG
 from electra_tf.checkpoints.safetensors_io import (
     INDEX_NAME,
     WEIGHTS_NAME,
@@ -203,6 +204,8 @@ def pretrained_config(path, **hub_options):
     `revision`, go to `hub.resolve`; only config.json and the tokenizer files are fetched), of our own model
     folder, or of a `config.json` path."""
     path = hub.resolve(path, tokenizer_only=True, **hub_options)
+    if os.path.isfile(os.path.join(path, RUN_CONFIG)):  # our run folder
+        return load_run_config(os.path.join(path, RUN_CONFIG))[0]
     config_file = os.path.join(path, CONFIG_NAME) if os.path.isdir(path) else os.fspath(path)
     values = read_json(config_file, expect=dict)
     return config_from_hf(values, source=config_file)[0] if is_hf_config(values) else load_run_config(config_file)[0]

@@ -11,7 +11,8 @@ with `huggingface_hub`'s progress bars. `HF_HUB_OFFLINE=1` and
 commit) and `token=` (private or gated repositories) are passed on; the
 environment is read at each call, so setting it after the import works.
 
-Only the files electra_tf reads are fetched: `config.json`, the safetensors
+Only the files electra_tf reads are fetched: `config.json` (or our run folder's
+`run_config.json`), the safetensors
 weights (with their index), our `.keras` files or a keras-hub preset's
 weights, the tokenizer files and `electra_tf.json`; `tf_model.h5` only when
 the repository has no safetensors. A repository with only
@@ -46,7 +47,9 @@ from huggingface_hub.utils import (
 WEIGHT_PATTERNS = ("*.safetensors", "*.safetensors.index.json", "*.keras", "model.weights.h5")
 TOKENIZER_PATTERNS = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                       "assets/tokenizer/vocabulary.txt")
-MODEL_PATTERNS = ("config.json", *WEIGHT_PATTERNS, *TOKENIZER_PATTERNS, "electra_tf.json")
+# Hugging Face's (or keras-hub's) config, and our run folder's (`checkpoints.ours.RUN_CONFIG`).
+CONFIG_PATTERNS = ("config.json", "run_config.json")
+MODEL_PATTERNS = (*CONFIG_PATTERNS, *WEIGHT_PATTERNS, *TOKENIZER_PATTERNS, "electra_tf.json")
 TF_WEIGHTS = "tf_model.h5"  # transformers 4.x's TF weights: fetched only when there are no safetensors
 PICKLED_WEIGHTS = "pytorch_model.bin"
 _TRUE = ("1", "on", "yes", "true")
@@ -152,7 +155,7 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
         return path
     offline, cache = is_offline(local_files_only), cache_folder(cache_dir)
     endpoint = os.environ.get("HF_ENDPOINT") or None
-    patterns = ["config.json", *TOKENIZER_PATTERNS] if tokenizer_only else list(MODEL_PATTERNS)
+    patterns = [*CONFIG_PATTERNS, *TOKENIZER_PATTERNS] if tokenizer_only else list(MODEL_PATTERNS)
     files = None if offline else _repository_files(path, revision, token, endpoint)
     if files is not None and not tokenizer_only and not _matches(files, WEIGHT_PATTERNS):
         if TF_WEIGHTS in files:

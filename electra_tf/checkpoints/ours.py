@@ -1,8 +1,9 @@
 """Our own format: a pre-training run's folder, or one model saved by Keras.
 
 - a **run folder**, as `tools/run_pretraining.py` writes `<model_dir>/final`:
-  `config.json` (`{"model": …, "pretraining": …}`), `discriminator.keras` and
-  `generator.keras` (with `.weights.h5` beside them), `vocab.txt`;
+  `run_config.json` (`{"model": …, "pretraining": …}`; folders written before
+  it was so named call it `config.json`, and still load), `discriminator.keras`
+  and `generator.keras`, `vocab.txt`;
 - a **model folder**: `model.keras` (any one of our models) beside its
   tokenizer files and `electra_tf.json` (what the model is: class, serving
   task, label names, length), as `save_pretrained` and the tools write it;
@@ -19,7 +20,7 @@ Example:
 >>> folder = tempfile.mkdtemp()
 >>> write_run_folder(folder, {"discriminator": ElectraDiscriminator(config)}, config, PretrainingConfig())
 >>> sorted(os.listdir(folder))
-['config.json', 'discriminator.keras', 'discriminator.weights.h5']
+['discriminator.keras', 'run_config.json']
 """
 
 import collections
@@ -33,7 +34,10 @@ from electra_tf.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
 from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
 
-RUN_CONFIG = "config.json"
+# A run folder's configs. Not `config.json`, which in a Hugging Face or keras-hub folder holds another format;
+# run folders written before it was so named hold theirs there (`LEGACY_RUN_CONFIG`), and still load.
+RUN_CONFIG = "run_config.json"
+LEGACY_RUN_CONFIG = "config.json"
 NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator.keras"}
 # One model of ours (a task model, an encoder) in a folder, as `save_pretrained` writes it.
 SINGLE_MODEL_FILE = "model.keras"
@@ -41,6 +45,18 @@ MODEL_INFO = "electra_tf.json"
 # Where a run leaves its model inside the folder a user may name instead: pre-training's `<model_dir>/final`,
 # a fine-tuning trial's `trial_<i>/model`.
 RUN_MODEL_FOLDERS = ("final", "model")
+
+
+def run_config_file(folder):
+    """The run config file of the run folder `folder`: `run_config.json`, or in a folder written before it was so
+    named `config.json`.
+
+    >>> run_config_file("runs/small/final")
+    'runs/small/final/run_config.json'
+    """
+    path = os.path.join(folder, RUN_CONFIG)
+    legacy = os.path.join(folder, LEGACY_RUN_CONFIG)
+    return legacy if not os.path.exists(path) and os.path.exists(legacy) else path
 
 
 def candidate_folders(path):
@@ -126,13 +142,12 @@ def _check_label_names(info, num_labels, info_file, path):
 def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):
     """Writes a run folder, whole (`atomic.atomic_folder`: it replaces an older `folder` only once
     complete): each of `networks` (`{"discriminator": model, "generator": model}`, either may be left
-    out) as `.keras` and `.weights.h5`, `config.json`, `vocab.txt` given a vocabulary, and whatever
+    out) as `.keras`, `run_config.json`, `vocab.txt` given a vocabulary, and whatever
     `extra_files(tmp_folder)` writes (e.g. the tokenizer files)."""
     with atomic_folder(folder) as tmp:
         for name, network in networks.items():
             if network is not None:
                 network.save(os.path.join(tmp, NETWORK_FILES[name]))
-                network.save_weights(os.path.join(tmp, f"{name}.weights.h5"))
         save_run_config(os.path.join(tmp, RUN_CONFIG), model_config, pretraining)
         if vocabulary is not None:
             save_vocabulary(vocabulary, os.path.join(tmp, VOCAB_FILE))

@@ -25,7 +25,7 @@ Example:
 >>> read_source(tempfile.mkdtemp())  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: ...: no pre-trained ELECTRA here. Expected our own saved model (config.json and
+ValueError: ...: no pre-trained ELECTRA here. Expected our own saved model (run_config.json and
 discriminator.keras, as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a
 Hugging Face folder (config.json and model.safetensors) or a Google checkpoint (a prefix such as
 model.ckpt-1000000, or its folder)
@@ -87,7 +87,7 @@ class Source:
 
 def _no_model_error(path):
     return ValueError(
-        f"{path}: no pre-trained ELECTRA here. Expected our own saved model (config.json and discriminator.keras, "
+        f"{path}: no pre-trained ELECTRA here. Expected our own saved model (run_config.json and discriminator.keras, "
         "as tools/run_pretraining.py writes them in <model_dir>/final, or a .keras file), a Hugging Face folder "
         "(config.json and model.safetensors) or a Google checkpoint (a prefix such as model.ckpt-1000000, or its "
         "folder)")
@@ -129,7 +129,8 @@ def _own_file(path):
 
 
 def _own_folder(folder):
-    model_config, pretraining = load_run_config(os.path.join(folder, ours.RUN_CONFIG))
+    config_file = ours.run_config_file(folder)
+    model_config, pretraining = load_run_config(config_file)
     networks = {}
     for name, file in ours.NETWORK_FILES.items():
         file = os.path.join(folder, file)
@@ -139,7 +140,7 @@ def _own_folder(folder):
         # (an MLM run's generator config is the model's: `generator_config` says so)
         expected = model_config if name == "discriminator" else generator_config(model_config, pretraining)
         if network.config != expected:
-            raise ValueError(f"{folder}: {name}.keras does not match config.json")
+            raise ValueError(f"{folder}: {name}.keras does not match {os.path.basename(config_file)}")
         networks["generator" if name == "generator" and networks else "model"] = network
     return Source(OURS, folder, folder, networks, pretraining=pretraining)
 
@@ -172,6 +173,10 @@ def _keras_hub(folder):
     return Source(KERAS_HUB, folder, folder, {"model": Network(config, "ElectraModel", state)})
 
 
+def _holds_networks(folder):
+    return any(os.path.exists(os.path.join(folder, name)) for name in ours.NETWORK_FILES.values())
+
+
 def detect_format(path):
     """`(format, location)`: which format `path` holds and where (a folder, file or prefix); a ValueError
     when none."""
@@ -183,14 +188,16 @@ def detect_format(path):
             if os.path.isfile(os.path.join(folder, ours.SINGLE_MODEL_FILE)):
                 return OURS, os.path.join(folder, ours.SINGLE_MODEL_FILE)
         for folder in ours.candidate_folders(path):
-            config_file = os.path.join(folder, ours.RUN_CONFIG)
+            if os.path.exists(os.path.join(folder, ours.RUN_CONFIG)) and _holds_networks(folder):
+                return OURS, folder
+            config_file = os.path.join(folder, hf.CONFIG_NAME)  # Hugging Face's, keras-hub's, or our older runs'
             if not os.path.exists(config_file):
                 continue
             if keras_hub_preset.is_keras_hub_preset(folder):
                 return KERAS_HUB, folder
             if hf.is_hf_config(read_json(config_file)):
                 return HUGGINGFACE, folder
-            if any(os.path.exists(os.path.join(folder, name)) for name in ours.NETWORK_FILES.values()):
+            if _holds_networks(folder):
                 return OURS, folder
     prefix = google.checkpoint_prefix(path)
     if prefix is not None and google.is_google_checkpoint(prefix):
@@ -214,5 +221,12 @@ def read_source(path, run_config=None, **hub_options):
 
 
 def read_config(path):
-    """The (discriminator's) `ElectraConfig` of a checkpoint in any format."""
+    """The (discriminator's) `ElectraConfig` of a checkpoint in any format, read from its config file where it has
+    one (our run folder, a Hugging Face folder), so that no weights are read to learn it."""
+    path = hub.resolve(path)
+    kind, location = detect_format(path)
+    if kind == HUGGINGFACE:
+        return hf.pretrained_config(location)
+    if kind == OURS and not location.endswith(".keras"):
+        return load_run_config(ours.run_config_file(location))[0]
     return read_source(path).config

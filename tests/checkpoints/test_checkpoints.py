@@ -35,6 +35,7 @@ from electra_tf.checkpoints.google import save_google
 from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.checkpoints.loading import CheckpointMismatchError
 from electra_tf.checkpoints.safetensors_io import read_safetensors, stored_float_dtype, write_safetensors
+from electra_tf.checkpoints.sources import read_config
 from electra_tf.checkpoints.transfer import load_state
 from electra_tf.convert import convert
 from electra_tf.pretraining.init_checkpoint import load_pretrainer_weights
@@ -221,6 +222,22 @@ def test_older_layouts_load_too(tmp_path):
     assert max(max_differences(model, "discriminator", ElectraDiscriminator).values()) < TOLERANCE
 
 
+def test_run_folders_written_before_run_config_json_load_too(tmp_path):
+    """Our run config was `config.json` (the name of a Hugging Face folder's config) before `run_config.json`."""
+    ours = str(tmp_path / "ours")
+    convert(str(FIXTURES / "discriminator"), ours, to="ours", input_generator=str(FIXTURES / "generator"))
+    os.rename(os.path.join(ours, "run_config.json"), os.path.join(ours, "config.json"))
+    discriminator = ElectraDiscriminator.from_pretrained(ours)
+    assert max(max_differences(discriminator, "discriminator", ElectraDiscriminator).values()) < TOLERANCE
+    assert read_config(ours) == discriminator.config == ElectraConfig.from_pretrained(ours)
+    prefix = convert(ours, str(tmp_path / "google" / "model.ckpt"), to="google")[0]
+    values = json.loads((tmp_path / "google" / "run_config.json").read_text())
+    values["pretraining"]["mask_prob"] = 0.2  # (what no shape says)
+    (tmp_path / "google" / "config.json").write_text(json.dumps(values))
+    os.remove(tmp_path / "google" / "run_config.json")
+    assert google.read_checkpoint(prefix).pretraining.mask_prob == 0.2
+
+
 # === Google TF1 checkpoints ===
 
 @pytest.fixture(scope="module")
@@ -305,7 +322,7 @@ def test_a_google_prefix_is_written_whole_beside_the_folders_other_files(tmp_pat
     before = contents()
     changed = {key: array + 1 for key, array in discriminator.state.items()}
 
-    def interrupted(*args):  # midway: the tensors are written, config.json is not
+    def interrupted(*args):  # midway: the tensors are written, run_config.json is not
         raise KeyboardInterrupt
 
     monkeypatch.setattr(google, "save_run_config", interrupted)
@@ -332,7 +349,7 @@ def test_a_released_style_checkpoint_with_a_full_size_generator_loads_from_its_s
     pretrainer = ElectraPretrainer(config, pretraining, 4, [0, 2, 3, 4])
     prefix = str(tmp_path / "electra_small" / "model.ckpt-1000000")
     save_google(prefix, pretrainer.discriminator, pretrainer.generator, pretraining)
-    os.remove(tmp_path / "electra_small" / "config.json")
+    os.remove(tmp_path / "electra_small" / "run_config.json")
     inferred, inferred_pretraining = google.infer_configs(dict(tf.train.list_variables(prefix)))
     assert inferred_pretraining.generator_hidden_size == 1.0
     assert inferred.num_heads == 2 and inferred.replace(hidden_dropout=0.1) == config  # 64-wide heads
@@ -347,8 +364,8 @@ def test_a_released_style_checkpoint_with_a_full_size_generator_loads_from_its_s
 def test_convert_a_huggingface_pair_through_every_format(tmp_path):
     ours = str(tmp_path / "ours")
     convert(str(FIXTURES / "discriminator"), ours, to="ours", input_generator=str(FIXTURES / "generator"))
-    assert {"config.json", "discriminator.keras", "generator.keras", "vocab.txt"} <= set(os.listdir(ours))
-    assert json.loads(Path(ours, "config.json").read_text())["pretraining"]["generator_hidden_size"] == 0.5
+    assert {"run_config.json", "discriminator.keras", "generator.keras", "vocab.txt"} <= set(os.listdir(ours))
+    assert json.loads(Path(ours, "run_config.json").read_text())["pretraining"]["generator_hidden_size"] == 0.5
     discriminator = ElectraDiscriminator.from_pretrained(ours)
     assert max(max_differences(discriminator, "discriminator", ElectraDiscriminator).values()) < TOLERANCE
     generator = ElectraGenerator.from_pretrained(ours)
@@ -381,7 +398,7 @@ def test_the_tools_convert_and_continue_pretraining_from_a_converted_model(tmp_p
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("".join(f"hello world {i} (tiny) text.\nmore words here!\n\n" for i in range(40)))
     result = subprocess.run(
-        [sys.executable, "-m", "electra_tf.tools.run_pretraining", f"--config={converted / 'config.json'}",
+        [sys.executable, "-m", "electra_tf.tools.run_pretraining", f"--config={converted / 'run_config.json'}",
          f"--vocab_file={converted / 'vocab.txt'}", f"--train_text_files={corpus}", f"--model_dir={tmp_path / 'run'}",
          f"--init_checkpoint={converted}", "--max_seq_length=16", "--batch_size=4", "--train_steps=1",
          "--warmup_steps=1", "--save_every=1", "--log_every=1", "--eval_every=1"],

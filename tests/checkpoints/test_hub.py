@@ -347,7 +347,7 @@ def test_pretraining_continues_from_hfl_chinese_checkpoints_given_by_id(hf_home,
     corpus.write_text("".join("江泽民主席在北京会见了克林顿。今天天气很好！\n我们去公园吧。\n\n" for _ in range(30)),
                       encoding="utf-8")
     code, out, err = run_tool(
-        "run_pretraining", f"--config={converted / 'config.json'}", f"--vocab_file={converted / 'vocab.txt'}",
+        "run_pretraining", f"--config={converted / 'run_config.json'}", f"--vocab_file={converted / 'vocab.txt'}",
         f"--train_text_files={corpus}", f"--model_dir={tmp_path / 'run'}", f"--init_checkpoint={converted}",
         "--max_seq_length=16", "--batch_size=4", "--train_steps=2", "--warmup_steps=1", "--save_every=2",
         "--log_every=1", "--eval_every=2")

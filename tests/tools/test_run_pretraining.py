@@ -114,9 +114,9 @@ def test_a_glob_over_the_shard_folder_skips_the_builders_manifest(data, tmp_path
 
 def test_outputs_checkpoints_and_tensorboard_scalars(reference):
     final = reference / "final"
-    for name in ("discriminator.keras", "discriminator.weights.h5", "generator.keras", "generator.weights.h5",
-                 "config.json", "vocab.txt"):
+    for name in ("discriminator.keras", "generator.keras", "run_config.json", "vocab.txt"):
         assert (final / name).exists(), name
+    assert not list(final.glob("*.weights.h5")) and not (final / "config.json").exists()  # each network once
     assert tf.train.latest_checkpoint(str(reference / "checkpoints")).endswith("ckpt-24")
     assert len([f for f in os.listdir(reference / "checkpoints") if f.endswith(".index")]) == 3  # kept
     tags = {}
@@ -359,7 +359,7 @@ def test_ctrl_c_at_any_moment_keeps_finished_work(data, tmp_path, monkeypatch, r
         return
     assert exit_code == 75 and f"interrupted (Ctrl-C): saved step {saved}" in out, err[-3000:]
     assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{saved}")
-    assert (model_dir / "final" / "config.json").exists() == (moment == "the final save")
+    assert (model_dir / "final" / "run_config.json").exists() == (moment == "the final save")
     assert ("and the final models in" in out) == (moment == "the final save")
 
 
@@ -395,7 +395,7 @@ def test_a_final_save_killed_in_an_extended_run_is_redone_and_its_temporaries_re
     shutil.copytree(tmp_path / "final_of_step_2", model_dir / f".final.tmp-{dead.pid}")
     exit_code, out, err = run_tool("run_pretraining", *tool_flags, "--train_steps=4")
     assert exit_code == 0 and "already complete at step 4 of 4" in out, err[-3000:]
-    assert json.loads((model_dir / "final" / "config.json").read_text())["pretraining"]["train_steps"] == 4
+    assert json.loads((model_dir / "final" / "run_config.json").read_text())["pretraining"]["train_steps"] == 4
     for a, b in zip(current, final_weights(model_dir)):
         np.testing.assert_array_equal(a, b)
     assert sorted(name for name in os.listdir(model_dir) if "final" in name) == ["final"]
