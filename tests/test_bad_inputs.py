@@ -26,6 +26,7 @@ from electra_tf import (
     PretrainingConfig,
     load_run_config,
 )
+from electra_tf.checkpoints.ours import RUN_CONFIG, run_config_file
 from electra_tf.config import generator_config
 from electra_tf.data.packing import Example
 from electra_tf.data.pipeline import pretraining_dataset
@@ -467,18 +468,18 @@ def test_shards_of_another_length_are_refused_before_the_model_dir_is_written(tm
                       f"--train_files={shards}", f"--model_dir={tmp_path}/run", "--max_seq_length=32")
     refused(result, f"{tmp_path}/data/{shard_name(0, 1)}: records have length 16, but the sequence length is 32 "
                     "(pass --max_seq_length=16, or build shards of length 32)")
-    assert not (tmp_path / "run" / "config.json").exists()  # so the corrected command is not "another config"
+    assert not (tmp_path / "run" / RUN_CONFIG).exists()  # so the corrected command is not "another config"
 
 
 def test_an_init_checkpoint_of_another_config_leaves_no_run_config(tmp_path, vocab_file, write_pretrained_dir,
                                                                    refused, run_tool):
     final = write_pretrained_dir(tmp_path / "final")  # a pre-training's final/: both networks, a tiny config
-    ElectraGenerator(generator_config(*load_run_config(f"{final}/config.json"))).save(f"{final}/generator.keras")
+    ElectraGenerator(generator_config(*load_run_config(run_config_file(final)))).save(f"{final}/generator.keras")
     result = run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
                       f"--train_text_files={vocab_file}", f"--model_dir={tmp_path}/run", "--max_seq_length=16",
                       "--batch_size=2", f"--init_checkpoint={final}")
     refused(result, f"--init_checkpoint {final}: {final} (electra_tf): its discriminator has another model config")
-    assert not (tmp_path / "run" / "config.json").exists()  # so the corrected command is not "another config"
+    assert not (tmp_path / "run" / RUN_CONFIG).exists()  # so the corrected command is not "another config"
 
 
 # === Errors of the OS, csv, TensorFlow and safetensors: one line naming the path ===
