@@ -114,10 +114,11 @@ def pretrain(name, variant, steps, budgets, vocab, shards, folder):
     saved, done, start, logs = {}, 0, time.perf_counter(), {}
     for budget in sorted(budgets):
         target = round(budget * steps)
-        if target > done:
-            history = pretrainer.fit(data, steps_per_epoch=target - done, epochs=1, verbose=0).history
+        while target > done:  # phase by phase (a two-stage run switches at its phase's end)
+            end = min(target, pretrainer.start_phase(done) or target)
+            history = pretrainer.fit(data, steps_per_epoch=end - done, epochs=1, verbose=0).history
             logs = {metric: values[-1] for metric, values in history.items()}
-            done = target
+            done = end
         saved[budget] = (os.path.join(folder, f"{name}_{budget:g}"), done)
         role, network = kept_network(pretrainer, done)
         write_run_folder(saved[budget][0], {role: network}, model, pretraining, load_vocabulary(vocab))

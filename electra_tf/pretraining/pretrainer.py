@@ -21,7 +21,7 @@ from electra_tf.pretraining.replica_jit import ReplicaJit
 from electra_tf.pretraining.replicas import denominators
 from electra_tf.pretraining.step_losses import step_losses
 from electra_tf.pretraining.step_metrics import StepMetrics
-from electra_tf.pretraining.training_algorithms import PHASES, phase_variables
+from electra_tf.pretraining.training_algorithms import PHASES, phase_variables, start_discriminator_phase
 from electra_tf.training.flops import JOINT
 from electra_tf.training.optimization import update_step_and_micro_batch
 
@@ -42,7 +42,8 @@ class ElectraPretrainer(keras.Model):
     `unigram_counts` (`[vocab_size]`, for `generator_type="unigram"`: `unigram.count_tokens`).
 
     Feed it batches of `{"input_ids", "attention_mask", "token_type_ids"}` (int `[batch, max_seq_length]`), no
-    labels. Keep `pretrainer.discriminator` (`.backbone`: the bare encoder); `.generator` is a masked LM (`None`
+    labels. `fit` trains the phase `start_phase` readied (a two-stage run has two; `run.run_pretraining` goes
+    through them). Keep `pretrainer.discriminator` (`.backbone`: the bare encoder); `.generator` is a masked LM (`None`
     for a unigram generator); `export_networks()` gives both as saved and exported (a GDES one folded).
 
     Example:
@@ -70,7 +71,7 @@ class ElectraPretrainer(keras.Model):
         self.masker = BatchMasker(pc, self.config.vocab_size, mask_token_id, special_token_ids, word_continuation_ids)
         self.parts = parts = variant_parts(pc, self.config, self.masker.special_token_ids, unigram_counts)
         self.objective, self.source, self.algorithm = parts.objective, parts.source, parts.algorithm
-        # What the next traced step computes; a two-stage run's train function sets it per step.
+        # What the next traced step computes: the run sets it phase by phase (`start_phase`).
         self.phase = self.algorithm.phase_at(0)
 
         # The networks, and the parts' heads (pre-trainer attributes: checkpoints keep them by these names).
@@ -107,11 +108,17 @@ class ElectraPretrainer(keras.Model):
 
     phase_variables = phase_variables  # what the current phase trains
 
-    def make_train_function(self, force=False):
-        """Keras's train function, or the training algorithm's schedule of them (two-stage: one per phase).
-        Kept as an override of this public method: a phase changes which variables the step trains, so each is
-        its own trace, and Keras has no other hook to pick the traced function per step."""
-        return self.algorithm.train_function(self, super().make_train_function, force)
+    def start_phase(self, step):
+        """Readies the next `fit` to train from update step `step` on: in the phase that step is in (each phase
+        is its own traced step: a new phase drops the traced one), and at the first step of a two-stage
+        discriminator phase with its encoder set from the generator's. Returns the step that phase ends at
+        (None: the run's end); a run fits up to it, then starts the next phase (`run.train`)."""
+        phase, first, end = self.algorithm.phase_span(step)
+        if phase != self.phase:
+            self.phase, self.train_function = phase, None
+        if step == first and PHASES[phase].starts_from_generator:
+            start_discriminator_phase(self)
+        return end
 
     @property
     def backbone(self):

@@ -263,18 +263,23 @@ def unreadable_file(message, patterns):
 
 
 def train(pretrainer, strategy, pretraining, options, done, train_files, callbacks, validation, stop):
-    """Fits from micro-step `done` to the end of the run, in epochs that end at multiples of `eval_every`,
-    or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
+    """Fits from micro-step `done` to the end of the run, phase by phase (`ElectraPretrainer.start_phase`: a
+    two-stage run has two, each its own traced step), in epochs that end at multiples of `eval_every` or at a
+    phase's end, or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
     k = pretraining.gradient_accumulation_steps
     total, epoch = pretraining.train_steps * k, min(options.eval_every, pretraining.train_steps) * k
     while done < total and not stop.requested:
+        phase_end = pretrainer.start_phase(done // k)
+        until = total if phase_end is None else min(phase_end * k, total)
         # Epochs end at multiples of eval_every; a resumed run first reaches the next boundary.
         first = epoch - done % epoch
-        steps, epochs = ((min(first, total - done), 1) if done % epoch or total - done < epoch
-                         else (epoch, (total - done) // epoch))
+        steps, epochs = ((min(first, until - done), 1) if done % epoch or until - done < epoch
+                         else (epoch, (until - done) // epoch))
+        ends = done + steps * epochs
         try:
             pretrainer.fit(make_dataset(strategy, pretraining, options, done, train_files), steps_per_epoch=steps,
-                           epochs=epochs, callbacks=callbacks, verbose=0, **validation)
+                           epochs=epochs, callbacks=callbacks, verbose=0,
+                           **(validation if ends % epoch == 0 or ends == total else {}))
         except tf.errors.DataLossError:
             damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, options.eval_files]))))
             raise ValueError(f"damaged TFRecords: {describe_corrupt_records(damaged) or 'unknown file'}; the last "

@@ -1,11 +1,11 @@
 """How the generator and discriminator are trained: jointly, in two stages, or adversarially (Clark et al.,
-2020, §3.2 and Appendix F). Each is a schedule of phases, each phase its own traced step function;
-`registry.TRAINING_ALGORITHMS` names them.
+2020, §3.2 and Appendix F). Each is a schedule of phases, each phase its own traced step (`phases`); the run
+trains them in turn (`ElectraPretrainer.start_phase`, `run.train`), and `registry.TRAINING_ALGORITHMS` names them.
 
 - `Joint`: one phase, both networks on `gen_weight × MLM + disc_weight × RTD`.
 - `TwoStage`: `two_stage_generator_steps` of generator-only MLM, then the discriminator (started from the
-  generator's weights) with the generator frozen. The train function picks the phase from the optimizer's
-  step on the host, so the checkpoint's weights and step are all the state a resumed run needs.
+  generator's weights) with the generator frozen. The phase follows from the optimizer's step, so the
+  checkpoint's weights and step are all the state a resumed run needs.
 - `Adversarial`: the generator learns by REINFORCE from the discriminator's loss, against a learnt baseline.
 
 Example:
@@ -23,7 +23,6 @@ import tensorflow as tf
 
 from electra_tf.pretraining import losses
 from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE, JOINT
-from electra_tf.training.optimization import update_step_and_micro_batch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,9 +31,11 @@ class Phase:
 
     trains_generator: bool
     trains_discriminator: bool
+    starts_from_generator: bool = False  # its first step sets the discriminator's encoder from the generator's
 
 
-PHASES = {JOINT: Phase(True, True), GENERATOR_PHASE: Phase(True, False), DISCRIMINATOR_PHASE: Phase(False, True)}
+PHASES = {JOINT: Phase(True, True), GENERATOR_PHASE: Phase(True, False),
+          DISCRIMINATOR_PHASE: Phase(False, True, starts_from_generator=True)}
 
 
 class Joint:
@@ -43,13 +44,22 @@ class Joint:
     def __init__(self, pretraining_config):
         self.pretraining_config = pretraining_config
 
-    def phase_at(self, step):
-        """The phase optimizer step `step` trains in."""
-        return JOINT
+    def phases(self):
+        """`[(phase, first update step)]`, in order: each phase lasts until the next one's first step."""
+        return [(JOINT, 0)]
 
-    def train_function(self, pretrainer, make_train_function, force):
-        """Keras's train function (`make_train_function`, Keras's own maker) or a schedule of them."""
-        return make_train_function(force)
+    def spans(self):
+        """`[(phase, first step, end step)]`: the phases' update steps (end None: the last phase, to the run's end)."""
+        starts = self.phases()
+        return [(phase, first, end) for (phase, first), (_, end) in zip(starts, [*starts[1:], (None, None)])]
+
+    def phase_span(self, step):
+        """`(phase, first step, end step)` of the phase update step `step` trains in."""
+        return next(span for span in self.spans() if span[2] is None or step < span[2])
+
+    def phase_at(self, step):
+        """The phase update step `step` trains in."""
+        return self.phase_span(step)[0]
 
     def heads(self, generator):
         """`{attribute: layer}` the algorithm adds and keeps (the pre-trainer holds them under these names)."""
@@ -66,42 +76,15 @@ class Joint:
 
     def flops(self, steps, flops_in_phase):
         """FLOPs of the first `steps` steps, given `flops_in_phase(phase)` for one step."""
-        return steps * flops_in_phase(JOINT)
+        return sum(max(0, (steps if end is None else min(steps, end)) - first) * flops_in_phase(phase)
+                   for phase, first, end in self.spans())
 
 
 class TwoStage(Joint):
     """`training_algorithm="two_stage"`: generator-only MLM first, then the discriminator from its weights."""
 
-    def phase_at(self, step):
-        return GENERATOR_PHASE if step < self.pretraining_config.two_stage_generator_steps else DISCRIMINATOR_PHASE
-
-    def train_function(self, pretrainer, make_train_function, force):
-        """One traced step per phase (each is traced at its first call with `pretrainer.phase` set); before
-        each step the phase is picked from the optimizer's step, and at the switch-over the generator is
-        copied into the discriminator."""
-        if pretrainer.train_function is not None and not force:
-            return pretrainer.train_function
-        if pretrainer.steps_per_execution > 1:
-            raise ValueError("ElectraPretrainer: two-stage training changes phase between steps; "
-                             "compile with steps_per_execution=1")
-        functions = {}
-        for phase in (GENERATOR_PHASE, DISCRIMINATOR_PHASE):
-            make_train_function(True)  # Keras keeps it in `train_function`
-            functions[phase] = pretrainer.train_function
-
-        def train_function(iterator):
-            step, micro_batch = (int(value) for value in update_step_and_micro_batch(pretrainer.optimizer))
-            pretrainer.phase = self.phase_at(step)
-            if (step, micro_batch) == (self.pretraining_config.two_stage_generator_steps, 0):
-                start_discriminator_phase(pretrainer)
-            return functions[pretrainer.phase](iterator)
-
-        pretrainer.train_function = train_function
-        return train_function
-
-    def flops(self, steps, flops_in_phase):
-        first = min(steps, self.pretraining_config.two_stage_generator_steps)
-        return first * flops_in_phase(GENERATOR_PHASE) + (steps - first) * flops_in_phase(DISCRIMINATOR_PHASE)
+    def phases(self):
+        return [(GENERATOR_PHASE, 0), (DISCRIMINATOR_PHASE, self.pretraining_config.two_stage_generator_steps)]
 
 
 def phase_variables(pretrainer):

@@ -108,6 +108,7 @@ def run_variant(tiny_config, tiny_vocab, fields, steps):
     trainable = {name: v for name, v in named_variables(pretrainer).items() if v.trainable}
     for step in range(steps):
         before = {name: np.array(v) for name, v in trainable.items()}
+        pretrainer.start_phase(step)  # two-stage: a phase per step, the switch-over counted in the step's change
         logs = pretrainer.train_on_batch(batch, return_dict=True)
         for name, value in logs.items():
             values[f"{step}/log/{name}"] = np.asarray(value, np.float64)

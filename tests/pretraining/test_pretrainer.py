@@ -7,7 +7,6 @@ import tensorflow as tf
 
 from electra_tf import ElectraConfig, ElectraPretrainer, PretrainingConfig
 from electra_tf.checkpoints.safetensors_io import read_safetensors
-from electra_tf.pretraining.training_algorithms import start_discriminator_phase
 from electra_tf.training.optimization import micro_steps
 
 ELECTRA_METRICS = ["loss", "mlm_loss", "mlm_accuracy", "sampled_mlm_accuracy", "rtd_loss", "rtd_accuracy",
@@ -242,11 +241,12 @@ def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_
     generator_ids = {id(v) for v in pretrainer.generator.trainable_variables}  # with the shared embeddings
     discriminator_only = [v for v in pretrainer.discriminator.trainable_variables if id(v) not in generator_ids]
     discriminator_before = [np.asarray(v) for v in discriminator_only]
+    assert pretrainer.start_phase(0) == 2  # the generator phase ends at step 2
     pretrainer.fit(data, steps_per_epoch=2, epochs=1, verbose=0)  # the generator phase
     generator_after = [np.asarray(v) for v in pretrainer.generator.trainable_variables]
     for before, after in zip(discriminator_before, discriminator_only):
         np.testing.assert_array_equal(before, after)  # untouched while the generator trains
-    start_discriminator_phase(pretrainer)
+    assert pretrainer.start_phase(2) is None and pretrainer.train_function is None  # the last phase: a new step
     for d, g in zip(pretrainer.discriminator.backbone.weights, pretrainer.generator.backbone.weights):
         np.testing.assert_array_equal(d, g)
     pretrainer.fit(data, steps_per_epoch=2, epochs=1, verbose=0)  # the discriminator phase
@@ -304,14 +304,15 @@ class TinyIds:
         return extra
 
 
-def test_two_stage_under_mirrored_strategy_equals_one_device_across_the_switch(tiny_config, tiny_vocab, mirrored):
+def test_two_stage_under_mirrored_strategy_equals_one_device_across_the_switch(tiny_config, tiny_vocab, mirrored,
+                                                                               fit_steps):
     batch = tiny_vocab.batch(batch_size=8, seq_length=16, seed=7, min_length=5)
     weights = []
     for strategy in (tf.distribute.get_strategy(), mirrored):
         with strategy.scope():
             pretrainer = tiny_vocab.pretrainer(tiny_config, seed=1, **TWO_STAGE)
             pretrainer.compile(optimizer=keras.optimizers.SGD(0.5))
-        pretrainer.fit(dataset(batch, 8).repeat(), steps_per_epoch=3, epochs=1, verbose=0)  # 2 + 1 steps
+        fit_steps(pretrainer, dataset(batch, 8).repeat(), 3)  # 2 + 1 steps
         weights.append([np.asarray(v) for v in pretrainer.trainable_variables])
     for a, b in zip(*weights):
         np.testing.assert_allclose(b, a, atol=2e-5)
