@@ -16,33 +16,27 @@ name (a `.keras` file keys a layer's weights by it). The sub-layers are
 created in keras-hub's order, so a seeded model draws the same initial
 weights and dropout seeds.
 
-The block is computed in the shape TensorFlow's CPU graph rewrites match (see
-docs/results.md): every projection is one 2-D `MatMul` on `[batch·sequence,
-hidden]` followed by its `BiasAdd` (Grappler fuses the pair into
-`_FusedMatMul`; an `EinsumDense` call runs a broadcast batch matmul whose
-kernel gradient is one small matmul per sequence plus a sum), the three input
-projections are one matmul on the concatenated kernels, and the attention
-scores are `matmul(q, k) · scale + mask bias` (one additive mask instead of
-Keras's two `where`s around the softmax). A block quantized by
-`model.quantize("int8")` runs its `EinsumDense` layers' own calls instead.
-The blocks of one network may share one traced training call (`SharedTrace`,
-`share_block_traces`): a step then traces one block's Python, not twelve
-(for which the attention's transposes and concatenations make their own gradients).
-No library offers the block in this shape, hence this module.
+The math is written once, in the shape TensorFlow's CPU graph rewrites match: every projection is one 2-D
+`MatMul` on `[batch·sequence, hidden]` followed by its `BiasAdd` (Grappler fuses the pair into `_FusedMatMul`),
+and the attention scores are `matmul(q, k) · scale + mask bias` (one additive mask instead of Keras's two
+`where`s around the softmax). How it runs is chosen by name (`block_options.BlockOptions`: one trace shared by a
+network's blocks, own-gradient transposes and concatenations, q/k/v in one `MatMul`); a block quantized by
+`model.quantize("int8")` projects through its layers' own calls, which apply the int8 kernels' scales. No library
+offers the block in this shape, hence this module.
 """
+
+import math
 
 import keras
 import tensorflow as tf
 
+from electra_tf.layers.block_options import BlockOptions
 from electra_tf.layers.counter_dropout import CounterDropout
+from electra_tf.layers.shared_trace import SharedTrace
 
 _MASKED = -1e9  # as Keras's masked softmax
 
 
-# In training, the attention's transposes and concatenations have gradients that make their own permutations,
-# sizes and axes: TensorFlow's take them from the forward graph, which under XLA made a block's shared trace
-# (below) need its inputs as compile-time constants. Same values, same kernels. Inference keeps TensorFlow's own
-# ops (no gradient is taken; an export's graph folds and converts them as before).
 def _transposed(x, perm, own_gradient):
     """`tf.transpose(x, perm)` for a Python `perm`; with `own_gradient`, its gradient holds the inverse one."""
     if not own_gradient:
@@ -65,6 +59,23 @@ def _concatenated(tensors, axis, own_gradient):
     def concat(*tensors):
         return tf.concat(tensors, axis), lambda gradient: tf.split(gradient, sizes, axis)
     return concat(*tensors)
+
+
+def _project(dense, rows, inputs_shape):
+    """`dense` (an `EinsumDense`) on `rows` `[n, k]` as one 2-D `MatMul` and its `BiasAdd`: `[n, m]`. A quantized
+    layer runs its own call (which applies its int8 kernel's scales) on `rows` reshaped to `inputs_shape`."""
+    if dense.quantization_mode is not None:
+        outputs = dense(tf.reshape(rows, inputs_shape))
+        return tf.reshape(outputs, [-1, math.prod(outputs.shape[2:])])
+    kernel = tf.reshape(tf.cast(dense.kernel, rows.dtype), [rows.shape[-1], -1])
+    bias = tf.cast(dense.bias, rows.dtype)
+    return tf.nn.bias_add(tf.matmul(rows, kernel), bias if bias.shape.rank == 1 else tf.reshape(bias, [-1]))
+
+
+def _training(training):
+    """Keras's `training` argument as a bool: any truthy value (`True`, `1`, a constant tensor) is training."""
+    value = tf.get_static_value(training)
+    return bool(training if value is None else value)
 
 
 def _clone(initializer):
@@ -132,40 +143,30 @@ class SelfAttention(keras.layers.Layer):
     def output_dense(self):
         return self._output_dense
 
-    def call(self, rows, shape, mask_bias, training=None):
-        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores."""
+    def call(self, rows, shape, mask_bias, options=BlockOptions(), training=None):
+        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores, `options`
+        the block's `BlockOptions`."""
         heads, size = self.num_heads, self.key_dim
-        dtype = rows.dtype
-        if self._query_dense.quantization_mode is not None:
-            return self._quantized_call(rows, shape, mask_bias, training)
-        own = training is True  # the ops' own gradients (above)
-        kernel = _concatenated([tf.reshape(tf.cast(dense.kernel, dtype), [-1, heads * size]) for dense in
-                                (self._query_dense, self._key_dense, self._value_dense)], 1, own)
-        bias = _concatenated([tf.reshape(tf.cast(dense.bias, dtype), [-1]) for dense in
-                              (self._query_dense, self._key_dense, self._value_dense)], 0, own)
-        projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
-        query, key, value = tf.unstack(_transposed(projected, [2, 0, 3, 1, 4], own))  # [batch, heads, seq, size]
-        context = tf.reshape(self._attend(query, key, value, mask_bias, training), [-1, heads * size])
-        output_kernel = tf.reshape(tf.cast(self._output_dense.kernel, dtype), [heads * size, -1])
-        return tf.nn.bias_add(tf.matmul(context, output_kernel), tf.cast(self._output_dense.bias, dtype))
-
-    def _quantized_call(self, rows, shape, mask_bias, training):
-        """The same attention through the `EinsumDense` layers' own calls: after `model.quantize("int8")` their
-        kernels are int8 with scales, which only those calls apply."""
-        sequences = tf.reshape(rows, [shape[0], shape[1], rows.shape[-1]])
-        query, key, value = (tf.transpose(dense(sequences), [0, 2, 1, 3])  # [batch, heads, sequence, size]
-                             for dense in (self._query_dense, self._key_dense, self._value_dense))
-        context = self._attend(query, key, value, mask_bias, training)
-        return tf.reshape(self._output_dense(context), [-1, rows.shape[-1]])
-
-    def _attend(self, query, key, value, mask_bias, training):
-        """`softmax(q·kᵀ/√d + mask_bias)` (with dropout) times `v`, from `[batch, heads, sequence, size]` to
-        `[batch, sequence, heads, size]`."""
-        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(self.key_dim ** -0.5, query.dtype)
+        training = _training(training)
+        own = training and options.own_gradients
+        qkv = (self._query_dense, self._key_dense, self._value_dense)
+        if options.fused_qkv and self._query_dense.quantization_mode is None:
+            kernel = _concatenated([tf.reshape(tf.cast(dense.kernel, rows.dtype), [-1, heads * size])
+                                    for dense in qkv], 1, own)
+            bias = _concatenated([tf.reshape(tf.cast(dense.bias, rows.dtype), [-1]) for dense in qkv], 0, own)
+            projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
+            query, key, value = tf.unstack(_transposed(projected, [2, 0, 3, 1, 4], own))
+        else:
+            query, key, value = (_transposed(tf.reshape(_project(dense, rows, [1, -1, rows.shape[-1]]),
+                                                        [shape[0], shape[1], heads, size]), [0, 2, 1, 3], own)
+                                 for dense in qkv)
+        # [batch, heads, sequence, size] each
+        scores = tf.matmul(query, key, transpose_b=True) * tf.constant(size ** -0.5, rows.dtype)
         if mask_bias is not None:
             scores += mask_bias
         probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        return _transposed(tf.matmul(probabilities, value), [0, 2, 1, 3], training is True)
+        context = _transposed(tf.matmul(probabilities, value), [0, 2, 1, 3], own)  # [batch, sequence, heads, size]
+        return _project(self._output_dense, tf.reshape(context, [-1, heads * size]), [1, -1, heads, size])
 
     def get_config(self):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
@@ -213,6 +214,7 @@ class ElectraTransformerLayer(keras.layers.Layer):
         self.layer_norm_epsilon = layer_norm_epsilon
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
+        self.options = BlockOptions()  # `set_block_options` chooses others
         self._shared_trace = None
 
     def build(self, inputs_shape):
@@ -248,7 +250,8 @@ class ElectraTransformerLayer(keras.layers.Layer):
         return layer
 
     def call(self, inputs, padding_mask=None, attention_mask=None, training=None):
-        if training is True and self._shared_trace is not None and tf.inside_function() and \
+        training = _training(training)
+        if training and self._shared_trace is not None and tf.inside_function() and \
                 self._self_attention_layer.query_dense.quantization_mode is None:
             return self._shared_trace(self, inputs, padding_mask, attention_mask)
         return self.block_call(inputs, padding_mask, attention_mask, training)
@@ -258,7 +261,7 @@ class ElectraTransformerLayer(keras.layers.Layer):
         shape = tf.shape(inputs)
         x = tf.reshape(inputs, [-1, inputs.shape[-1]])  # [batch·sequence, hidden]
         attended = self._self_attention_layer(x, shape=shape[:2], mask_bias=self._mask_bias(
-            padding_mask, attention_mask, x.dtype), training=training)
+            padding_mask, attention_mask, x.dtype), options=self.options, training=training)
         x = self._self_attention_layer_norm(self._self_attention_dropout(attended, training=training) + x)
         hidden = self._feedforward_output_dense(self._feedforward_intermediate_dense(x))
         x = self._feedforward_layer_norm(self._feedforward_dropout(hidden, training=training) + x)
@@ -289,73 +292,31 @@ class ElectraTransformerLayer(keras.layers.Layer):
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer)}
 
 
-class SharedTrace:
-    """One traced training call of `owner`, run on the weights and dropout seeds of any block shaped like it.
-
-    A tf.function traces the block's Python once per input shape; each block that shares it runs that one graph
-    on its own state (its variables' values in, its dropout seeds' next values out: `keras.StatelessScope` maps
-    the owner's variables to them while the owner's code runs). TensorFlow builds the call's gradient once per
-    trace, and the call stays a call (`_noinline`): the block's graph and its gradient's are instantiated and
-    optimised once, not once per block. So twelve blocks trace as one: the same operations, weights, masks and
-    gradients, in a shorter first step, with and without XLA (which inlines the calls; it needs the
-    attention's own-gradient transposes and concatenations above: with TensorFlow's, the gradient call took
-    int32 constants from the forward call, XLA wanted them as compile-time constants and so the forward call's
-    inputs too, dropout seeds included, and every step compiled anew).
-    (Keras and keras-hub trace every layer call anew; hence this small class.)
-
-    Example:
-    >>> import numpy as np
-    >>> blocks = [ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.1) for _ in range(2)]
-    >>> trace = SharedTrace(blocks[0])
-    >>> step = tf.function(lambda x: trace(blocks[1], trace(blocks[0], x, None, None), None, None))
-    >>> step(np.ones((1, 3, 4), "float32")).shape
-    TensorShape([1, 3, 4])
-    """
-
-    def __init__(self, owner):
-        self.owner = owner
-        # Not inlined into the step: instantiating one block's graph instead of twelve shortens the first bf16
-        # step of ELECTRA-Small from 10.1 to 6.8 s (in-process A/B); the steps after it take as long.
-        self.function = tf.function(self._owner_call, autograph=False, experimental_attributes={"_noinline": True})
-
-    def _owner_call(self, inputs, padding_mask, attention_mask, state):
-        owner = self.owner
-        with keras.StatelessScope(state_mapping=list(zip(owner.variables, state))) as scope:
-            outputs = owner.block_call(inputs, padding_mask, attention_mask, training=True)
-            return outputs, [scope.get_current_value(v) for v in owner.non_trainable_variables]
-
-    def __call__(self, block, inputs, padding_mask, attention_mask):
-        if not block.built:  # called directly, not through the block's `__call__`
-            block.build(inputs.shape)
-        if [v.shape for v in block.variables] != [v.shape for v in self.owner.variables]:
-            raise ValueError(f"{block.name} cannot share the trace of {self.owner.name}: other weight shapes")
-        state = [tf.convert_to_tensor(v) for v in block.variables]  # values (a variable would be a handle)
-        outputs, seeds = self.function(inputs, padding_mask, attention_mask, state)
-        for variable, value in zip(block.non_trainable_variables, seeds):
-            variable.assign(value)
-        return outputs
-
-
-def share_block_traces(model):
-    """Lets the `ElectraTransformerLayer`s of each network in `model` run their training calls through one
-    `SharedTrace`; returns how many networks.
+def set_block_options(model, options):
+    """Runs every `ElectraTransformerLayer` of `model` with `options` (a `BlockOptions`); with
+    `options.shared_trace`, the blocks of each network share one `SharedTrace`. Returns how many networks.
 
     Example:
     >>> from electra_tf import ElectraConfig, ElectraModel
     >>> encoder = ElectraModel(ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32, num_layers=2,
     ...                                      num_heads=2, intermediate_size=64))
-    >>> share_block_traces(encoder)  # the networks whose blocks now share a trace
+    >>> set_block_options(encoder, BlockOptions(shared_trace=True))  # the networks whose blocks now share a trace
     1
     """
     groups = 0
     for layer in [model, *_sublayers(model)]:
         blocks = [child for child in getattr(layer, "layers", []) if isinstance(child, ElectraTransformerLayer)]
         if blocks:
-            trace = SharedTrace(blocks[0])
+            trace = SharedTrace(blocks[0]) if options.shared_trace else None
             for block in blocks:
-                block._shared_trace = trace
+                block.options, block._shared_trace = options, trace
             groups += 1
     return groups
+
+
+def share_block_traces(model):
+    """`set_block_options(model, BlockOptions(shared_trace=True))`, as `ElectraPretrainer.compile` calls it."""
+    return set_block_options(model, BlockOptions(shared_trace=True))
 
 
 def _sublayers(layer):

@@ -1,5 +1,7 @@
 """`ElectraTransformerLayer`, our own block, computes what keras-hub's `TransformerEncoder` computes (which it
 replaced): same weight layout and names, same seeded initial weights, same outputs and gradients."""
+import dataclasses
+
 import keras
 import keras_hub
 import numpy as np
@@ -7,7 +9,9 @@ import pytest
 import tensorflow as tf
 
 from electra_tf.config import PretrainingConfig
-from electra_tf.layers.transformer_layer import ElectraTransformerLayer, SharedTrace
+from electra_tf.layers.block_options import BlockOptions
+from electra_tf.layers.shared_trace import SharedTrace
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer, set_block_options
 
 SETTINGS = dict(intermediate_dim=48, num_heads=3, dropout=0.1, activation="gelu", layer_norm_epsilon=1e-12,
                 kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02), name="block")
@@ -71,22 +75,21 @@ def test_dropout_rates_apply_apart_and_a_pre_ln_block_is_refused():
         ElectraTransformerLayer(intermediate_dim=8, num_heads=2, normalize_first=True)
 
 
-def _stack(shared, seed=0):
+def _stack(shared, seed=0, options=BlockOptions()):
     keras.utils.set_random_seed(seed)
     blocks = [ElectraTransformerLayer(attention_dropout=0.1, **{**SETTINGS, "name": f"block_{i}"}) for i in range(3)]
-    trace = SharedTrace(blocks[0]) if shared else None
     for block in blocks:
         block.build([None, 7, 24])
-        block._shared_trace = trace
+    set_block_options(keras.Sequential(blocks), dataclasses.replace(options, shared_trace=shared))
     return blocks
 
 
-def _traced_step(blocks):
+def _traced_step(blocks, training=True):
     @tf.function(autograph=False)
     def step(x, padding):
         with tf.GradientTape() as tape:
             for block in blocks:
-                x = block(x, padding_mask=padding, training=True)
+                x = block(x, padding_mask=padding, training=training)
             loss = tf.reduce_sum(x * x)
         return x, tape.gradient(loss, [v for b in blocks for v in b.trainable_variables])
     return step
@@ -111,6 +114,31 @@ def test_blocks_sharing_one_trace_compute_what_each_computes_alone_with_the_same
     assert not np.allclose(alone[0][0], alone[1][0])  # dropout on: the masks moved on between the steps
     np.testing.assert_array_equal(np.array(shared_seeds), np.array(alone_seeds))
     assert nodes[1] < nodes[0] / 2, nodes
+
+
+@pytest.mark.parametrize("options", [BlockOptions(own_gradients=False), BlockOptions(fused_qkv=False),
+                                     BlockOptions(shared_trace=True, own_gradients=False, fused_qkv=False)])
+def test_every_speed_switch_computes_the_same_training_step(options):
+    x = tf.constant(np.random.default_rng(0).normal(size=(2, 7, 24)), tf.float32)
+    padding = tf.constant([[1] * 7, [1] * 4 + [0] * 3])
+    (default_out, default_grads), (out, grads) = (
+        _traced_step(_stack(False, options=chosen))(x, padding) for chosen in (BlockOptions(), options))
+    np.testing.assert_allclose(out, default_out, atol=1e-6)
+    for a, b in zip(grads, default_grads, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+@pytest.mark.parametrize("training", [1, np.True_, tf.constant(True)])
+def test_any_truthy_training_value_takes_the_training_path_through_the_shared_trace(training):
+    x = tf.constant(np.random.default_rng(0).normal(size=(2, 7, 24)), tf.float32)
+    padding = tf.constant([[1] * 7, [1] * 4 + [0] * 3])
+    expected = _traced_step(_stack(True))(x, padding)
+    blocks = _stack(True)
+    got = _traced_step(blocks, training)(x, padding)
+    assert blocks[0]._shared_trace.function.experimental_get_tracing_count() == 1
+    for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(expected), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    assert np.allclose(blocks[0](x, training=0), blocks[0](x, training=tf.constant(False)))  # inference: no dropout
 
 
 @pytest.mark.parametrize("jit_compile", [False, True])
