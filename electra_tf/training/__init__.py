@@ -1,2 +1,2 @@
 """Training: optimisers and schedules, callbacks, distribution strategies, determinism, FLOPs, and the step's
-compilation switches (`xla_step`, `graph_optimizer`)."""
+speed switches (`speed`, which chooses them; `xla_step`, `graph_optimizer`)."""

@@ -1,9 +1,6 @@
-"""TensorFlow's graph optimizer (Grappler) on or off while a block of code runs.
-
-`electra-pretrain` runs its step without Grappler (`--graph_optimizer` turns it on): on the pre-training step its
-fusions buy nothing measurable, while it lengthens the first step by seconds (docs/results.md, "What each speed
-mechanism buys"). The switch is process-wide (`tf.config.optimizer.set_experimental_options`), so the previous
-setting comes back on exit.
+"""TensorFlow's graph optimizer (Grappler) on or off while a block of code runs (`--graph_optimizer`; off by
+default on the pre-training step: docs/results.md, "What each speed mechanism buys"). The switch is process-wide,
+so the previous setting comes back on exit.
 
 Example:
 >>> with graph_optimizer(False):

@@ -1,11 +1,8 @@
-"""Whether a pre-training step is XLA-compiled by default (`xla_pays`), and XLA:CPU calling oneDNN's matmuls.
+"""Whether a pre-training step is XLA-compiled by default (`xla_pays`), and XLA's CPU backend calling oneDNN.
 
-In fp32 the XLA-compiled step with oneDNN's matmuls (`--xla_cpu_use_onednn=true`) is faster than the
-`tf.function` step and its first step longer by the compilation; under `mixed_bfloat16` it is slower (XLA's own CPU
-code ignores the bf16 instructions oneDNN's kernels use; figures in docs/results.md). So a run is compiled by XLA
-in fp32 when it is long enough to earn the compilation back (`XLA_MIN_STEPS`, with a wide margin), and never under
-mixed precision.
-`electra-pretrain --jit_compile` / `--nojit_compile` overrides.
+In fp32 XLA with oneDNN's matmuls makes the step faster once its compilation is paid; under mixed precision it
+makes it slower (what it buys: docs/results.md, "What each speed mechanism buys"). `training.speed.StepSpeed`
+chooses it; `electra-pretrain --jit_compile` / `--nojit_compile` overrides.
 
 Example:
 >>> xla_pays(mixed_precision=False, train_steps=1_000_000), xla_pays(mixed_precision=True, train_steps=1_000_000)
@@ -21,7 +18,8 @@ _ONEDNN_FLAG = "--xla_cpu_use_onednn"
 
 
 def xla_pays(mixed_precision, train_steps):
-    """Whether XLA's faster step outweighs its compilation (see the module's docstring)."""
+    """XLA in fp32 for a run long enough to earn its compilation back (`XLA_MIN_STEPS`), never under mixed
+    precision."""
     return not mixed_precision and train_steps >= XLA_MIN_STEPS
 
 

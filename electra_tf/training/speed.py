@@ -1,0 +1,58 @@
+"""The pre-training step's speed mechanisms, each a named switch, chosen here in one place (as transformers picks
+an attention implementation by name). The step computes the same under every choice; what each switch buys, and
+the command that measures it: docs/results.md, "What each speed mechanism buys".
+
+Example:
+>>> from electra_tf import ElectraConfig, ElectraModel
+>>> encoder = ElectraModel(ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32, num_layers=2,
+...                                      num_heads=2, intermediate_size=64))
+>>> speed = StepSpeed(fused_qkv=False).resolved(mixed_precision=False, train_steps=10)
+>>> speed.jit_compile  # a short run does not earn XLA's compilation back
+False
+>>> with speed.running():  # Grappler off, as on every pre-training step by default
+...     speed.apply(encoder)  # the networks whose blocks now share a trace
+1
+"""
+
+import contextlib
+import dataclasses
+
+from electra_tf.layers.block_options import BlockOptions
+from electra_tf.layers.transformer_layer import set_block_options
+from electra_tf.training.graph_optimizer import graph_optimizer
+from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
+
+
+@dataclasses.dataclass(frozen=True)
+class StepSpeed:
+    """The switches, with the pre-training step's defaults.
+
+    shared_trace, own_gradients, fused_qkv: the transformer blocks' (`layers.block_options.BlockOptions`).
+    jit_compile: XLA with oneDNN's matmuls; None: where it pays (`xla_step.xla_pays`: fp32 runs of 1000 steps on).
+    graph_optimizer: Grappler on the step.
+    """
+
+    shared_trace: bool = True
+    own_gradients: bool = True
+    fused_qkv: bool = True
+    jit_compile: bool | None = None
+    graph_optimizer: bool = False
+
+    def resolved(self, mixed_precision, train_steps):
+        """These switches with `jit_compile` decided where it was left to the default (None)."""
+        if self.jit_compile is not None:
+            return self
+        return dataclasses.replace(self, jit_compile=xla_pays(mixed_precision, train_steps))
+
+    def apply(self, model):
+        """Runs the blocks of `model` with the block switches; returns how many networks hold blocks."""
+        return set_block_options(model, BlockOptions(self.shared_trace, self.own_gradients, self.fused_qkv))
+
+    @contextlib.contextmanager
+    def running(self):
+        """The process-wide switches while the `with` block runs: XLA's oneDNN flag (set before XLA's first
+        compilation, which reads it) and Grappler."""
+        if self.jit_compile:
+            use_onednn_in_xla()
+        with graph_optimizer(self.graph_optimizer):
+            yield
