@@ -363,58 +363,18 @@ class PretrainingConfig(_JsonConfig):
         `untied_generator_embeddings=true` says so."""
         return "none" if self.untied_generator_embeddings else self.weight_sharing
 
-    def _effective(self, field: str):
-        return self.sharing if field == "weight_sharing" else getattr(self, field)
-
     def _check_variants(self) -> None:
-        """The paper's variants: known values, and no impossible combination (the error names the fields)."""
+        """The paper's variants: known values, and no impossible combination (each variant declares what it
+        cannot be combined with, `pretraining/variant_rules.py`; the error names the field)."""
+        from electra_tf.pretraining.variant_rules import broken_rule  # no TensorFlow: reads this module
+
         name = type(self).__name__
         for field, allowed in (("weight_sharing", _WEIGHT_SHARING), ("generator_type", _GENERATOR_TYPES),
                                ("training_algorithm", _TRAINING_ALGORITHMS)):
             _check(getattr(self, field) in allowed, name, field, f"{getattr(self, field)!r} is not one of {allowed}")
-        _check(not self.untied_generator_embeddings or self.weight_sharing in ("none", "embeddings"), name,
-               "untied_generator_embeddings", f"contradicts weight_sharing={self.weight_sharing!r}")
-        defaults = {"weight_sharing": ("embeddings", "none"), "generator_type": ("masked_lm",),
-                    "training_algorithm": ("joint",)}
-        if self.objective == "mlm":
-            for field, allowed in defaults.items():
-                _check(self._effective(field) in allowed, name, field,
-                       f"{self._effective(field)!r} needs a generator and a discriminator, not objective='mlm'")
-        full_size = self.generator_hidden_size == 1.0 and self.generator_layers == 1.0
-        _check(self.sharing != "all" or full_size, name, "weight_sharing",
-               "'all' shares one encoder, so generator_hidden_size and generator_layers must be 1.0")
-        if self.generator_type == "unigram":
-            for field, bad in (("weight_sharing", ("all", "gdes")), ("disallow_correct", (True,)),
-                               ("training_algorithm", ("two_stage", "adversarial"))):
-                _check(self._effective(field) not in bad, name, field,
-                       f"{self._effective(field)!r} needs a generator network, not generator_type='unigram'")
-        pretrained = self.generator_type == "pretrained"
-        _check(pretrained == bool(self.generator_checkpoint), name, "generator_checkpoint",
-               "is the generator of generator_type='pretrained', and needs it" if pretrained else
-               "needs generator_type='pretrained'")
-        if pretrained:  # Fast-ELECTRA: the discriminator has its own embeddings; the generator is not trained
-            for field, good in (("weight_sharing", ("none",)), ("training_algorithm", ("joint",))):
-                _check(self._effective(field) in good, name, field,
-                       f"{self._effective(field)!r} does not go with generator_type='pretrained' (use {good[0]!r})")
-            _check(self.initial_temperature > 0, name, "initial_temperature", "must be > 0")
-            _check(self.temperature_decay_steps >= 0, name, "temperature_decay_steps", "must be >= 0")
-            _check(self.temperature_schedule in _TEMPERATURE_SCHEDULES, name, "temperature_schedule",
-                   f"{self.temperature_schedule!r} is not one of {_TEMPERATURE_SCHEDULES}")
-        if self.training_algorithm == "two_stage":
-            _check(self.objective == "electra", name, "training_algorithm",
-                   f"'two_stage' trains with objective='electra', not {self.objective!r}")
-            _check(full_size, name, "training_algorithm", "'two_stage' initialises the discriminator from the "
-                   "generator, so generator_hidden_size and generator_layers must be 1.0")
-            _check(self.sharing in ("none", "embeddings"), name, "weight_sharing",
-                   f"{self.sharing!r} does not go with training_algorithm='two_stage'")
-            _check(1 <= self.two_stage_generator_steps < self.train_steps, name, "two_stage_generator_steps",
-                   f"must be in [1, train_steps={self.train_steps}) for 'two_stage', "
-                   f"got {self.two_stage_generator_steps}")
-        else:
-            _check(self.two_stage_generator_steps == 0, name, "two_stage_generator_steps",
-                   "is only used with training_algorithm='two_stage'")
-        _check(self.training_algorithm != "adversarial" or self.objective in ("electra", "electra_15"), name,
-               "training_algorithm", f"'adversarial' trains a discriminator by RTD, not objective={self.objective!r}")
+        broken = broken_rule(self)
+        if broken:
+            _check(False, name, *broken)
 
     def to_dict(self) -> dict[str, Any]:
         values = super().to_dict()
