@@ -1,4 +1,5 @@
-"""The in-graph ELECTRA/BERT WordPiece tokenizer (keras-hub on tensorflow-text).
+"""The in-graph ELECTRA/BERT WordPiece tokenizer: BERT's pre-tokenization, then tensorflow-text's
+`FastWordpieceTokenizer`.
 
 A vocabulary is a `vocab.txt` with the special tokens [PAD] [UNK] [CLS] [SEP]
 [MASK] (see `electra_tf.vocabulary`); the released BERT/ELECTRA one works as
@@ -24,7 +25,6 @@ Called on Python text it answers as transformers' `BertTokenizerFast` does:
 import os
 
 import keras
-import keras_hub
 import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
@@ -32,6 +32,7 @@ import tensorflow_text as tf_text
 from electra_tf import batch_encoding, featurize
 from electra_tf.atomic import read_json
 from electra_tf.checkpoints.tokenizer_files import TOKENIZER_CONFIG, tokenizer_arguments, write_tokenizer_files
+from electra_tf.library_internals import uninlined_function
 from electra_tf.text_normalization import ASCII_TEXT, UNASSIGNED, bert_normalize, bert_pretokenize
 from electra_tf.vocabulary import is_unreachable, load_vocabulary, validate_vocabulary
 
@@ -50,25 +51,35 @@ SPECIAL_TOKEN_NAMES = ("unk_token", "sep_token", "pad_token", "cls_token", "mask
 PIECE_CLEAN_UP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
                   (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
 TEXT_CLEAN_UP = tuple(pair for pair in PIECE_CLEAN_UP if pair[0] != " do not")
+SUFFIX_INDICATOR, UNKNOWN_TOKEN = "##", "[UNK]"
+# Options of keras-hub's tokenizer, which the tokenizer's configs (in `.keras` files) held before it was our own
+# layer: read back at these values (the only ones it ever ran with), refused at others.
+LEGACY_OPTIONS = {"config_file": "tokenizer.json", "split": True, "split_on_cjk": True,
+                  "suffix_indicator": SUFFIX_INDICATOR, "oov_token": UNKNOWN_TOKEN, "special_tokens": None,
+                  "special_tokens_in_strings": False}
+# The special tokens' attributes (`cls_token`, `cls_token_id`, ...); start/end as keras-hub's tokenizers name them.
+SPECIAL_TOKEN_ATTRIBUTES = {"cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]",
+                            "mask_token": "[MASK]", "start_token": "[CLS]", "end_token": "[SEP]"}
+VOCABULARY_ASSET = "vocabulary.txt"  # in a `.keras` file's assets (as keras-hub's tokenizers write it)
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
+class ElectraTokenizer(keras.layers.Layer):
     """BERT/ELECTRA WordPiece tokenizer that always runs in-graph (tensorflow-text).
 
     The ids equal Hugging Face's `BertTokenizerFast` on the same `vocab.txt`:
-    keras-hub's vocabulary handling and tensorflow-text's
-    `FastWordpieceTokenizer` are kept, and the pre-tokenization is BERT's
-    (`electra_tf.text_normalization`), not keras-hub's.
+    the pre-tokenization is BERT's (`electra_tf.text_normalization`), the
+    WordPiece tensorflow-text's `FastWordpieceTokenizer`.
 
     Args:
         vocabulary: a list of tokens or a `vocab.txt` path.
         lowercase: lower-case the text (the released uncased models).
         strip_accents: remove accents; follows `lowercase` when `None`, as
             BERT's `BasicTokenizer` does.
-
         model_max_length: what `truncation=True` and `padding="max_length"`
             cut and pad to when a call gives no `max_length`.
+        sequence_length: if set, `tokenize` pads and cuts its ids to this
+            many (a dense tensor).
 
     Tokenization runs the TensorFlow path everywhere (eagerly, in `tf.data`,
     in a SavedModel), so ids never depend on where the tokenizer runs.
@@ -76,20 +87,99 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
     special tokens: a batch a ragged `[batch, (tokens)]` tensor, a single
     string a 1-D tensor. On Python text the tokenizer also speaks
     transformers' API (`tokenizer(text)`, `encode`, `decode`, `save_pretrained`;
-    see `__call__`).
+    see `__call__`). It is a Keras layer: a model's preprocessor holds it, and a
+    `.keras` file stores its vocabulary as an asset. keras-hub's own tokenizer
+    for a keras-hub preset is made from it by `electra_tf.keras_hub_export`.
     """
 
     def __init__(self, vocabulary=None, lowercase=True, strip_accents=None,
-                 model_max_length=DEFAULT_MODEL_MAX_LENGTH, **kwargs):
+                 model_max_length=DEFAULT_MODEL_MAX_LENGTH, sequence_length=None, **kwargs):
+        for name, expected in LEGACY_OPTIONS.items():
+            if kwargs.pop(name, expected) != expected:
+                raise ValueError(f"ElectraTokenizer: {name} can only be {expected!r}")
+        super().__init__(**{"dtype": "int32", **kwargs})
+        self.lowercase = lowercase
+        self.strip_accents = lowercase if strip_accents is None else strip_accents
         self.model_max_length = model_max_length
-        if isinstance(vocabulary, str):
-            vocabulary = load_vocabulary(vocabulary)
-        elif vocabulary is not None:
+        self.sequence_length = sequence_length
+        self.suffix_indicator, self.oov_token = SUFFIX_INDICATOR, UNKNOWN_TOKEN
+        for name, token in SPECIAL_TOKEN_ATTRIBUTES.items():
+            setattr(self, name, token)
+        self.set_vocabulary(load_vocabulary(vocabulary) if isinstance(vocabulary, str) else vocabulary)
+        self.built = True  # no weights: the vocabulary is all its state
+
+    def set_vocabulary(self, vocabulary):
+        """Takes a list of tokens (id = index; `None`: none yet) and builds the tensorflow-text ops on it."""
+        if vocabulary is None:
+            self.vocabulary, self._wordpiece, self._fused_wordpiece, self._token_ids = None, None, None, None
+        else:
             vocabulary = list(vocabulary)
             validate_vocabulary(vocabulary)
-        kwargs.setdefault("_allow_python_workflow", False)
-        super().__init__(vocabulary=vocabulary, lowercase=lowercase,
-                         strip_accents=lowercase if strip_accents is None else strip_accents, **kwargs)
+            self.vocabulary = vocabulary
+            self._token_ids = {token: index for index, token in enumerate(vocabulary)}
+            self._build_ops(vocabulary)
+        for name, token in SPECIAL_TOKEN_ATTRIBUTES.items():
+            setattr(self, f"{name}_id", None if vocabulary is None else self._token_ids[token])
+
+    def _build_ops(self, vocabulary):
+        # WordPiece on words: room for 100 characters of up to 4 UTF-8 bytes (BERT's limit counts characters;
+        # longer words are mapped to [UNK] in `tokenize_by_rules`). Also detokenizes.
+        self._wordpiece = tf_text.FastWordpieceTokenizer(
+            vocab=vocabulary, token_out_type=self.compute_dtype, suffix_indicator=SUFFIX_INDICATOR,
+            unknown_token=UNKNOWN_TOKEN, max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
+            no_pretokenization=True, support_detokenization=True)
+        # The same op in its end-to-end mode: it splits on whitespace, punctuation and CJK ideographs
+        # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`). An entry holding
+        # whitespace (BERT-Chinese's U+2028 and "##" + U+2028) is never a piece by BERT's rules, but this op
+        # would match it across a space: it gets an entry no text reaches (controls are removed before the op).
+        unreachable = [f"\x01{index}" if is_unreachable(token) else token for index, token in enumerate(vocabulary)]
+        self._fused_wordpiece = tf_text.FastWordpieceTokenizer(
+            vocab=unreachable, token_out_type=self.compute_dtype, suffix_indicator=SUFFIX_INDICATOR,
+            unknown_token=UNKNOWN_TOKEN, max_bytes_per_word=MAX_CHARS_PER_WORD, no_pretokenization=False)
+
+    def get_vocabulary(self):
+        """The tokens, in id order."""
+        if self.vocabulary is None:
+            raise ValueError("No vocabulary has been set for ElectraTokenizer. Make sure to pass a `vocabulary` "
+                             "argument when creating the layer.")
+        return self.vocabulary
+
+    def vocabulary_size(self):
+        """The number of tokens."""
+        return len(self.get_vocabulary())
+
+    def id_to_token(self, id):
+        """The token of an id."""
+        if not 0 <= id < self.vocabulary_size():
+            raise ValueError(f"`id` must be in range [0, {self.vocabulary_size() - 1}]. Received: {id}")
+        return self.vocabulary[id]
+
+    def token_to_id(self, token):
+        """The id of a token of the vocabulary."""
+        self.get_vocabulary()
+        if token not in self._token_ids:
+            raise ValueError(f"Token '{token}' is not in the vocabulary.")
+        return self._token_ids[token]
+
+    @property
+    def special_tokens(self):
+        """The special tokens [CLS] [SEP] [PAD] [MASK]."""
+        return sorted(set(SPECIAL_TOKEN_ATTRIBUTES.values()))
+
+    @property
+    def special_token_ids(self):
+        """Their ids."""
+        return sorted(self.token_to_id(token) for token in self.special_tokens)
+
+    def save_assets(self, dir_path):
+        """Keras's saving hook: the vocabulary into a `.keras` file's assets."""
+        with open(os.path.join(dir_path, VOCABULARY_ASSET), "w", encoding="utf-8") as file:
+            file.writelines(f"{token}\n" for token in self.get_vocabulary())
+
+    def load_assets(self, dir_path):
+        """Keras's loading hook: the vocabulary from a `.keras` file's assets, read as a `vocab.txt` (so that
+        U+2028 and "##" + U+2028 keep their ids)."""
+        self.set_vocabulary(load_vocabulary(os.path.join(dir_path, VOCABULARY_ASSET)))
 
     @classmethod
     def from_pretrained(cls, path, lowercase=None, strip_accents=None, **hub_options):
@@ -110,29 +200,6 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         return cls(vocabulary, lowercase=lowercase, strip_accents=strip_accents,
                    model_max_length=_saved_model_max_length(vocabulary))
 
-    def _set_vocabulary_tf(self):
-        # keras-hub's, with room for 100 characters of up to 4 UTF-8 bytes
-        # (BERT's limit counts characters; longer words are mapped to [UNK]
-        # in `tokenize_by_rules`). Also detokenizes.
-        self._fast_word_piece = tf_text.FastWordpieceTokenizer(
-            vocab=self.vocabulary, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
-            unknown_token=self.oov_token, max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
-            no_pretokenization=True, support_detokenization=True)
-        # The same op in its end-to-end mode: it splits on whitespace, punctuation and CJK ideographs
-        # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`). An entry holding
-        # whitespace (BERT-Chinese's U+2028 and "##" + U+2028) is never a piece by BERT's rules, but this op
-        # would match it across a space: it gets an entry no text reaches (controls are removed before the op).
-        unreachable = [f"\x01{index}" if is_unreachable(token) else token
-                       for index, token in enumerate(self.vocabulary)]
-        self._fused_word_piece = tf_text.FastWordpieceTokenizer(
-            vocab=unreachable, token_out_type=self.compute_dtype, suffix_indicator=self.suffix_indicator,
-            unknown_token=self.oov_token, max_bytes_per_word=MAX_CHARS_PER_WORD, no_pretokenization=False)
-
-    def load_assets(self, dir_path):
-        # keras-hub's reader strips every line of the file its `save_assets` writes (U+2028 → "", "##" +
-        # U+2028 → "##"): it is read as a vocab.txt instead.
-        self.set_vocabulary(load_vocabulary(os.path.join(dir_path, "vocabulary.txt")))
-
     def tokenize(self, inputs):
         """Token ids of a string or a `[batch]` of strings.
 
@@ -150,9 +217,7 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         (to pass on its dead inputs), which cost a batch of ASCII texts
         more than the fused op itself.
         """
-        # keras-hub's error when no vocabulary is set; with one, `set_vocabulary` has built the ops
-        # (`_set_vocabulary_tf`, eagerly: tf-text is always installed here).
-        self.get_vocabulary()
+        self.get_vocabulary()  # an error when no vocabulary is set; with one, `set_vocabulary` built the ops
         inputs = tf.convert_to_tensor(inputs, tf.string)
         scalar = inputs.shape.rank == 0
         texts = inputs[None] if scalar else inputs
@@ -162,6 +227,16 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
             tokens = tokens.to_tensor(shape=[None, self.sequence_length])
         return tokens[0] if scalar else tokens
 
+    def detokenize(self, ids):
+        """The text of token ids (a `[batch, (tokens)]` tensor, or one sequence), pieces joined with spaces and
+        "##" pieces to the one before, as tensorflow-text's `FastWordpieceTokenizer.detokenize` gives it."""
+        self.get_vocabulary()
+        ids = ids if isinstance(ids, tf.RaggedTensor) else tf.ragged.constant(ids) if isinstance(
+            ids, list) else tf.convert_to_tensor(ids)
+        single = ids.shape.rank == 1
+        text = self._wordpiece.detokenize(ids[None] if single else ids)
+        return text[0] if single else text
+
     def _graph(self, name):
         """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function on `[batch]` strings
         that calls inside other graphs keep as one op (`_noinline`, see `tokenize`). The method is looked up
@@ -169,9 +244,8 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         graphs = self.__dict__.setdefault("_noinline_graphs", {})  # plain dict: not state Keras tracks or saves
         if name not in graphs:
             method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
-            graphs[name] = tf.function(lambda texts: getattr(self, method)(texts),
-                                       input_signature=[tf.TensorSpec([None], tf.string)],
-                                       experimental_attributes={"_noinline": True})
+            graphs[name] = uninlined_function(lambda texts: getattr(self, method)(texts),
+                                              [tf.TensorSpec([None], tf.string)])
         return graphs[name]
 
     def tokenize_mixed(self, texts):
@@ -194,8 +268,8 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         ascii_rows = tf.strings.regex_full_match(texts, ASCII_TEXT)
         plain, other = tf.where(ascii_rows)[:, 0], tf.where(~ascii_rows)[:, 0]
         other_texts = tf.gather(texts, other)
-        tokens = self._fused_word_piece.tokenize(bert_normalize(other_texts, self.lowercase, self.strip_accents))
-        unknown = tf.cast(tokens.flat_values == self.token_to_id(self.oov_token), tf.int32)
+        tokens = self._fused_wordpiece.tokenize(bert_normalize(other_texts, self.lowercase, self.strip_accents))
+        unknown = tf.cast(tokens.flat_values == self.unk_token_id, tf.int32)
         has_unknown = tf.math.unsorted_segment_max(unknown, tokens.value_rowids(), tokens.nrows()) > 0
         redo = has_unknown | tf.strings.regex_full_match(other_texts, f"(?s).*{UNASSIGNED}.*")
         tokens = tf.cond(tf.reduce_any(redo), lambda: self._replace_rows(tokens, redo, other_texts), lambda: tokens)
@@ -203,7 +277,7 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
 
     def _ascii_tokens(self, texts):
         """Token ids of printable-ASCII texts: only lower-casing before the fused op (see `tokenize`)."""
-        return self._fused_word_piece.tokenize(tf.strings.lower(texts) if self.lowercase else texts)
+        return self._fused_wordpiece.tokenize(tf.strings.lower(texts) if self.lowercase else texts)
 
     def _replace_rows(self, tokens, redo, texts):
         """`tokens` with the rows where `redo` holds tokenized by `tokenize_by_rules` instead."""
@@ -217,7 +291,7 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         words = tf.ragged.map_flat_values(
             lambda w: tf.where(tf.strings.length(w, unit="UTF8_CHAR") > MAX_CHARS_PER_WORD, self.oov_token, w),
             words)
-        return self._fast_word_piece.tokenize(words).merge_dims(-2, -1)
+        return self._wordpiece.tokenize(words).merge_dims(-2, -1)
 
     def encode(self, texts, pairs=None, sequence_length=None, **options):
         """The model's packed input dict (a batch, or any call with `sequence_length`), or transformers' list
@@ -277,7 +351,12 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         text = args[0] if args else kwargs.get("text")
         if _is_python_text(text) or not TRANSFORMERS_ARGUMENTS.isdisjoint(kwargs):
             return self._call_on_text(*args, **kwargs)
+        if args and not isinstance(args[0], (tf.Tensor, tf.RaggedTensor, keras.KerasTensor)):
+            args = (tf.convert_to_tensor(args[0], tf.string), *args[1:])  # (Keras would convert to int32)
         return super().__call__(*args, **kwargs)
+
+    def call(self, inputs):
+        return self.tokenize(inputs)
 
     def _call_on_text(self, text, text_pair=None, **options):
         texts, pairs = _text_batch(text, text_pair)
@@ -353,7 +432,7 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
 
     @property
     def unk_token_id(self):
-        return self.token_to_id(self.oov_token)
+        return self.token_to_id(UNKNOWN_TOKEN)
 
     @property
     def all_special_tokens(self):
@@ -366,7 +445,8 @@ class ElectraTokenizer(keras_hub.tokenizers.ElectraTokenizer):
         return [self.token_to_id(token) for token in self.all_special_tokens]
 
     def get_config(self):
-        config = super().get_config()
+        config = {**super().get_config(), "lowercase": self.lowercase, "strip_accents": self.strip_accents,
+                  "sequence_length": self.sequence_length}
         if self.model_max_length != DEFAULT_MODEL_MAX_LENGTH:  # so that a default tokenizer's config is as before
             config["model_max_length"] = self.model_max_length
         return config

@@ -32,9 +32,6 @@ LIBRARY_BASES = (keras.Model, keras.layers.Layer, keras.optimizers.Optimizer, ke
                  keras_hub.models.TextClassifierPreprocessor)
 PUBLIC_PRIVATE = {"_replace", "_fields", "_asdict"}  # namedtuple's public API, underscored against clashes
 PENDING = {
-    ("electra_tf/tokenization.py", "def _set_vocabulary_tf"): "keras-hub's tokenizer subclassed: goes next",
-    ("electra_tf/tokenization.py", "_fast_word_piece"): "keras-hub's tokenizer subclassed: goes next",
-    ("electra_tf/tokenization.py", "experimental_attributes _noinline"): "goes next",
     ("electra_tf/pretraining/pretrainer.py", "def _maybe_symbolic_build"):
         "Keras builds from a first batch, and under MultiWorkerMirroredStrategy fails reducing a dict of "
         "per-replica values (keras 3.15); our networks are built at construction. Moves into library_internals.",

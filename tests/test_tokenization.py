@@ -100,3 +100,23 @@ def test_vocabulary_entries_holding_whitespace_are_never_matched_across_a_space(
     texts = tf.constant(["of the of", "the\u00a0of  the", "o f"])
     assert tokenizer(texts).to_list() == tokenizer.tokenize_by_rules(texts).to_list() == [[5, 6, 5], [6, 5, 6],
                                                                                         [9, 1]]
+
+
+def test_a_tokenizer_saved_as_keras_hub_s_subclass_loads(tmp_path):
+    """Before it was our own layer the tokenizer was keras-hub's `ElectraTokenizer` subclassed: its config (in
+    `.keras` files of that time) and its vocabulary asset still load, U+2028 entries at their ids."""
+    config = {"name": "electra_tokenizer", "trainable": True, "dtype": {
+        "module": "keras", "class_name": "DTypePolicy", "config": {"name": "int32"}, "registered_name": None},
+        "config_file": "tokenizer.json", "vocabulary": None, "sequence_length": None, "lowercase": True,
+        "strip_accents": True, "split": True, "suffix_indicator": "##", "oov_token": "[UNK]", "special_tokens": None,
+        "special_tokens_in_strings": False}
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "\u2028", "the", "##\u2028", "fox"]
+    (tmp_path / "vocabulary.txt").write_text("".join(f"{token}\n" for token in vocabulary), encoding="utf-8")
+    tokenizer = ElectraTokenizer.from_config(config)
+    tokenizer.load_assets(str(tmp_path))
+    assert tokenizer.get_vocabulary() == vocabulary and tokenizer.lowercase and tokenizer.strip_accents
+    assert tokenizer(tf.constant(["The\u2028fox"])).to_list() == [[6, 8]]
+    tokenizer.save_assets(str(tmp_path))
+    assert (tmp_path / "vocabulary.txt").read_text(encoding="utf-8").split("\n")[:-1] == vocabulary
+    with pytest.raises(ValueError, match="split can only be True"):
+        ElectraTokenizer(vocabulary, split=False)
