@@ -1,4 +1,6 @@
-"""Every use the package makes of another library's non-public API, each in one small named piece.
+"""Every use the package makes of another library's non-public API, each in one small named piece: Keras's
+optimizer hooks (`DecayInUpdateStep`, `StepStartHook`), TensorFlow's fused Adam kernel on raw handles, Keras's
+optree namespace, TensorFlow's `_noinline` attribute, and tensorflow-text's vocabulary learner.
 
 Each piece says what it relies on, the versions it was checked against and why no public API does it;
 `tests/test_keras_private_access.py` checks each one against the installed libraries (a failure names the
@@ -19,6 +21,7 @@ Example:
 import keras
 import optree
 import tensorflow as tf
+from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
 
 
 class DecayInUpdateStep:
@@ -82,3 +85,23 @@ def uninlined_function(function, input_signature):
     into its caller's graph.
     """
     return tf.function(function, input_signature=input_signature, experimental_attributes={"_noinline": True})
+
+
+def count_words(batches):
+    """A `collections.Counter` of the words of an iterable of word arrays (a `tf.data` dataset of `[batch,
+    (words)]` strings): tensorflow-text's `count_words` (StopIteration on none).
+
+    Relies on: tensorflow-text's module behind its documented `bert_vocab_from_dataset`,
+    `tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib` (not in its API docs;
+    tensorflow-text 2.21.1). Why: the documented entry pre-tokenizes with tf-text's `BertTokenizer`, whose
+    rules are not BERT's (`electra_tf.text_normalization`), so the words are counted here and learned by
+    `learn_wordpieces`.
+    """
+    return wordpiece_tokenizer_learner_lib.count_words(batches)
+
+
+def learn_wordpieces(word_counts, **options):
+    """tensorflow-text's WordPiece vocabulary learner on `(word, count)` pairs: its `learn(word_counts,
+    vocab_size, reserved_tokens, lower_thresh, max_token_length, max_unique_chars, slack_ratio,
+    include_joiner_token, joiner)`; the same module and reason as `count_words`."""
+    return wordpiece_tokenizer_learner_lib.learn(word_counts, **options)

@@ -19,8 +19,8 @@ import re
 import time
 
 import tensorflow as tf
-from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as wordpiece_learner
 
+from electra_tf.library_internals import count_words, learn_wordpieces
 from electra_tf.text_normalization import bert_pretokenize
 from electra_tf.vocabulary import SPECIAL_TOKENS
 
@@ -104,7 +104,7 @@ def learn_vocabulary(word_counts, vocab_size, min_char_count=MIN_CHAR_COUNT):
         raise ValueError(f"no character of the corpus is seen {min_char_count}+ times (min_char_count), or "
                          f"vocab_size={vocab_size} leaves no room for one")
     unused = {JOINER + character for character in characters if character not in inside}
-    vocabulary = wordpiece_learner.learn(
+    vocabulary = learn_wordpieces(
         sorted(word_counts.items()), vocab_size=vocab_size + len(unused), reserved_tokens=list(SPECIAL_TOKENS),
         lower_thresh=LEARNER_MIN_COUNT, max_token_length=MAX_WORD_LENGTH, max_unique_chars=len(characters),
         slack_ratio=LEARNER_SLACK, include_joiner_token=True, joiner=JOINER)
@@ -142,7 +142,7 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True, min_c
     words = data.batch(64).map(lambda texts: bert_pretokenize(texts, lowercase, strip_accents),
                                num_parallel_calls=tf.data.AUTOTUNE)
     try:
-        counts = wordpiece_learner.count_words(words)
+        counts = count_words(words)
     except StopIteration:  # tensorflow-text's counter, on a corpus without a word
         raise ValueError("the corpus holds no words: is it empty?") from None
     except tf.errors.InvalidArgumentError as e:  # a corpus reader's line (a file, and its line or row), from tf.data

@@ -1,10 +1,11 @@
 """Library internals live in `electra_tf/library_internals.py` only, and what each relies on still holds.
 
 - Every other module is parsed with `ast`; a touch of a library's internals is an import of a private package
-  (`keras.src`, `keras_hub.src`, `tensorflow.python`, tensorflow-text's `python`/`core`, optree, which Keras
-  uses privately), a `_name` attribute of another library's object (a name the package never defines itself,
-  or one a Keras/keras-hub base class keeps privately), a method overriding a private method of Keras's or
-  keras-hub's base classes, or a private TensorFlow function attribute (`experimental_attributes={"_x": ...}`).
+  (`keras.src`, `keras_hub.src`, `tensorflow.python`, tensorflow-text's `python`/`core` and its vocabulary
+  learner's library, optree, which Keras uses privately), a `_name` attribute of another library's object (a
+  name the package never defines itself, or one a Keras/keras-hub base class keeps privately), a method
+  overriding a private method of Keras's or keras-hub's base classes, or a private TensorFlow function
+  attribute (`experimental_attributes={"_x": ...}`).
   `PENDING` lists the touches left in files other sessions own (by file or folder), each to move into
   `library_internals`.
 - One check per piece of `library_internals`: a new Keras, keras-hub, TensorFlow or optree that changes what
@@ -26,7 +27,8 @@ from electra_tf import library_internals
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 INTERNALS = "electra_tf/library_internals.py"
 PRIVATE_PACKAGES = ("keras.src", "keras_hub.src", "tensorflow.python", "tensorflow_text.python",
-                    "tensorflow_text.core", "optree")
+                    "tensorflow_text.core", "tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib",
+                    "optree")
 LIBRARY_BASES = (keras.Model, keras.layers.Layer, keras.optimizers.Optimizer, keras.optimizers.AdamW,
                  keras_hub.tokenizers.WordPieceTokenizer, keras_hub.models.TextClassifier,
                  keras_hub.models.TextClassifierPreprocessor)
@@ -87,7 +89,7 @@ def touches(trees, own=None):
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level:
-                modules = [node.module]
+                modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
             else:
                 modules = []
             found |= {(path, f"import {module}") for module in modules
@@ -125,6 +127,7 @@ def test_the_detector_finds_each_kind_of_touch():
 import optree
 from keras.src.tree import tree_api
 import tensorflow.python.ops
+from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
 class Optimizer(keras.optimizers.AdamW):
     def _apply_weight_decay(self, variables):
         self._fast_word_piece = None
@@ -132,7 +135,9 @@ class Optimizer(keras.optimizers.AdamW):
 f = tf.function(g, experimental_attributes={"_noinline": True})
 '''
     found = {touch for _, touch in touches({"x.py": ast.parse(source)}, own={"_fast_word_piece"})}
-    assert found == {"import optree", "import keras.src.tree", "import tensorflow.python.ops",
+    assert found == {"import optree", "import keras.src.tree", "import keras.src.tree.tree_api",
+                     "import tensorflow.python.ops",
+                     "import tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib",
                      "def _apply_weight_decay", "_fast_word_piece", "_unknown_name",
                      "experimental_attributes _noinline"}
 
@@ -204,6 +209,18 @@ def check_uninlined_function():
     (call,) = [node for node in definition.node if node.op in ("PartitionedCall", "StatefulPartitionedCall")]
     (function,) = [f for f in definition.library.function if f.signature.name == call.attr["f"].func.name]
     assert function.attr["_noinline"].b
+
+
+def check_count_words():
+    batches = tf.data.Dataset.from_tensor_slices([["a", "b"], ["a", "c"]]).batch(1)
+    assert library_internals.count_words(batches) == {"a": 2, "b": 1, "c": 1}
+
+
+def check_learn_wordpieces():
+    vocabulary = library_internals.learn_wordpieces(
+        [("fox", 5), ("foxes", 3)], vocab_size=20, reserved_tokens=["[UNK]"], lower_thresh=1, max_token_length=50,
+        max_unique_chars=10, slack_ratio=0.05, include_joiner_token=True, joiner="##")
+    assert vocabulary[0] == "[UNK]" and {"f", "o", "x", "##x"} <= set(vocabulary), vocabulary
 
 
 CHECKS = {name[len("check_"):]: check for name, check in dict(globals()).items() if name.startswith("check_")}
