@@ -37,8 +37,6 @@ PENDING = {
     ("electra_tf/pretraining/pretrainer.py", "def _maybe_symbolic_build"):
         "Keras builds from a first batch, and under MultiWorkerMirroredStrategy fails reducing a dict of "
         "per-replica values (keras 3.15); our networks are built at construction. Moves into library_internals.",
-    ("electra_tf/layers/", "experimental_attributes _noinline"):
-        "the shared block trace stays one call: `library_internals.uninlined_function` does it",
 }
 
 

@@ -10,6 +10,8 @@ once, not once per block. Keras and keras-hub trace every layer call anew; hence
 import keras
 import tensorflow as tf
 
+from electra_tf.library_internals import uninlined_function
+
 
 class SharedTrace:
     """`trace(block, inputs, padding_mask, attention_mask)`: `block`'s training call through `owner`'s one trace.
@@ -26,7 +28,7 @@ class SharedTrace:
 
     def __init__(self, owner):
         self.owner = owner
-        self.function = tf.function(self._owner_call, autograph=False, experimental_attributes={"_noinline": True})
+        self.function = uninlined_function(tf.autograph.experimental.do_not_convert(self._owner_call), None)
 
     def _owner_call(self, inputs, padding_mask, attention_mask, state):
         owner = self.owner
