@@ -4,26 +4,29 @@ Runs in about a minute on 2 CPU cores, downloads nothing:
 
     python -m electra_tf.tools.demo --output_dir=runs/demo
 
-Steps (each skipped when its output already exists, so a re-run resumes):
+Steps (a re-run keeps what is done: the corpus, the vocabulary, the shards and the pre-training):
 1. write the default corpus (standard-library docstrings) as text;
 2. learn a WordPiece vocabulary from it;
 3. pack it into TFRecord shards (the last shard is held out for evaluation);
-4. pre-train a tiny ELECTRA (`configs/electra_tiny.json`) with `model.fit`;
-5. save the pre-trainer, the discriminator and the generator as `.keras`;
-6. fine-tune the discriminator on a labelled task from the same corpus (what
+4. pre-train a tiny ELECTRA (`configs/electra_tiny.json`) as `electra-pretrain`
+   does, with the same call (`electra_tf.pretraining.run.run_pretraining`):
+   checkpoints and logs in `<output_dir>/model`, which a re-run resumes, and
+   the discriminator and generator in `<output_dir>/model/final`;
+5. fine-tune the discriminator on a labelled task from the same corpus (what
    a docstring documents: module, class or function) and print its dev
    accuracy beside the majority class's;
-7. export the fine-tuned classifier for TF Serving (raw text in, tokenized in
+6. export the fine-tuned classifier for TF Serving (raw text in, tokenized in
    the graph) and query the export as the server would.
 """
 
 import json
 import os
+import sys
 
 from absl import flags
 
 from electra_tf.config import FinetuningConfig, load_run_config
-from electra_tf.tools.common import exits_cleanly_on_bad_input, run_tool
+from electra_tf.tools.common import PREEMPTED_EXIT_CODE, exits_cleanly_on_bad_input, run_tool
 from electra_tf.vocabulary import load_vocabulary, save_vocabulary
 
 FLAGS = flags.FLAGS
@@ -42,7 +45,8 @@ def _step(message):
 
 
 def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_documents=None):
-    """Corpus, vocabulary and shards under `output_dir`; returns (vocab path, train glob, eval glob)."""
+    """Corpus, vocabulary and shards under `output_dir`; returns (vocab path, train files, eval file, eval
+    examples)."""
     from electra_tf.data.default_corpus import write_default_corpus  # (these load TensorFlow: not for --help)
     from electra_tf.data.pretraining_data import build_pretraining_shards
     from electra_tf.vocabulary_learning import build_vocabulary
@@ -65,44 +69,26 @@ def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_d
     names = sorted(shards)
     eval_files = os.path.join(data_dir, names[-1])
     train_files = ",".join(os.path.join(data_dir, name) for name in names[:-1])
-    return vocab_file, train_files, eval_files
+    return vocab_file, train_files, eval_files, shards[names[-1]]["examples"]
 
 
-def pretrain(output_dir, config_name, vocab_file, train_files, eval_files, train_steps, seed):
-    """Pre-trains with `model.fit`, saves the models; returns the final evaluation metrics."""
-    import keras
+def pretrain(model_dir, config_name, vocab_file, train_files, eval_files, eval_examples, train_steps, seed):
+    """Pre-trains as `electra-pretrain` does (`run_pretraining`: checks, checkpoints, resume, `final/`), evaluating
+    on the whole held-out shard three times; returns its `RunResult`."""
+    from electra_tf.pretraining.run import RunOptions, run_pretraining
 
-    from electra_tf.checkpoints.ours import write_run_folder
-    from electra_tf.data.pipeline import pretraining_dataset
-    from electra_tf.pretraining.run import build_pretrainer
-    from electra_tf.tokenization import ElectraTokenizer
-
-    tokenizer = ElectraTokenizer(vocab_file)
     model_config, pretraining_config = load_run_config(config_name)
-    model_config = model_config.replace(vocab_size=tokenizer.vocabulary_size())
+    model_config = model_config.replace(vocab_size=len(load_vocabulary(vocab_file)))
     pretraining_config = pretraining_config.replace(
-        train_steps=train_steps, warmup_steps=min(pretraining_config.warmup_steps, train_steps // 10),
-        seed=seed)
-    keras.utils.set_random_seed(seed)
-
-    pc = pretraining_config
-    train = pretraining_dataset(train_files, pc.batch_size, pc.max_seq_length, seed=seed)
-    evaluation = pretraining_dataset(eval_files, pc.batch_size, pc.max_seq_length, training=False)
-    pretrainer = build_pretrainer(model_config, pretraining_config, vocab_file, jit_compile="auto")  # (Keras's)
-    _step(f"pre-training a tiny ELECTRA for {train_steps} steps "
-          f"({pretrainer.discriminator.count_params():,} discriminator parameters)")
-    epochs = max(1, min(3, train_steps))
-    pretrainer.fit(train, steps_per_epoch=train_steps // epochs, epochs=epochs, validation_data=evaluation,
-                   callbacks=[keras.callbacks.TerminateOnNaN()], verbose=2)
-    metrics = pretrainer.evaluate(evaluation, return_dict=True, verbose=0)
-
-    _step("saving")
-    model_dir = os.path.join(output_dir, "model")
-    write_run_folder(model_dir, {"discriminator": pretrainer.discriminator, "generator": pretrainer.generator},
-                     model_config, pretraining_config, load_vocabulary(vocab_file),
-                     extra_files=lambda folder: pretrainer.save(os.path.join(folder, "pretrainer.keras")))
-    print(f"models, config.json and vocab.txt → {model_dir}")
-    return metrics
+        train_steps=train_steps, warmup_steps=min(pretraining_config.warmup_steps, train_steps // 10), seed=seed)
+    every = max(1, train_steps // 3)
+    options = RunOptions(model_dir=model_dir, vocab_file=vocab_file, train_files=train_files, eval_files=eval_files,
+                         eval_every=every, save_every=every, log_every=max(1, train_steps // 6),
+                         eval_steps=max(1, eval_examples // pretraining_config.batch_size))
+    _step(f"pre-training a tiny ELECTRA ({config_name}: {model_config.num_layers} layers of width "
+          f"{model_config.hidden_size}) for {train_steps} steps, as `electra-pretrain --config={config_name} "
+          f"--vocab_file={vocab_file} --train_steps={train_steps} --model_dir={model_dir} ...` would")
+    return run_pretraining(model_config, pretraining_config, options)
 
 
 def finetune_docstring_kinds(output_dir, model_dir, seed):
@@ -146,15 +132,20 @@ def run(argv):
         enable_determinism(FLAGS.seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     _, pretraining_config = load_run_config(FLAGS.config)
-    vocab_file, train_files, eval_files = prepare_data(
+    vocab_file, train_files, eval_files, eval_examples = prepare_data(
         FLAGS.output_dir, pretraining_config.max_seq_length, FLAGS.vocab_size, FLAGS.num_shards, FLAGS.seed,
         FLAGS.max_documents)
-    metrics = pretrain(FLAGS.output_dir, FLAGS.config, vocab_file, train_files, eval_files,
-                       FLAGS.train_steps, FLAGS.seed)
+    model_dir = os.path.join(FLAGS.output_dir, "model")
+    result = pretrain(model_dir, FLAGS.config, vocab_file, train_files, eval_files, eval_examples,
+                      FLAGS.train_steps, FLAGS.seed)
+    if result.stopped_by:  # saved: a re-run resumes
+        sys.exit(PREEMPTED_EXIT_CODE)
     _step("held-out metrics after pre-training")
-    print(json.dumps({k: round(float(v), 4) for k, v in metrics.items()}, indent=2))
-    model, task, accuracy, baseline = finetune_docstring_kinds(
-        FLAGS.output_dir, os.path.join(FLAGS.output_dir, "model"), FLAGS.seed)
+    if result.metrics:
+        print(json.dumps(result.metrics, indent=2))
+    else:
+        print(f"(pre-trained before: its evaluations are in {os.path.join(model_dir, 'logs')}, for TensorBoard)")
+    model, task, accuracy, baseline = finetune_docstring_kinds(FLAGS.output_dir, model_dir, FLAGS.seed)
     _step("fine-tuned dev accuracy")
     print(f"ELECTRA fine-tuned: {accuracy:.3f}   majority class: {baseline:.3f}")
     export_and_query(FLAGS.output_dir, model, task, "Return the number of items in the queue.")

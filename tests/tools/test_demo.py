@@ -5,6 +5,9 @@ import subprocess
 import sys
 
 import keras
+import tensorflow as tf
+
+from electra_tf.config import load_run_config
 
 # As a user runs the tools: without the test session's TF_CPP_MIN_LOG_LEVEL (they are quiet by default).
 USER_ENV = {name: value for name, value in os.environ.items() if name != "TF_CPP_MIN_LOG_LEVEL"}
@@ -33,13 +36,16 @@ def test_demo_runs_end_to_end_on_the_default_corpus(tmp_path, documented_blocks)
                        result.stdout)
     assert served and served.group(1) in ("module", "class", "function"), result.stdout[-1500:]
     assert (out / "exports" / "docstring_kinds" / "1" / "saved_model.pb").exists()
+    # The pre-training is a run of electra-pretrain's (the same call): its checkpoints, logs and final/.
     model_dir = out / "model"
-    for name in ("pretrainer.keras", "discriminator.keras", "generator.keras", "config.json", "vocab.txt"):
-        assert (model_dir / name).exists(), name
-    pretrainer = keras.saving.load_model(str(model_dir / "pretrainer.keras"), safe_mode=True)
-    assert pretrainer.generator.backbone.embedding is pretrainer.discriminator.backbone.embedding
-    discriminator = keras.saving.load_model(str(model_dir / "discriminator.keras"), safe_mode=True)
-    assert discriminator.config == pretrainer.config
+    assert "ELECTRA pre-training (electra): default strategy" in result.stdout
+    assert "evaluation at step 30: loss: " in result.stdout and "done: step 30 of 30" in result.stdout
+    assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith("ckpt-30")
+    assert (model_dir / "logs").is_dir() and (model_dir / "train_data.json").exists()
+    for name in ("discriminator.keras", "generator.keras", "run_config.json", "vocab.txt", "tokenizer_config.json"):
+        assert (model_dir / "final" / name).exists(), name
+    discriminator = keras.saving.load_model(str(model_dir / "final" / "discriminator.keras"), safe_mode=True)
+    assert discriminator.config == load_run_config(str(model_dir / "final" / "run_config.json"))[0]
 
     # A second run reuses the corpus, vocabulary and shards (its data step alone: the rest always runs again).
     again = subprocess.run([sys.executable, "-c", "import sys; from electra_tf.tools.demo import prepare_data; "
