@@ -1,9 +1,11 @@
 """`ElectraPretrainer`: generator + discriminator trained jointly by replaced token detection.
 
 One step (Clark et al., 2020): mask the batch in-graph → generate (MLM logits at the masked positions) →
-corrupt (sampled replacements, no gradient through them; RTD labels) → discriminate; the loss sums the parts'
-(`step_losses`, over global counts: R replicas step as one device). The variants are the three parts the
-config names (`registry`; docs/pretraining_variants.md): objective, generator source, training algorithm.
+corrupt (sampled replacements, no gradient through them; RTD labels) → discriminate, each piece filling in a
+`PretrainingOutputs`; the loss is `gen_weight ×` the generator's losses plus the objective's term (`step_losses`,
+over global counts: R replicas step as one device). The variants are the three parts the config names
+(`registry`; docs/pretraining_variants.md): objective, generator source, training algorithm, whose phases the run
+trains one `fit` each (`start_phase`).
 """
 
 import keras
