@@ -18,10 +18,17 @@ import json
 import os
 import statistics
 
+from electra_tf import finetuning  # `finetuning.make_task`, `finetuning.finetune`: what a test may replace
 from electra_tf.atomic import read_json, write_json
 from electra_tf.checkpoints.saving_progress import saying_saved
+from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
+from electra_tf.finetuning.registry import task_options
+from electra_tf.finetuning.task import held_out
+from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.folder_lock import lock_folder
+from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.training.determinism import enable_determinism
 
 # The task data options among `RunOptions`' fields (each a field of some task's `Options`).
 TASK_OPTIONS = ("tfds", "tfds_data_dir", "text_columns", "label_column", "label_names", "regression", "tag_column",
@@ -125,15 +132,10 @@ def run_trial(config, folder, options, tokenizer, model_config):
     it has labels) and predicts the others, and saves the model as a self-describing folder; returns the
     results. Every split is read and checked, and the sequence length against `model_config`, before anything
     is written."""
-    from electra_tf.finetuning import finetune, make_task  # (the package's: what a test may replace)
-    from electra_tf.finetuning.registry import task_options
-    from electra_tf.finetuning.trainer import check_sequence_length
-
     taken = task_options(config.task)
-    task = make_task(config, tokenizer, files={"train": options.train_file, "dev": options.dev_file,
-                                               "test": options.test_file},
-                     data_dir=options.data_dir, **{name: getattr(options, name) for name in TASK_OPTIONS
-                                                   if name in taken})
+    files = {"train": options.train_file, "dev": options.dev_file, "test": options.test_file}
+    task = finetuning.make_task(config, tokenizer, files=files, data_dir=options.data_dir,
+                                **{name: getattr(options, name) for name in TASK_OPTIONS if name in taken})
     splits = {"train": task.load("train")}  # first: a task may take its labels from it
     splits.update({split: task.load(split) for split in task.splits if split != "train"})
     check_sequence_length(task.sequence_length, model_config, options.init_checkpoint)
@@ -147,9 +149,9 @@ def run_trial(config, folder, options, tokenizer, model_config):
         raise ValueError("--keep_best keeps the model of the best dev score, and there is no labelled dev data: "
                          "give --dev_file (or a --data_dir holding the task's dev file), or drop --keep_best")
     os.makedirs(folder, exist_ok=True)
-    finetuned = finetune(task, options.init_checkpoint, train, dev_examples=dev, eval_every=options.eval_every,
-                         log_dir=os.path.join(folder, "logs"), keep_best=options.keep_best,
-                         log_every=options.log_every)
+    finetuned = finetuning.finetune(task, options.init_checkpoint, train, dev_examples=dev,
+                                    eval_every=options.eval_every, log_dir=os.path.join(folder, "logs"),
+                                    keep_best=options.keep_best, log_every=options.log_every)
     model = finetuned.model
     results = {"seed": config.seed, "scores": {}, "predictions": {}, "run": run_settings(config, options)}
     for split, examples in splits.items():
@@ -175,8 +177,6 @@ def run_trial(config, folder, options, tokenizer, model_config):
 def summarise(trials, test=False):
     """Each split's metrics as the median over trials, with every trial's value: the dev splits', or with
     `test` the labelled test splits'."""
-    from electra_tf.finetuning.task import held_out
-
     summary = {}
     for split in (split for split in trials[0]["scores"] if held_out(split) == test):
         for metric in trials[0]["scores"][split]:
@@ -190,10 +190,6 @@ def run_finetuning(task, options, **config_changes):
     paper's `FinetuningConfig` for the model's size changed by `config_changes`; returns the run's results (what
     `<output_dir>/results.json` holds). Resumes the run in `options.output_dir` if there is one; bad input raises
     `ValueError`."""
-    from electra_tf.checkpoints.sources import read_config
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.training.determinism import enable_determinism
-
     lock_folder(options.output_dir)  # one run per folder: another one is refused, naming its pid
     if options.deterministic:
         enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)
