@@ -21,6 +21,7 @@ Example:
 import keras
 import optree
 import tensorflow as tf
+from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
 
 
 class DecayInUpdateStep:
@@ -96,8 +97,6 @@ def count_words(batches):
     rules are not BERT's (`electra_tf.text_normalization`), so the words are counted here and learned by
     `learn_wordpieces`.
     """
-    from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib  # only to learn a vocabulary
-
     return wordpiece_tokenizer_learner_lib.count_words(batches)
 
 
@@ -105,6 +104,4 @@ def learn_wordpieces(word_counts, **options):
     """tensorflow-text's WordPiece vocabulary learner on `(word, count)` pairs: its `learn(word_counts,
     vocab_size, reserved_tokens, lower_thresh, max_token_length, max_unique_chars, slack_ratio,
     include_joiner_token, joiner)`; the same module and reason as `count_words`."""
-    from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
-
     return wordpiece_tokenizer_learner_lib.learn(word_counts, **options)
