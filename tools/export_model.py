@@ -76,10 +76,11 @@ def given(flag, info, default=None):
 def run(argv):
     del argv
     from electra_tf.convert import load_model  # (these load TensorFlow: not for --help)
-    from electra_tf.export import export_info, export_model, task_of
+    from electra_tf.export import task_of
     from electra_tf.export.ids_folder import INFO_FILE
     from electra_tf.export.litert import export_litert
     from electra_tf.export.onnx import export_onnx, require_onnx
+    from electra_tf.export.cpu_advice import fastest_exports
     from electra_tf.export.precision import check_cpu
     from electra_tf.finetuning.trainer import check_vocabulary_size
     from electra_tf.tokenization import ElectraTokenizer
@@ -127,15 +128,21 @@ def run(argv):
         print(f"{task} model → {path}/{info['model_file']} ({size / 2 ** 20:.1f} MB, {FLAGS.precision}; token ids in: "
               f"input_ids, attention_mask, token_type_ids; outputs: {', '.join(info['outputs'])}; vocab.txt and "
               "export_info.json beside it)")
-        return
-    if FLAGS.format == "litert":
+    elif FLAGS.format == "litert":
         path = export_litert(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                              max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,
                              precision=FLAGS.precision, **options)
         size = os.path.getsize(os.path.join(path, "model.tflite"))
         print(f"{task} model → {path}/model.tflite ({size / 2 ** 20:.1f} MB, {FLAGS.precision}; token ids in: "
               f"input_ids, attention_mask, token_type_ids; vocab.txt and export_info.json beside it)")
-        return
+    else:
+        _export_saved_model(model, tokenizer, task, length, label_names, options)
+    print(fastest_exports())
+
+
+def _export_saved_model(model, tokenizer, task, length, label_names, options):
+    from electra_tf.export import export_info, export_model
+
     path = export_model(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                         max_seq_length=length, label_names=label_names,
                         overwrite=FLAGS.overwrite, pad_to_max_length=FLAGS.pad_to_max_length,

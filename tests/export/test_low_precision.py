@@ -26,6 +26,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 from electra_tf import ElectraForSequenceClassification
 from electra_tf.export import precision
+from electra_tf.export.cpu_advice import fastest_exports
 from electra_tf.export.litert import MODEL_FILE
 from electra_tf.tokenization import ElectraTokenizer
 
@@ -114,6 +115,9 @@ def test_bf16_and_int8_exports_serve_in_a_tf_only_process_close_to_fp32(served, 
             np.testing.assert_allclose(outputs["probabilities"], expected, atol=TOLERANCE[name], err_msg=name)
             assert list(outputs["label"].astype(str)) == [LABELS[i] for i in outputs["label_id"]]
     assert "precision: bf16 (outputs in float32)" in exported["out"]["bf16"]
+    for name, out in exported["out"].items():  # every export ends with the advice for the CPU (BF16_CPU: no VNNI)
+        assert out.strip().splitlines()[-1] == fastest_exports(BF16_CPU), name
+        assert "fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime" in out, name
     for name in ("bf16", "int8"):
         with open(os.path.join(exported["paths"][name], "assets.extra", "export_info.json")) as f:
             assert json.load(f)["precision"] == name
