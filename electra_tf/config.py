@@ -29,13 +29,13 @@ import operator
 import os
 from typing import Any
 
+from electra_tf import variant_rules
 from electra_tf.atomic import read_json, write_text
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
 _OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm", "clm")
 _WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
 _GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
-_TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")
 _TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
 _OPTIMIZERS = ("adamw", "lamb")
 _SAMPLERS = ("inverse_cdf", "gumbel")
@@ -365,14 +365,12 @@ class PretrainingConfig(_JsonConfig):
 
     def _check_variants(self) -> None:
         """The paper's variants: known values, and no impossible combination (each variant declares what it
-        cannot be combined with, `pretraining/variant_rules.py`; the error names the field)."""
-        from electra_tf.pretraining.variant_rules import broken_rule  # no TensorFlow: reads this module
-
+        cannot be combined with, `variant_rules.py`; the error names the field)."""
         name = type(self).__name__
         for field, allowed in (("weight_sharing", _WEIGHT_SHARING), ("generator_type", _GENERATOR_TYPES),
                                ("training_algorithm", _TRAINING_ALGORITHMS)):
             _check(getattr(self, field) in allowed, name, field, f"{getattr(self, field)!r} is not one of {allowed}")
-        broken = broken_rule(self)
+        broken = variant_rules.broken_rule(self)
         if broken:
             _check(False, name, *broken)
 

@@ -14,7 +14,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # The layers of the package, lowest first: a module may import from its own layer and those below it.
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
-    ("config", "vocabulary", "atomic", "folder_lock", "rng", "text_normalization", "quiet_start", "batch_encoding",
+    ("config", "variant_rules", "vocabulary", "atomic", "folder_lock", "rng", "text_normalization", "quiet_start", "batch_encoding",
      "library_internals"),
     ("tokenization", "vocabulary_learning", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers",
      "training"),

@@ -314,11 +314,6 @@ def set_block_options(model, options):
     return groups
 
 
-def share_block_traces(model):
-    """`set_block_options(model, BlockOptions(shared_trace=True))`, as `ElectraPretrainer.compile` calls it."""
-    return set_block_options(model, BlockOptions(shared_trace=True))
-
-
 def _sublayers(layer):
     for child in getattr(layer, "layers", []):
         yield child

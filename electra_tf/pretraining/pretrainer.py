@@ -13,7 +13,6 @@ import tensorflow as tf
 
 from electra_tf import rng
 from electra_tf.config import PretrainingConfig
-from electra_tf.layers.transformer_layer import share_block_traces
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import scatter_positions
@@ -26,6 +25,7 @@ from electra_tf.pretraining.step_metrics import StepMetrics
 from electra_tf.pretraining.training_algorithms import PHASES, phase_variables, start_discriminator_phase
 from electra_tf.training.flops import JOINT
 from electra_tf.training.optimization import update_step_and_micro_batch
+from electra_tf.training.speed import StepSpeed
 
 
 def _network_inputs(inputs, input_ids, **extra):
@@ -212,11 +212,12 @@ class ElectraPretrainer(keras.Model):
             scaled = self.optimizer.scale_loss(losses["loss"])
         return outputs, losses, tape.gradient(scaled, variables)
 
-    def compile(self, optimizer="adamw", jit_compile="auto", **kwargs):
-        """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy (`ReplicaJit`)."""
+    def compile(self, optimizer="adamw", jit_compile="auto", speed=None, **kwargs):
+        """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy (`ReplicaJit`);
+        `speed`: the blocks' switches (`training.speed.StepSpeed`, default: the step's defaults)."""
         self.replica_jit = ReplicaJit(jit_compile)
         super().compile(optimizer=optimizer, jit_compile=self.replica_jit.keras_jit_compile, **kwargs)
-        share_block_traces(self)  # one trace of a block per network: a shorter first step
+        (speed or StepSpeed()).apply(self)
 
     def _maybe_symbolic_build(self, iterator=None, data_batch=None):
         # Kept (tests/test_keras_private_access.py): under a strategy Keras's TF trainer takes a first batch (and

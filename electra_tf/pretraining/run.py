@@ -37,10 +37,9 @@ from electra_tf.tokenization import ElectraTokenizer
 from electra_tf.training import callbacks as cb
 from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
-from electra_tf.training.graph_optimizer import graph_optimizer
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
+from electra_tf.training.speed import StepSpeed
 from electra_tf.training.stop_signals import StopSignals
-from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
 from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
 
 # What a run began training on (`describe_training_data`), in its model_dir.
@@ -302,32 +301,28 @@ def train(pretrainer, strategy, pretraining, options, done, train_files, callbac
     return done
 
 
-def step_options(options, pretraining):
-    """`options` with `jit_compile` decided where it was left to the default (None): XLA in fp32 for a run long
-    enough to earn its compilation back (CPU).
+def step_speed(options, pretraining):
+    """The step's speed switches (`training.speed.StepSpeed`) for a run with `options`, `jit_compile` decided
+    where it was left to the default (None): XLA in fp32 for a run long enough to earn its compilation back (CPU).
 
     >>> from electra_tf.config import PretrainingConfig
     >>> options = RunOptions(model_dir="m", vocab_file="v", train_files="t")
-    >>> chosen = step_options(options, PretrainingConfig(train_steps=100_000))
-    >>> chosen.jit_compile
+    >>> step_speed(options, PretrainingConfig(train_steps=100_000)).jit_compile
     True
-    >>> step_options(dataclasses.replace(options, mixed_precision="bfloat16"), PretrainingConfig()).jit_compile
+    >>> step_speed(dataclasses.replace(options, mixed_precision="bfloat16"), PretrainingConfig()).jit_compile
     False
     """
-    mixed = options.mixed_precision is not None
-    jit = xla_pays(mixed, pretraining.train_steps) if options.jit_compile is None else options.jit_compile
-    return dataclasses.replace(options, jit_compile=jit)
+    speed = StepSpeed(jit_compile=options.jit_compile, graph_optimizer=options.graph_optimizer)
+    return speed.resolved(options.mixed_precision is not None, pretraining.train_steps)
 
 
 def run_pretraining(model, pretraining, options):
     """Pre-trains `model` (an `ElectraConfig`, its `vocab_size` that of `options.vocab_file`) with `pretraining`
     (a `PretrainingConfig`) as `options` (`RunOptions`) say, resuming the run in `options.model_dir` if there
     is one; returns a `RunResult`. Bad input raises `ValueError` before anything is written."""
-    options = step_options(options, pretraining)
-    if options.jit_compile:
-        use_onednn_in_xla()  # before XLA's first compilation, which reads the flags
-    with graph_optimizer(options.graph_optimizer):
-        return _run(model, pretraining, options)
+    speed = step_speed(options, pretraining)
+    with speed.running():
+        return _run(model, pretraining, dataclasses.replace(options, jit_compile=speed.jit_compile))
 
 
 def _run(model, pretraining, options):

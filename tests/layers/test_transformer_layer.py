@@ -156,12 +156,13 @@ def test_the_pretrainer_s_blocks_share_one_trace_per_network(jit_compile, tiny_c
 
 XLA_STEPS = """
 import keras, numpy as np, tensorflow as tf
-from electra_tf.layers.transformer_layer import ElectraTransformerLayer, share_block_traces
+from electra_tf.layers.block_options import BlockOptions
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer, set_block_options
 blocks = [ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.1) for _ in range(2)]
 x = np.ones((1, 3, 4), "float32")
 model = keras.Sequential(blocks)
 model(x)
-share_block_traces(model)
+set_block_options(model, BlockOptions(shared_trace=True))
 
 @tf.function(jit_compile=True, autograph=False)
 def step(x):

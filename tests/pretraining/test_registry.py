@@ -11,7 +11,8 @@ import pytest
 
 from electra_tf import config
 from electra_tf.config import ElectraConfig, PretrainingConfig
-from electra_tf.pretraining import registry, variant_rules
+from electra_tf import variant_rules
+from electra_tf.pretraining import registry
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "electra_tf"
 VARIANT_FIELDS = {"objective", "weight_sharing", "generator_type", "training_algorithm"}

@@ -18,7 +18,7 @@ Example:
 
 import dataclasses
 
-from electra_tf.config import _TEMPERATURE_SCHEDULES  # (this module is imported by config.py's check, lazily)
+TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")  # Fast-ELECTRA's temperature schedules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,8 +89,8 @@ RULES = {
                   "{value!r} does not go with generator_type='pretrained' (use 'joint')"),
             Holds(lambda c: c.initial_temperature > 0, "initial_temperature", "must be > 0"),
             Holds(lambda c: c.temperature_decay_steps >= 0, "temperature_decay_steps", "must be >= 0"),
-            Needs("temperature_schedule", _TEMPERATURE_SCHEDULES,
-                  f"{{value!r}} is not one of {_TEMPERATURE_SCHEDULES}"),
+            Needs("temperature_schedule", TEMPERATURE_SCHEDULES,
+                  f"{{value!r}} is not one of {TEMPERATURE_SCHEDULES}"),
         ],
     },
     "training_algorithm": {  # training_algorithms.py
