@@ -1,17 +1,18 @@
 """Which export serves fastest on this CPU, in one line: `electra-export` prints it after every export.
 
 The fastest path depends on the CPU's int8 dot-product instructions (VNNI or AMX), as measured by
-`benchmarks/serving.py` side by side with ONNX Runtime and OpenVINO on two kinds of 2-core CPU
-(docs/serving.md, "Which path for your CPU", has the tables and the command):
+`benchmarks/serving.py` side by side with ONNX Runtime and OpenVINO on two kinds of 2-core AMD EPYC
+(docs/serving.md, "Against ONNX Runtime and OpenVINO", has the tables and the command):
 
-- with VNNI/AMX, the LiteRT int8 export (ids in) is the fastest TensorFlow path in every cell, as fast as ONNX
-  Runtime's int8 or faster; in TF Serving (raw text in), bfloat16 where the CPU has it, else the compiled export;
-- without (AVX2 only), LiteRT int8 wins single requests but loses at batch 32, where ONNX Runtime int8 (our
-  `--format=onnx --precision=int8`) is fastest and the compiled export is TensorFlow's best.
+- with VNNI: LiteRT int8 (ids in) is the fastest TensorFlow path in every cell, level with ONNX Runtime int8 on
+  single requests (0.96–1.06× the best peer); on batches of 32 OpenVINO runs our ONNX export fastest; in TF Serving
+  (raw text in) the compiled export wins single requests and bfloat16 batches;
+- without (AVX2 only): ONNX Runtime int8 is fastest in every cell; LiteRT int8 comes close on single requests only,
+  and the compiled export is TF Serving's fastest.
 
 Example:
->>> fastest_exports({"avx2", "avx512f", "avx512_vnni", "avx512_bf16"})
-'fastest on this CPU (avx512_vnni, avx512_bf16): --format=litert --precision=int8 (ids in); in TF Serving, --precision=bf16'
+>>> fastest_exports({"avx2", "avx512f", "avx512_vnni", "avx512_bf16"})  # doctest: +ELLIPSIS
+'fastest on this CPU (avx512_vnni, avx512_bf16): single requests --format=litert --precision=int8 ...'
 >>> fastest_exports({"avx2", "fma"})  # doctest: +ELLIPSIS
 'fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; ...'
 """
@@ -30,6 +31,7 @@ def fastest_exports(flags=None):
     if not int8:
         return ("fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; in TF Serving, "
                 "--compile (--format=litert --precision=int8 for single requests only)")
-    serving = "--precision=bf16" if bf16 else "--compile"
-    return (f"fastest on this CPU ({', '.join(int8 + bf16)}): --format=litert --precision=int8 (ids in); "
-            f"in TF Serving, {serving}")
+    batches = "--precision=bf16 for batches" if bf16 else "also for batches"
+    return (f"fastest on this CPU ({', '.join(int8 + bf16)}): single requests --format=litert --precision=int8 "
+            f"(or --format=onnx --precision=int8 in ONNX Runtime), batches --format=onnx in OpenVINO; in TF Serving, "
+            f"--compile ({batches})")
