@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from electra_tf.config import load_run_config
-from electra_tf.pretraining.run import RunOptions, run_pretraining, step_options
+from electra_tf.pretraining.run import RunOptions, run_pretraining, step_speed
 
 FLAGS_MODULE = Path(__file__).parents[2] / "tools" / "run_pretraining.py"
 # The tool's flags that are no run option: they make the configs.
@@ -53,8 +53,8 @@ def test_a_model_config_of_another_vocabulary_size_is_refused_before_anything_is
 def test_the_step_is_compiled_per_precision_by_default(mixed_precision, train_steps, jit):
     _, pretraining = load_run_config("electra_tiny")
     options = RunOptions(model_dir="m", vocab_file="v", train_files="t", mixed_precision=mixed_precision)
-    chosen = step_options(options, pretraining.replace(train_steps=train_steps))
+    chosen = step_speed(options, pretraining.replace(train_steps=train_steps))
     assert (chosen.jit_compile, chosen.graph_optimizer) == (jit, False)  # no Grappler on any step by default
-    forced = step_options(dataclasses.replace(options, jit_compile=not jit, graph_optimizer=True),
-                          pretraining.replace(train_steps=train_steps))
+    forced = step_speed(dataclasses.replace(options, jit_compile=not jit, graph_optimizer=True),
+                        pretraining.replace(train_steps=train_steps))
     assert (forced.jit_compile, forced.graph_optimizer) == (not jit, True)

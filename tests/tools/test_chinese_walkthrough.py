@@ -24,7 +24,7 @@ BLOCK = re.compile(r"(<!-- [^>]+ -->\n)?```(bash|python)\n(.*?)```", re.S)
 def _run(command, cwd, env):
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, (command[:2], result.stdout[-2000:], result.stderr[-4000:])
-    return result.stdout + result.stderr
+    return result
 
 
 def test_the_chinese_walkthrough_runs_as_written(tmp_path):
@@ -42,9 +42,10 @@ def test_the_chinese_walkthrough_runs_as_written(tmp_path):
             shell.append(code)
             continue
         if shell:  # the commands so far, in one shell (the first block sets ZH)
-            printed.append(_run(["bash", "-euo", "pipefail", "-c", "\n".join(shell)], tmp_path, env))
+            result = _run(["bash", "-euo", "pipefail", "-c", "\n".join(shell)], tmp_path, env)
+            printed.append(result.stdout + result.stderr)  # the tools' reports, on either stream
             shell = []
-        printed.append(_run([sys.executable, "-c", code], tmp_path, env))
+        printed.append(_run([sys.executable, "-c", code], tmp_path, env).stdout)  # (TensorFlow logs on stderr)
     assert not shell, "the page ends with its Python block"
     hfl, tools, served = printed
 
