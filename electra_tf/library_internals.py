@@ -1,5 +1,6 @@
 """Every use the package makes of another library's non-public API, each in one small named piece: Keras's
-optimizer hooks (`DecayInUpdateStep`, `StepStartHook`), TensorFlow's fused Adam kernel on raw handles, Keras's
+optimizer hooks (`DecayInUpdateStep`, `StepStartHook`), Keras's model build before `fit` (`BuiltAtConstruction`),
+TensorFlow's fused Adam kernel on raw handles, Keras's
 optree namespace, TensorFlow's `_noinline` attribute, and tensorflow-text's vocabulary learner.
 
 Each piece says what it relies on, the versions it was checked against and why no public API does it;
@@ -50,6 +51,22 @@ class StepStartHook:
     def _distributed_tf_update_step(self, distribution, grads_and_vars, learning_rate):
         self.start_step(distribution, learning_rate)
         return super()._distributed_tf_update_step(distribution, grads_and_vars, learning_rate)
+
+
+class BuiltAtConstruction:
+    """Mixin for a Keras model (before it in the bases) whose layers are all built at construction: `fit`,
+    `evaluate` and their batch variants build only its optimizer, and take no first batch to build it.
+
+    Relies on: Keras's TensorFlow trainer calls the private `_maybe_symbolic_build(self, iterator=None,
+    data_batch=None)` before `fit`/`evaluate`/`train_on_batch`/`test_on_batch` (keras 3.12-3.16; checked 3.15.1).
+    Why: under a strategy it takes a first batch even when the model is built (and under
+    MultiWorkerMirroredStrategy fails reducing a dict of per-replica values, keras 3.15); no public switch skips it.
+    """
+
+    def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+        if self.optimizer is not None and not self.optimizer.built:
+            with self.distribute_strategy.scope():
+                self.optimizer.build(self.trainable_variables)
 
 
 def resource_apply_adam(variable, momentum, velocity, gradient, **scalars):

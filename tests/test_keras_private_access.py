@@ -33,11 +33,7 @@ LIBRARY_BASES = (keras.Model, keras.layers.Layer, keras.optimizers.Optimizer, ke
                  keras_hub.tokenizers.WordPieceTokenizer, keras_hub.models.TextClassifier,
                  keras_hub.models.TextClassifierPreprocessor)
 PUBLIC_PRIVATE = {"_replace", "_fields", "_asdict"}  # namedtuple's public API, underscored against clashes
-PENDING = {
-    ("electra_tf/pretraining/pretrainer.py", "def _maybe_symbolic_build"):
-        "Keras builds from a first batch, and under MultiWorkerMirroredStrategy fails reducing a dict of "
-        "per-replica values (keras 3.15); our networks are built at construction. Moves into library_internals.",
-}
+PENDING = {}
 
 
 def _trees():
@@ -172,6 +168,34 @@ def check_StepStartHook():
     optimizer.build(variables)
     tf.function(lambda: optimizer.apply([tf.ones(1)] * 2, variables))()
     assert calls == ["start", "update", "update"]
+
+
+def check_BuiltAtConstruction():
+    assert list(inspect.signature(keras.Model._maybe_symbolic_build).parameters) == ["self", "iterator",
+                                                                                     "data_batch"]
+
+    calls = []
+
+    class Built(library_internals.BuiltAtConstruction, keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1)
+            self.dense.build((None, 2))
+
+        def call(self, x):
+            return self.dense(x)
+
+        def _maybe_symbolic_build(self, iterator=None, data_batch=None):
+            calls.append("build")
+            super()._maybe_symbolic_build(iterator, data_batch)
+
+        def train_step(self, data):
+            return {"steps": tf.constant(1.0)}
+
+    model = Built()
+    model.compile(optimizer="sgd")
+    model.fit(np.ones((2, 2)), np.ones((2, 1)), batch_size=2, verbose=0)
+    assert calls == ["build"] and model.optimizer.built
 
 
 def check_resource_apply_adam():
