@@ -503,17 +503,16 @@ def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> El
     """The generator's config, derived as the original `get_generator_config`.
 
     Width `round(H * generator_hidden_size)`, depth `round(L * generator_layers)`,
-    heads `max(1, width // 64)`, feed-forward `4 * width`. With
-    `objective="mlm"` the generator is the full-size model itself, and so it
-    is for two-stage training and `weight_sharing="all"`, where the generator
-    must have the discriminator's exact shape (its number of heads included).
+    heads `max(1, width // 64)`, feed-forward `4 * width`. The variants
+    `variant_rules.FULL_SIZE_GENERATOR` names (`objective="mlm"`, two-stage
+    training, `weight_sharing="all"`) take the full-size model itself, its
+    number of heads included.
 
     Example:
     >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
     64
     """
-    if (pretraining.objective == "mlm" or pretraining.training_algorithm == "two_stage"
-            or pretraining.sharing == "all"):
+    if variant_rules.full_size_generator(pretraining):
         return model
     width = int(round(model.hidden_size * pretraining.generator_hidden_size))
     layers = int(round(model.num_layers * pretraining.generator_layers))

@@ -6,6 +6,8 @@ Here rather than in the variants' own modules because it must load without Tenso
 order: `Needs(field, allowed)`, the config's `field` (`sharing` is `weight_sharing` as `untied_generator_embeddings`
 may override it) one of `allowed`; `Holds(test)`, a test of the config's numbers. A variant without an entry
 combines with everything; `tests/pretraining/test_registry.py` keeps every registered name here.
+`FULL_SIZE_GENERATOR` names the variants whose generator is the discriminator's full-size model
+(`config.generator_config`).
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
@@ -112,6 +114,16 @@ RULES = {
         ],
     },
 }
+
+
+# The variants whose generator has the discriminator's exact shape: `mlm` trains it alone, `two_stage` starts the
+# discriminator from it, `weight_sharing="all"` shares one encoder (field -> names, `sharing` as in `Needs`).
+FULL_SIZE_GENERATOR = {"objective": ("mlm",), "training_algorithm": ("two_stage",), "sharing": ("all",)}
+
+
+def full_size_generator(config):
+    """Whether `config`'s variants make the generator the discriminator's full-size model."""
+    return any(getattr(config, field) in names for field, names in FULL_SIZE_GENERATOR.items())
 
 
 def broken_rule(config):
