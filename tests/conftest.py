@@ -24,6 +24,7 @@ import tensorflow as tf
 from absl import flags
 
 from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, PretrainingConfig, save_run_config
+from electra_tf.checkpoints.ours import RUN_CONFIG
 from electra_tf.vocabulary import is_unreachable, load_vocabulary
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -209,7 +210,7 @@ def write_pretrained_dir(fixture_vocab):
                                max_position_embeddings=128)
         os.makedirs(folder, exist_ok=True)
         ElectraDiscriminator(config).save(os.path.join(folder, "discriminator.keras"))
-        save_run_config(os.path.join(folder, "config.json"), config, PretrainingConfig())
+        save_run_config(os.path.join(folder, RUN_CONFIG), config, PretrainingConfig())
         shutil.copyfile(fixture_vocab, os.path.join(folder, "vocab.txt"))
         return str(folder)
 

@@ -273,10 +273,10 @@ def test_a_keras_model_that_is_not_ours(tmp_path):
 
 def test_our_folder_whose_config_does_not_match_its_model(tmp_path, tiny_pretrained_dir):
     folder = shutil.copytree(tiny_pretrained_dir, tmp_path / "final")
-    values = json.loads((folder / "config.json").read_text())
+    values = json.loads((folder / "run_config.json").read_text())
     values["model"]["num_layers"] = 3
-    (folder / "config.json").write_text(json.dumps(values))
-    with pytest.raises(ValueError, match="final: discriminator.keras does not match config.json"):
+    (folder / "run_config.json").write_text(json.dumps(values))
+    with pytest.raises(ValueError, match="final: discriminator.keras does not match run_config.json"):
         ElectraModel.from_pretrained(str(folder))
 
 
