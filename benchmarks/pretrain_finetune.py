@@ -89,10 +89,11 @@ def configs(vocab_size, steps, **variant):
 def kept_network(pretrainer, step):
     """The encoder a run has trained by `step`: its discriminator, but the generator of an MLM run and of a
     two-stage run still in its generator phase."""
+    from electra_tf.pretraining.training_algorithms import phase_at
     from electra_tf.training.flops import GENERATOR_PHASE
 
     networks = pretrainer.export_networks()
-    if "discriminator" not in networks or pretrainer.algorithm.phase_at(step - 1) == GENERATOR_PHASE:
+    if "discriminator" not in networks or phase_at(pretrainer.algorithm, step - 1) == GENERATOR_PHASE:
         return "generator", networks["generator"]
     return "discriminator", networks["discriminator"]
 

@@ -6,43 +6,25 @@ discriminator's sigmoid cross-entropy over the masked positions only, over the g
 (`losses.masked_rtd_loss`); RTD is scored there too.
 
 Example:
->>> [m.name for m in MaskedReplacedTokenDetection().make_metrics()][1]
-'rtd_loss'
+>>> MaskedReplacedTokenDetection().reports
+('rtd',)
 """
 
-from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.pretraining import losses
-from electra_tf.pretraining.step_metrics import rtd_trackers, update_rtd_trackers
-from electra_tf.training.flops import encoder_forward_flops, rtd_head_flops
+from electra_tf.pretraining.outputs import Networks, ObjectiveLosses
 
 
 class MaskedReplacedTokenDetection:
     """Objective `electra_15`: replaced token detection at the masked positions."""
 
-    discriminates = True
+    reports = ("rtd",)
 
     def networks(self, config, source):
-        return (*source.networks(config, ElectraDiscriminator), {})
-
-    def untrained_variables(self, discriminator):
-        return []
-
-    def read_discriminator(self, discriminated, outputs):
-        return outputs
+        return Networks(*source.networks(config))
 
     def losses(self, outputs, denominators, pretraining_config):
         rtd_loss = losses.masked_rtd_loss(outputs, denominators)
-        return {"rtd_loss": rtd_loss}, pretraining_config.disc_weight * rtd_loss
-
-    def make_metrics(self):
-        self.trackers = rtd_trackers()
-        return self.trackers
-
-    def update_metrics(self, outputs, step_losses, replicas):
-        masked = outputs.masked  # scored at the masked positions
+        masked = outputs.masked
         scored = (losses.at_slots(outputs.rtd_labels, masked), masked.weights,
                   losses.at_slots(outputs.rtd_logits, masked))
-        update_rtd_trackers(self.trackers, outputs, step_losses["rtd_loss"], scored, replicas)
-
-    def forward_flops(self, config, pretraining_config):
-        return encoder_forward_flops(config, pretraining_config.max_seq_length) + rtd_head_flops(config)
+        return ObjectiveLosses({"rtd_loss": rtd_loss}, pretraining_config.disc_weight * rtd_loss, {"rtd": scored})

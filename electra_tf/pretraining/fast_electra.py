@@ -8,7 +8,8 @@ Google's generator; a discriminator is refused). The temperature goes from `init
 `temperature` at `temperature_decay_steps` (0: `train_steps`) and stays there; `temperature_schedule` is the shape
 of the descent (`exponential`, geometric between the two; `linear`; `cosine`). The paper describes a descending,
 simulated-annealing-like schedule; its exact formula and constants are not reproduced here, so the family
-and its end points are config fields. Its FLOPs are counted as inference only (one forward pass).
+and its end points are config fields. Its FLOPs are counted as inference only (one forward pass,
+`flops.GENERATOR_FLOPS`).
 
 Example:
 >>> [round(float(annealed_temperature(step, 2.0, 1.0, 10, "linear")), 2) for step in (0, 5, 10, 20)]
@@ -23,8 +24,12 @@ import tensorflow as tf
 
 from electra_tf.checkpoints import sources
 from electra_tf.models.generator import ElectraGenerator
-from electra_tf.pretraining.generator_sources import GeneratorNetwork, check_masked_lm
-from electra_tf.training.flops import masked_lm_forward_flops
+from electra_tf.pretraining.generator_sources import (
+    SHARE_NONE,
+    check_masked_lm,
+    discriminator_network,
+    sample_from_logits,
+)
 
 _SHAPES = {
     "linear": lambda initial, final, r: initial + (final - initial) * r,
@@ -40,40 +45,45 @@ def annealed_temperature(step, initial, final, decay_steps, schedule):
     return _SHAPES[schedule](tf.constant(initial, tf.float32), tf.constant(final, tf.float32), progress)
 
 
-class PretrainedGenerator(GeneratorNetwork):
+class PretrainedGenerator:
     """`generator_type="pretrained"`: a frozen pre-trained masked LM with an annealed sampling temperature."""
 
     trained = False  # frozen: no MLM loss minimised, no gradient, FLOPs of a forward pass
+    reads_unigram_counts = False
 
-    def networks(self, config, discriminator_class):
+    def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
+        self.pretraining_config = pretraining_config
+        self.sharing = sharing
+
+    def networks(self, config):
         pc = self.pretraining_config
-        generator = ElectraGenerator.from_source(self.read_checkpoint(pc))
+        generator = ElectraGenerator.from_source(read_checkpoint(pc))
         if generator.config.vocab_size != config.vocab_size:
             raise ValueError(f"PretrainingConfig.generator_checkpoint: {pc.generator_checkpoint} has "
                              f"vocab_size={generator.config.vocab_size}, the discriminator {config.vocab_size}; "
                              "use a generator of the same vocabulary")
         generator.trainable = False
-        return discriminator_class(config, name="discriminator"), generator
+        return discriminator_network(config), generator
 
     @staticmethod
-    def read_checkpoint(pretraining_config):
-        """The `generator_checkpoint`, read; a ValueError when it holds no trained masked-LM head."""
-        path = pretraining_config.generator_checkpoint
-        source = sources.read_source(path)
-        check_masked_lm(source.network_for(ElectraGenerator.hf_class),
-                        f"PretrainingConfig.generator_checkpoint: {path} ({source.format})", "a frozen generator")
-        return source
-
-    @classmethod
-    def check_checkpoints(cls, pretraining_config):
-        cls.read_checkpoint(pretraining_config)
+    def check_checkpoints(pretraining_config):
+        """Refuses, before any work, a `generator_checkpoint` without a trained masked-LM head."""
+        read_checkpoint(pretraining_config)
 
     def temperature(self, counter):
+        """The sampling temperature at update step `counter`."""
         pc = self.pretraining_config
         return annealed_temperature(counter, pc.initial_temperature, pc.temperature,
                                     pc.temperature_decay_steps or pc.train_steps, pc.temperature_schedule)
 
-    @staticmethod
-    def generator_forward_flops(config, pretraining_config):
-        network = sources.read_source(pretraining_config.generator_checkpoint).network_for(ElectraGenerator.hf_class)
-        return masked_lm_forward_flops(network.config, pretraining_config)
+    def sample(self, mlm_logits, masked, keys, counter):
+        return sample_from_logits(mlm_logits, masked, keys, self.temperature(counter), self.pretraining_config)
+
+
+def read_checkpoint(pretraining_config):
+    """The `generator_checkpoint`, read; a ValueError when it holds no trained masked-LM head."""
+    path = pretraining_config.generator_checkpoint
+    source = sources.read_source(path)
+    check_masked_lm(source.network_for(ElectraGenerator.hf_class),
+                    f"PretrainingConfig.generator_checkpoint: {path} ({source.format})", "a frozen generator")
+    return source

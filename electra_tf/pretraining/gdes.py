@@ -83,3 +83,8 @@ def fold(discriminator):
                                    _tables(embedding)):
         target.assign(shared + own)
     return folded
+
+
+def exported(discriminator):
+    """The discriminator as it is saved and exported: a GDES one folded (`fold`), another as it is."""
+    return fold(discriminator) if isinstance(discriminator.backbone.embedding, DisentangledEmbedding) else discriminator

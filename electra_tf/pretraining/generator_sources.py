@@ -3,15 +3,18 @@ sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). 
 names them, and `registry.WEIGHT_SHARING` the ways the networks share weights; `fast_electra.PretrainedGenerator`
 is a third source, a frozen pre-trained masked LM.
 
-A source builds the networks, draws the replacements and says what its
-generator costs per token and whether that cost is a trained or an inference-only one.
+A source is one flat class; the step asks it for `networks(config)` (discriminator, generator or None), for
+`sample(mlm_logits, masked, keys, counter)` (the replacements) and whether its generator is `trained`. Before a
+run, `check_checkpoints` refuses a checkpoint it reads that cannot serve it and `reads_unigram_counts` says whether
+it needs the corpus's counts (`variant_inputs`); `init_checkpoint` reads its `sharing`. Its FLOPs are
+`flops.GENERATOR_FLOPS`'.
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
 >>> source = UnigramGenerator(ElectraConfig(vocab_size=4), PretrainingConfig(generator_type="unigram"), (0,),
 ...                           unigram_counts=[9, 1, 1, 0], sharing=SHARE_EMBEDDINGS)
->>> source.unigram_counts, source.generator_forward_flops(ElectraConfig(), PretrainingConfig())
-((0.0, 1.0, 1.0, 0.0), 0)
+>>> source.unigram_counts, source.trained
+((0.0, 1.0, 1.0, 0.0), False)
 """
 
 import dataclasses
@@ -19,39 +22,44 @@ import dataclasses
 import tensorflow as tf
 
 from electra_tf.config import generator_config
+from electra_tf.models.discriminator import ElectraDiscriminator
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.pretraining.gdes import DisentangledEmbedding, fold
 from electra_tf.pretraining.sampling import sample_replacements, sample_unigram
-from electra_tf.training.flops import masked_lm_forward_flops
 
 
-def _share_none(config, gen_config, discriminator_class):
-    return discriminator_class(config, name="discriminator"), ElectraGenerator(gen_config, name="generator")
+def discriminator_network(config, **kwargs):
+    """The discriminator every source builds (`kwargs`: `ElectraDiscriminator`'s, e.g. GDES's embedding)."""
+    return ElectraDiscriminator(config, name="discriminator", **kwargs)
 
 
-def _share_embeddings(config, gen_config, discriminator_class):
-    discriminator = discriminator_class(config, name="discriminator")
+def _share_none(config, gen_config):
+    return discriminator_network(config), ElectraGenerator(gen_config, name="generator")
+
+
+def _share_embeddings(config, gen_config):
+    discriminator = discriminator_network(config)
     return discriminator, ElectraGenerator(gen_config, embedding=discriminator.backbone.embedding, name="generator")
 
 
-def _share_all(config, gen_config, discriminator_class):
+def _share_all(config, gen_config):
     """One encoder: the generator is the discriminator's with an MLM head."""
-    discriminator = discriminator_class(config, name="discriminator")
+    discriminator = discriminator_network(config)
     return discriminator, ElectraGenerator(config, backbone=discriminator.backbone, name="generator")
 
 
-def _share_gdes(config, gen_config, discriminator_class):
+def _share_gdes(config, gen_config):
     """DeBERTa-V3's gradient-disentangled embedding sharing (`gdes`)."""
     generator = ElectraGenerator(gen_config, name="generator")
     embedding = DisentangledEmbedding(generator.backbone.embedding, name="embeddings")
-    return discriminator_class(config, embedding=embedding, name="discriminator"), generator
+    return discriminator_network(config, embedding=embedding), generator
 
 
 @dataclasses.dataclass(frozen=True)
 class WeightSharing:
     """How the generator and the discriminator share weights (`PretrainingConfig.weight_sharing`)."""
 
-    build: object  # (config, generator config, discriminator class) -> (discriminator, generator)
+    build: object  # (config, generator config) -> (discriminator, generator)
     fold: object = None  # the discriminator as saved and exported, when it is not the trained one (GDES)
     ties_embeddings: bool = False  # the two networks share their embedding block and nothing else
 
@@ -86,45 +94,38 @@ def check_masked_lm(network, name, use):
                          "its generator)")
 
 
+def reads_no_checkpoint(pretraining_config):
+    """A source's `check_checkpoints` when it reads none: nothing to refuse."""
+
+
 class GeneratorNetwork:
     """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
 
     trained = True  # the generator learns, and its losses are part of the loss minimised
     reads_unigram_counts = False  # needs the corpus's token counts (`variant_inputs`)
-    unigram_counts = None
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
         self.pretraining_config = pretraining_config
         self.sharing = sharing
 
-    def networks(self, config, discriminator_class):
-        return self.sharing.build(config, generator_config(config, self.pretraining_config), discriminator_class)
+    def networks(self, config):
+        return self.sharing.build(config, generator_config(config, self.pretraining_config))
 
-    @classmethod
-    def check_checkpoints(cls, pretraining_config):
-        """Refuses, before any work, a checkpoint this source reads that cannot serve it (none here)."""
-
-    def exported_discriminator(self, discriminator):
-        """The discriminator as it is saved and exported (a GDES one with its embedding residuals folded in)."""
-        return discriminator if self.sharing.fold is None else self.sharing.fold(discriminator)
-
-    def temperature(self, counter):
-        """The sampling temperature at update step `counter`."""
-        return self.pretraining_config.temperature
+    check_checkpoints = staticmethod(reads_no_checkpoint)
 
     def sample(self, mlm_logits, masked, keys, counter):
         """One replacement per prediction slot, `[batch, P]` int32."""
-        return sample_replacements(mlm_logits, masked.labels, keys, temperature=self.temperature(counter),
-                                   disallow_correct=self.pretraining_config.disallow_correct,
-                                   sampler=self.pretraining_config.sampler)
-
-    @staticmethod
-    def generator_forward_flops(config, pretraining_config):
-        """Forward FLOPs per input token of the generator."""
-        return masked_lm_forward_flops(generator_config(config, pretraining_config), pretraining_config)
+        return sample_from_logits(mlm_logits, masked, keys, self.pretraining_config.temperature,
+                                  self.pretraining_config)
 
 
-class UnigramGenerator(GeneratorNetwork):
+def sample_from_logits(mlm_logits, masked, keys, temperature, pretraining_config):
+    """A generator network's replacements at `temperature`, as `pretraining_config` draws them."""
+    return sample_replacements(mlm_logits, masked.labels, keys, temperature=temperature,
+                               disallow_correct=pretraining_config.disallow_correct, sampler=pretraining_config.sampler)
+
+
+class UnigramGenerator:
     """`generator_type="unigram"`: replacements drawn from the corpus's token counts; no network, no cost.
 
     `unigram_counts`: `[vocab_size]` token counts (`unigram.count_tokens`); special tokens are never drawn.
@@ -134,7 +135,7 @@ class UnigramGenerator(GeneratorNetwork):
     reads_unigram_counts = True
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
-        super().__init__(config, pretraining_config, special_token_ids, sharing=sharing)
+        self.sharing = sharing
         counts = unigram_counts
         if counts is None or len(counts) != config.vocab_size or min(counts) < 0 or not sum(counts) > 0:
             raise ValueError(f"ElectraPretrainer: generator_type='unigram' needs unigram_counts, "
@@ -143,12 +144,10 @@ class UnigramGenerator(GeneratorNetwork):
         # Special tokens are never drawn: they are not what the generator replaces masked words with.
         self.unigram_counts = tuple(0.0 if i in special_token_ids else float(c) for i, c in enumerate(counts))
 
-    def networks(self, config, discriminator_class):
-        return discriminator_class(config, name="discriminator"), None
+    def networks(self, config):
+        return discriminator_network(config), None
+
+    check_checkpoints = staticmethod(reads_no_checkpoint)
 
     def sample(self, mlm_logits, masked, keys, counter):
         return sample_unigram(tf.constant(self.unigram_counts, tf.float32), masked.labels, keys)
-
-    @staticmethod
-    def generator_forward_flops(config, pretraining_config):
-        return 0

@@ -59,9 +59,10 @@ def masked_rtd_loss(outputs, denominators):
         denominators["predictions"] + EPSILON)
 
 
-def copy_log_probabilities(outputs):
-    """All-Tokens MLM: `log p(original token)` at every position under the copy mechanism, `[batch, sequence]`."""
-    log_softmax = tf.nn.log_softmax(outputs.main_mlm_logits)
+def copy_log_probabilities(outputs, main_mlm_logits):
+    """All-Tokens MLM: `log p(original token)` at every position under the copy mechanism, `[batch, sequence]`
+    (`main_mlm_logits`: the kept masked LM's at every position)."""
+    log_softmax = tf.nn.log_softmax(main_mlm_logits)
     original = tf.gather(log_softmax, outputs.input_ids, batch_dims=2)
     # The RTD logit is "replaced"; copying is its complement: log D = log σ(-z), log(1 - D) = log σ(z).
     log_copy, log_generate = tf.math.log_sigmoid(-outputs.rtd_logits), tf.math.log_sigmoid(outputs.rtd_logits)
@@ -70,15 +71,15 @@ def copy_log_probabilities(outputs):
                     log_generate + original)
 
 
-def copy_mlm_loss(outputs, denominators):
+def copy_mlm_loss(outputs, main_mlm_logits, denominators):
     """All-Tokens MLM: the copy mechanism's cross-entropy over every real token, over the global token count."""
-    return -tf.reduce_sum(copy_log_probabilities(outputs) * outputs.real_tokens) / (
+    return -tf.reduce_sum(copy_log_probabilities(outputs, main_mlm_logits) * outputs.real_tokens) / (
         denominators["tokens"] + EPSILON)
 
 
-def copy_predictions(outputs):
+def copy_predictions(outputs, main_mlm_logits):
     """All-Tokens MLM: the most probable token at each position under the copy mechanism, `[batch, sequence]`."""
-    probabilities = tf.nn.softmax(outputs.main_mlm_logits)
+    probabilities = tf.nn.softmax(main_mlm_logits)
     copy = tf.sigmoid(-outputs.rtd_logits)
     input_ids = outputs.corrupted_ids
     copied = copy + (1.0 - copy) * tf.gather(probabilities, input_ids, batch_dims=2)
@@ -86,8 +87,9 @@ def copy_predictions(outputs):
     return tf.where(copied >= (1.0 - copy) * tf.reduce_max(probabilities, axis=-1), input_ids, best)
 
 
-def reinforce_losses(outputs, denominators):
-    """Adversarial training: `(policy_loss, baseline_loss)`, each over the global number of predictions.
+def reinforce_losses(outputs, baseline_logits, denominators):
+    """Adversarial training: `(policy_loss, baseline_loss)`, each over the global number of predictions
+    (`baseline_logits`: `[batch, P]`, the reward baseline's at the masked positions).
 
     The policy loss's gradient is REINFORCE's estimate for the generator
     maximising the discriminator's loss; neither loss reaches the
@@ -95,7 +97,6 @@ def reinforce_losses(outputs, denominators):
     """
     masked = outputs.masked
     reward = tf.stop_gradient(at_slots(rtd_per_token(outputs), masked))
-    baseline_logits = outputs.baseline_logits
     advantage = tf.stop_gradient(reward + tf.math.log_sigmoid(baseline_logits))  # reward - baseline
     log_probability = tf.gather(tf.nn.log_softmax(outputs.mlm_logits), outputs.sampled, batch_dims=2)
     count = denominators["predictions"] + EPSILON

@@ -1,9 +1,10 @@
-"""`PretrainingOutputs`: what one forward pass of the pre-trainer computed, field by field.
+"""`PretrainingOutputs`: what one forward pass of the pre-trainer computed, field by field; and the typed results
+an objective returns (`Networks`, `ObjectiveLosses`).
 
-The pre-trainer fills it in step order (mask → generate → corrupt → discriminate); the objective, the generator's
-loss and the training algorithm read it. A field a step did not compute is `None`: a unigram generator has no
-`mlm_logits`, a two-stage generator phase stops before `corrupted_ids`, only the objectives with a masked LM on the
-discriminator set `main_mlm_logits`. A `NamedTuple`, so it passes through `tf.function` as it is.
+The pre-trainer fills the outputs in step order (mask → generate → corrupt → discriminate); the objective, the
+generator's loss and the training algorithm read them (a head of theirs reads the networks' last hidden states). A
+field a step did not compute is `None`: a unigram generator has no `mlm_logits`, a two-stage generator phase stops
+before `corrupted_ids`. `NamedTuple`s, so they pass through `tf.function` as they are.
 
 Example:
 >>> import tensorflow as tf
@@ -24,14 +25,34 @@ class PretrainingOutputs(NamedTuple):
     input_ids: tf.Tensor  # [batch, sequence] int32, the batch as read
     real_tokens: tf.Tensor  # [batch, sequence] float32, 1 on real tokens (the attention mask)
     mlm_logits: tf.Tensor | None = None  # [batch, P, vocab] float32, the generator's at the masked positions
-    baseline_logits: tf.Tensor | None = None  # [batch, P] float32, adversarial training's reward baseline
+    generator_hidden: tf.Tensor | None = None  # [batch, sequence, hidden], the generator's last hidden state
     sampled: tf.Tensor | None = None  # [batch, P] int32, the replacements drawn
     corrupted_ids: tf.Tensor | None = None  # [batch, sequence] int32, the batch with the replacements written in
     rtd_labels: tf.Tensor | None = None  # [batch, sequence] float32, 1 where replaced (and different), real tokens
     rtd_logits: tf.Tensor | None = None  # [batch, sequence] float32, the discriminator's "replaced" logits
-    main_mlm_logits: tf.Tensor | None = None  # [batch, P or sequence, vocab] float32, a masked LM on the discriminator
+    discriminator_hidden: tf.Tensor | None = None  # [batch, sequence, hidden], the discriminator's last hidden state
 
     @property
     def discriminated(self):
         """Whether the step ran the discriminator (not in a two-stage generator phase, nor for `mlm`)."""
         return self.rtd_logits is not None
+
+
+class Networks(NamedTuple):
+    """What an objective's `networks` builds: the two networks (`None`: not in this variant), the heads it adds
+    (`{attribute: layer}`: the pre-trainer holds them under these names, checkpoints use them) and the variables it
+    leaves untrained."""
+
+    discriminator: object
+    generator: object
+    heads: dict = {}
+    untrained: tuple = ()
+
+
+class ObjectiveLosses(NamedTuple):
+    """What an objective's `losses` returns: this replica's shares of its losses (`{name: loss}`), its term of the
+    loss minimised, and what each of its `reports` scores (`{report: values}`, `step_metrics.REPORTS` says which)."""
+
+    losses: dict
+    term: object
+    scored: dict

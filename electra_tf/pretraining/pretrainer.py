@@ -16,6 +16,7 @@ from electra_tf.config import PretrainingConfig
 from electra_tf.library_internals import BuiltAtConstruction
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
+from electra_tf.pretraining.gdes import exported
 from electra_tf.pretraining.masking import scatter_positions
 from electra_tf.pretraining.outputs import PretrainingOutputs
 from electra_tf.pretraining.registry import variant_parts
@@ -23,7 +24,13 @@ from electra_tf.pretraining.replica_jit import ReplicaJit
 from electra_tf.pretraining.replicas import denominators
 from electra_tf.pretraining.step_losses import step_losses
 from electra_tf.pretraining.step_metrics import StepMetrics
-from electra_tf.pretraining.training_algorithms import PHASES, phase_variables, start_discriminator_phase
+from electra_tf.pretraining.training_algorithms import (
+    PHASES,
+    phase_at,
+    phase_span,
+    phase_variables,
+    start_discriminator_phase,
+)
 from electra_tf.training.flops import JOINT
 from electra_tf.training.optimization import update_step_and_micro_batch
 from electra_tf.training.speed import StepSpeed
@@ -75,16 +82,19 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         self.parts = parts = variant_parts(pc, self.config, self.masker.special_token_ids, unigram_counts)
         self.objective, self.source, self.algorithm = parts.objective, parts.source, parts.algorithm
         # What the next traced step computes: the run sets it phase by phase (`start_phase`).
-        self.phase = self.algorithm.phase_at(0)
+        self.phase = phase_at(self.algorithm, 0)
 
         # The networks, and the parts' heads (pre-trainer attributes: checkpoints keep them by these names).
-        self.discriminator, self.generator, heads = self.objective.networks(self.config, self.source)
-        for name, layer in {**heads, **self.algorithm.heads(self.generator)}.items():
+        networks = self.objective.networks(self.config, self.source)
+        self.discriminator, self.generator = networks.discriminator, networks.generator
+        for name, layer in {**networks.heads, **self.algorithm.heads(self.generator)}.items():
             setattr(self, name, layer)
+        self.untrained_variable_ids = frozenset(id(variable) for variable in networks.untrained)
+        self.unigram_counts = unigram_counts
         # Evaluation draws its own random numbers: a counter apart from the optimizer's, which keys training's.
         self.eval_counter = self.add_weight(shape=(), dtype="int64", initializer="zeros", trainable=False,
                                             aggregation="only_first_replica", name="eval_counter")
-        self.step_metrics = StepMetrics(self.objective, has_generator=self.generator is not None)
+        self.step_metrics = StepMetrics(self.objective.reports, has_generator=self.generator is not None)
         # Keras's seed generators (dropout's) are no TensorFlow dependency of their layers: their states,
         # held here, are, so any `tf.train.Checkpoint` of the pre-trainer resumes the dropout masks too. (A
         # `tf.Module`: Keras tracks no weight in it, so `.keras` files keep their layout; and the networks
@@ -100,13 +110,13 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
     @property
     def is_electra(self):
         """Whether the objective discriminates (every objective but `mlm`)."""
-        return self.objective.discriminates
+        return self.discriminator is not None
 
     def export_networks(self):
         """`{"discriminator": ..., "generator": ...}` as they are saved and exported: plain networks with the
         usual weight layout (a GDES discriminator folded; a unigram run has no generator, an MLM run only it)."""
-        networks = {"discriminator": self.source.exported_discriminator(self.discriminator), "generator":
-                    self.generator}
+        networks = {"discriminator": exported(self.discriminator) if self.is_electra else None,
+                    "generator": self.generator}
         return {name: network for name, network in networks.items() if network is not None}
 
     phase_variables = phase_variables  # what the current phase trains
@@ -116,7 +126,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         is its own traced step: a new phase drops the traced one), and at the first step of a two-stage
         discriminator phase with its encoder set from the generator's. Returns the step that phase ends at
         (None: the run's end); a run fits up to it, then starts the next phase (`run.train`)."""
-        phase, first, end = self.algorithm.phase_span(step)
+        phase, first, end = phase_span(self.algorithm, step)
         if phase != self.phase:
             self.phase, self.train_function = phase, None
         if step == first and PHASES[phase].starts_from_generator:
@@ -153,15 +163,15 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
 
     def generate(self, inputs, masked, training):
         """The batch as masked, with the generator's MLM logits at the masked positions (float32; none for a
-        unigram generator) and what the training algorithm reads there (adversarial's baseline logits)."""
+        unigram generator) and its last hidden state."""
         outputs = PretrainingOutputs(masked, tf.cast(inputs["input_ids"], tf.int32),
                                      tf.cast(inputs["attention_mask"], tf.float32))
         if self.generator is None:
             return outputs
         generated = self.generator(_network_inputs(inputs, masked.input_ids, mask_positions=masked.positions),
                                    training=training)
-        return self.algorithm.read_generator(generated, outputs._replace(
-            mlm_logits=tf.cast(generated["logits"], tf.float32)))
+        return outputs._replace(mlm_logits=tf.cast(generated["logits"], tf.float32),
+                                generator_hidden=generated["last_hidden_state"])
 
     def corrupt(self, outputs, counter, micro_batch=0):
         """Samples the replacements (from the generator source), writes them into the batch; the RTD labels."""
@@ -175,11 +185,11 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return outputs._replace(sampled=sampled, corrupted_ids=corrupted, rtd_labels=replaced * outputs.real_tokens)
 
     def discriminate(self, inputs, outputs, training):
-        """The discriminator's per-token RTD logits (float32) on the corrupted batch, with what the objective
-        reads off it (Replace / All-Tokens MLM: the kept model's MLM logits)."""
+        """The discriminator's per-token RTD logits (float32) on the corrupted batch, and its last hidden state
+        (the objective's heads read it)."""
         discriminated = self.discriminator(_network_inputs(inputs, outputs.corrupted_ids), training=training)
-        return self.objective.read_discriminator(discriminated, outputs._replace(
-            rtd_logits=tf.cast(discriminated["logits"], tf.float32)))
+        return outputs._replace(rtd_logits=tf.cast(discriminated["logits"], tf.float32),
+                                discriminator_hidden=discriminated["last_hidden_state"])
 
     def forward(self, inputs, counter, training):
         """Masks, generates, samples and discriminates with the draws of step `counter`: a `PretrainingOutputs`."""
@@ -200,6 +210,10 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
     def pretraining_losses(self, outputs, denominators=None):
         """Per-replica shares of the global losses (they sum over replicas to the global mean), each part's,
         and under `"loss"` the sum the step minimises (`step_losses`)."""
+        return self._losses_and_scored(outputs, denominators)[0]
+
+    def _losses_and_scored(self, outputs, denominators=None):
+        """`(losses, what the objective scored)` of one step (`step_losses`)."""
         if denominators is None:
             denominators = self.denominators(outputs.masked, outputs.real_tokens)
         return step_losses(self.parts, self.phase, self.pretraining_config, outputs, denominators)
@@ -209,9 +223,9 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         variables = self.phase_variables()
         with tf.GradientTape() as tape:
             outputs = self.forward_masked(inputs, masked, counter, training=True, micro_batch=micro_batch)
-            losses = self.pretraining_losses(outputs, denominators)
+            losses, scored = self._losses_and_scored(outputs, denominators)
             scaled = self.optimizer.scale_loss(losses["loss"])
-        return outputs, losses, tape.gradient(scaled, variables)
+        return outputs, losses, scored, tape.gradient(scaled, variables)
 
     def compile(self, optimizer="adamw", jit_compile="auto", speed=None, **kwargs):
         """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy (`ReplicaJit`);
@@ -232,9 +246,9 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         masked = self.mask_batch(inputs, counter, micro_batch)
         denominators = self.denominators(masked, inputs["attention_mask"])
         step = self.replica_jit.step(self._losses_and_gradients, self.phase)
-        outputs, losses, gradients = step(inputs, masked, counter, micro_batch, denominators)
+        outputs, losses, scored, gradients = step(inputs, masked, counter, micro_batch, denominators)
         self.optimizer.apply(gradients, self.phase_variables())
-        return self.step_metrics.update(outputs, losses)
+        return self.step_metrics.update(outputs, losses, scored)
 
     def test_step(self, data):
         inputs, _, _ = keras.utils.unpack_x_y_sample_weight(data)
@@ -242,7 +256,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         phase, self.phase = self.phase, JOINT  # evaluation runs (and reports) both networks in every phase
         try:
             outputs = self.forward(inputs, counter, training=False)
-            return self.step_metrics.update(outputs, self.pretraining_losses(outputs))
+            return self.step_metrics.update(outputs, *self._losses_and_scored(outputs))
         finally:
             self.phase = phase
 
@@ -252,4 +266,4 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
                 "special_token_ids": list(self.masker.special_token_ids),
                 **{name: None if values is None else list(values) for name, values in (
                     ("word_continuation_ids", self.masker.word_continuation_ids),
-                    ("unigram_counts", self.source.unigram_counts))}}
+                    ("unigram_counts", self.unigram_counts))}}

@@ -8,7 +8,7 @@ Example:
 >>> from electra_tf.config import ElectraConfig
 >>> parts = variant_parts(PretrainingConfig(objective="electra_15"), ElectraConfig(), special_token_ids=(0,))
 >>> type(parts.objective).__name__, type(parts.source).__name__, type(parts.algorithm).__name__
-('MaskedReplacedTokenDetection', 'GeneratorNetwork', 'Joint')
+('MaskedReplacedTokenDetection', 'GeneratorNetwork', 'MaskedLMTraining')
 """
 
 import dataclasses
@@ -28,7 +28,7 @@ from electra_tf.pretraining.generator_sources import (
 )
 from electra_tf.pretraining.mlm import MaskedLanguageModel
 from electra_tf.pretraining.replace_mlm import ReplaceMLM
-from electra_tf.pretraining.training_algorithms import Adversarial, Joint, TwoStage
+from electra_tf.pretraining.training_algorithms import Adversarial, joint, two_stage
 
 OBJECTIVES = {
     "electra": ReplacedTokenDetection,
@@ -50,8 +50,8 @@ WEIGHT_SHARING = {
     "gdes": SHARE_GDES,
 }
 TRAINING_ALGORITHMS = {
-    "joint": Joint,
-    "two_stage": TwoStage,
+    "joint": joint,
+    "two_stage": two_stage,
     "adversarial": Adversarial,
 }
 
@@ -69,7 +69,7 @@ def objective_of(pretraining_config):
 
 
 def source_class(pretraining_config):
-    """The generator source class `pretraining_config.generator_type` names (its FLOPs are class methods)."""
+    """The generator source class `pretraining_config.generator_type` names (its run checks are class members)."""
     return GENERATOR_SOURCES[pretraining_config.generator_type]
 
 

@@ -21,8 +21,9 @@ from electra_tf.pretraining.training_algorithms import PHASES
 
 
 def step_losses(parts, phase, pretraining_config, outputs, denominators):
-    """Every loss of one step in `phase` (`{name: loss}`), and under `"loss"` the sum minimised."""
-    named = {}
+    """`(losses, scored)`: every loss of one step in `phase` (`{name: loss}`, and under `"loss"` the sum minimised),
+    and what the objective scored for its reports (`step_metrics`)."""
+    named, scored = {}, {}
     mlm_loss = None
     if outputs.mlm_logits is not None:  # reported even when the generator is not trained (frozen, unigram: none)
         mlm_loss = named["mlm_loss"] = losses.mlm_loss(outputs.masked, outputs.mlm_logits, denominators)
@@ -30,10 +31,10 @@ def step_losses(parts, phase, pretraining_config, outputs, denominators):
     named.update(algorithm_losses)
     objective_term = 0.0
     if outputs.discriminated:
-        objective_losses, objective_term = parts.objective.losses(outputs, denominators, pretraining_config)
+        objective_losses, objective_term, scored = parts.objective.losses(outputs, denominators, pretraining_config)
         named.update(objective_losses)
     named["loss"] = total_loss(parts, phase, pretraining_config, generator_losses, objective_term)
-    return named
+    return named, scored
 
 
 def total_loss(parts, phase, pretraining_config, generator_losses, objective_term):

@@ -2,17 +2,22 @@
 2020, §3.2 and Appendix F). Each is a schedule of phases, each phase its own traced step (`phases`); the run
 trains them in turn (`ElectraPretrainer.start_phase`, `run.train`), and `registry.TRAINING_ALGORITHMS` names them.
 
-- `Joint`: one phase, both networks on `gen_weight × MLM + disc_weight × RTD`.
-- `TwoStage`: `two_stage_generator_steps` of generator-only MLM, then the discriminator (started from the
+An algorithm is one flat object the step asks for three things: its `phases` (`[(phase, first update step)]`, in
+order; the functions here give the phase a step is in and a run's FLOPs from them), the `heads(generator)` it adds
+(`{attribute: layer}`, held by the pre-trainer under these names) and the generator's losses
+(`generator_losses(outputs, denominators, mlm_loss)`).
+
+- `joint`: one phase, both networks on `gen_weight × MLM + disc_weight × RTD`.
+- `two_stage`: `two_stage_generator_steps` of generator-only MLM, then the discriminator (started from the
   generator's weights) with the generator frozen. The phase follows from the optimizer's step, so the
   checkpoint's weights and step are all the state a resumed run needs.
-- `Adversarial`: the generator learns by REINFORCE from the discriminator's loss, against a learnt baseline.
+- `adversarial`: the generator learns by REINFORCE from the discriminator's loss, against a learnt baseline.
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
->>> algorithm = TwoStage(PretrainingConfig(training_algorithm="two_stage", two_stage_generator_steps=3,
-...                                        generator_hidden_size=1.0))
->>> [algorithm.phase_at(step) for step in (0, 2, 3)]
+>>> algorithm = two_stage(PretrainingConfig(training_algorithm="two_stage", two_stage_generator_steps=3,
+...                                         generator_hidden_size=1.0))
+>>> [phase_at(algorithm, step) for step in (0, 2, 3)]
 ['generator', 'generator', 'discriminator']
 """
 
@@ -38,53 +43,57 @@ PHASES = {JOINT: Phase(True, True), GENERATOR_PHASE: Phase(True, False),
           DISCRIMINATOR_PHASE: Phase(False, True, starts_from_generator=True)}
 
 
-class Joint:
-    """`training_algorithm="joint"`: one phase, one traced step, both networks."""
+def spans(algorithm):
+    """`[(phase, first step, end step)]`: the phases' update steps (end None: the last phase, to the run's end)."""
+    starts = algorithm.phases
+    return [(phase, first, end) for (phase, first), (_, end) in zip(starts, [*starts[1:], (None, None)])]
 
-    def __init__(self, pretraining_config):
-        self.pretraining_config = pretraining_config
 
-    def phases(self):
-        """`[(phase, first update step)]`, in order: each phase lasts until the next one's first step."""
-        return [(JOINT, 0)]
+def phase_span(algorithm, step):
+    """`(phase, first step, end step)` of the phase update step `step` trains in."""
+    return next(span for span in spans(algorithm) if span[2] is None or step < span[2])
 
-    def spans(self):
-        """`[(phase, first step, end step)]`: the phases' update steps (end None: the last phase, to the run's end)."""
-        starts = self.phases()
-        return [(phase, first, end) for (phase, first), (_, end) in zip(starts, [*starts[1:], (None, None)])]
 
-    def phase_span(self, step):
-        """`(phase, first step, end step)` of the phase update step `step` trains in."""
-        return next(span for span in self.spans() if span[2] is None or step < span[2])
+def phase_at(algorithm, step):
+    """The phase update step `step` trains in."""
+    return phase_span(algorithm, step)[0]
 
-    def phase_at(self, step):
-        """The phase update step `step` trains in."""
-        return self.phase_span(step)[0]
+
+def phase_flops(algorithm, steps, flops_in_phase):
+    """FLOPs of the first `steps` steps, given `flops_in_phase(phase)` for one step."""
+    return sum(max(0, (steps if end is None else min(steps, end)) - first) * flops_in_phase(phase)
+               for phase, first, end in spans(algorithm))
+
+
+def mlm_terms(mlm_loss):
+    """The generator's terms when it learns by its masked-LM loss (None: no generator network)."""
+    return [] if mlm_loss is None else [mlm_loss]
+
+
+class MaskedLMTraining:
+    """The generator learns by its masked-LM loss, in `phases`: `joint` and `two_stage`."""
+
+    def __init__(self, phases):
+        self.phases = phases
 
     def heads(self, generator):
-        """`{attribute: layer}` the algorithm adds and keeps (the pre-trainer holds them under these names)."""
         return {}
-
-    def read_generator(self, generated, outputs):
-        """`outputs` with what the algorithm reads off the generator's outputs besides its MLM logits."""
-        return outputs
 
     def generator_losses(self, outputs, denominators, mlm_loss):
         """`({name: loss}, terms)`: the algorithm's own losses, and those the generator learns from (× `gen_weight`;
         `mlm_loss` is the generator's, None without one)."""
-        return {}, [] if mlm_loss is None else [mlm_loss]
-
-    def flops(self, steps, flops_in_phase):
-        """FLOPs of the first `steps` steps, given `flops_in_phase(phase)` for one step."""
-        return sum(max(0, (steps if end is None else min(steps, end)) - first) * flops_in_phase(phase)
-                   for phase, first, end in self.spans())
+        return {}, mlm_terms(mlm_loss)
 
 
-class TwoStage(Joint):
+def joint(pretraining_config):
+    """`training_algorithm="joint"`: one phase, one traced step, both networks."""
+    return MaskedLMTraining([(JOINT, 0)])
+
+
+def two_stage(pretraining_config):
     """`training_algorithm="two_stage"`: generator-only MLM first, then the discriminator from its weights."""
-
-    def phases(self):
-        return [(GENERATOR_PHASE, 0), (DISCRIMINATOR_PHASE, self.pretraining_config.two_stage_generator_steps)]
+    return MaskedLMTraining([(GENERATOR_PHASE, 0),
+                             (DISCRIMINATOR_PHASE, pretraining_config.two_stage_generator_steps)])
 
 
 def phase_variables(pretrainer):
@@ -95,8 +104,7 @@ def phase_variables(pretrainer):
         return pretrainer.generator.trainable_variables
     if not phase.trains_generator:
         return pretrainer.discriminator.trainable_variables
-    untrained = {id(v) for v in pretrainer.objective.untrained_variables(pretrainer.discriminator)}
-    return [v for v in pretrainer.trainable_variables if id(v) not in untrained]
+    return [v for v in pretrainer.trainable_variables if id(v) not in pretrainer.untrained_variable_ids]
 
 
 def start_discriminator_phase(pretrainer):
@@ -107,9 +115,12 @@ def start_discriminator_phase(pretrainer):
             target.assign(source)
 
 
-class Adversarial(Joint):
-    """`training_algorithm="adversarial"`: REINFORCE on the discriminator's loss, with a reward baseline
-    (`losses.reinforce_losses`)."""
+class Adversarial:
+    """`training_algorithm="adversarial"`: one phase; REINFORCE on the discriminator's loss, with a reward
+    baseline (`losses.reinforce_losses`) read off the generator's features."""
+
+    def __init__(self, pretraining_config):
+        self.phases = [(JOINT, 0)]
 
     def heads(self, generator):
         baseline = keras.layers.Dense(1, name="reward_baseline")
@@ -117,13 +128,11 @@ class Adversarial(Joint):
         self.reward_baseline = baseline
         return {"reward_baseline": baseline}
 
-    def read_generator(self, generated, outputs):
-        # The baseline learns on the generator's features without training them: the reward alone does.
-        hidden = tf.stop_gradient(tf.gather(generated["last_hidden_state"], outputs.masked.positions, batch_dims=1))
-        return outputs._replace(baseline_logits=tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0])
-
     def generator_losses(self, outputs, denominators, mlm_loss):
         if not outputs.discriminated:
-            return super().generator_losses(outputs, denominators, mlm_loss)
-        policy, baseline = losses.reinforce_losses(outputs, denominators)
+            return {}, mlm_terms(mlm_loss)
+        # The baseline learns on the generator's features without training them: the reward alone does.
+        hidden = tf.stop_gradient(tf.gather(outputs.generator_hidden, outputs.masked.positions, batch_dims=1))
+        baseline_logits = tf.cast(self.reward_baseline(hidden), tf.float32)[..., 0]
+        policy, baseline = losses.reinforce_losses(outputs, baseline_logits, denominators)
         return {"policy_loss": policy, "baseline_loss": baseline}, [policy, baseline]

@@ -32,3 +32,11 @@ def test_two_stage_counts_each_phase_at_its_price():
     assert second == pytest.approx(first / 3 + discriminator)  # the frozen generator's forward + the discriminator
     assert training_flops(MODEL, config, 2) == 2 * first
     assert training_flops(MODEL, config, 10) == 3 * first + 7 * second
+
+
+def test_every_registered_part_has_its_flops():
+    from electra_tf.pretraining import registry
+    from electra_tf.pretraining.flops import GENERATOR_FLOPS, OBJECTIVE_FLOPS
+
+    assert set(OBJECTIVE_FLOPS) == set(registry.OBJECTIVES.values())
+    assert set(GENERATOR_FLOPS) == set(registry.GENERATOR_SOURCES.values())

@@ -23,9 +23,22 @@ def _bce(labels, logits):
     return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
 
 
-def _reference(objective, algorithm, out, batch):
+def _head_logits(pretrainer, out):
+    """What the parts' heads compute in their losses: the kept masked LM's logits, the reward baseline's."""
+    logits = {}
+    if hasattr(pretrainer, "main_mlm_head"):
+        replace = pretrainer.pretraining_config.objective == "replace_mlm"  # at the masked positions only
+        logits["main_mlm_logits"] = pretrainer.objective.kept.logits(out, out.masked.positions if replace else None)
+    if hasattr(pretrainer, "reward_baseline"):
+        logits["baseline_logits"] = pretrainer.reward_baseline(
+            tf.gather(out.generator_hidden, out.masked.positions, batch_dims=1))[..., 0]
+    return logits
+
+
+def _reference(objective, algorithm, out, batch, head_logits=None):
     """(total, {name: loss}) in float64, as the paper defines each variant's losses."""
-    array = {k: np.asarray(v, np.float64) for k, v in out._asdict().items() if k != "masked" and v is not None}
+    array = {k: np.asarray(v, np.float64) for k, v in {**out._asdict(), **(head_logits or {})}.items()
+             if k != "masked" and v is not None}
     masked = out.masked
     weights, labels, positions = (np.asarray(masked.weights, np.float64), np.asarray(masked.labels),
                                   np.asarray(masked.positions))
@@ -72,7 +85,8 @@ def test_variant_losses_equal_a_numpy_reference(tiny_config, tiny_vocab, fields)
     out = pretrainer.forward(batch, tf.constant(5, tf.int64), training=False)
     losses = {k: float(v) for k, v in pretrainer.pretraining_losses(out).items()}
     total, expected = _reference(pretrainer.pretraining_config.objective,
-                                 pretrainer.pretraining_config.training_algorithm, out, batch)
+                                 pretrainer.pretraining_config.training_algorithm, out, batch,
+                                 _head_logits(pretrainer, out))
     objective = pretrainer.pretraining_config.objective
     assert set(expected) - set(losses) == ({"rtd_loss"} if objective == "replace_mlm" else set())  # RTD untrained
     for name in set(expected) & set(losses):

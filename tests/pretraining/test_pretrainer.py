@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from electra_tf import ElectraConfig, ElectraPretrainer, PretrainingConfig
 from electra_tf.checkpoints.safetensors_io import read_safetensors
+from electra_tf.pretraining.training_algorithms import phase_at
 from electra_tf.training.optimization import micro_steps
 
 ELECTRA_METRICS = ["loss", "mlm_loss", "mlm_accuracy", "sampled_mlm_accuracy", "rtd_loss", "rtd_accuracy",
@@ -258,7 +259,7 @@ def test_two_stage_switch_over_keeps_the_generator_and_starts_the_discriminator_
                 pretrainer.generator.backbone.trainable_variables)
     moved = [np.abs(np.asarray(d) - np.asarray(g)).max() for d, g in pairs]
     assert max(moved) > 0  # the discriminator trains from the generator's weights
-    assert pretrainer.algorithm.phase_at(1) == "generator" and pretrainer.algorithm.phase_at(2) == "discriminator"
+    assert phase_at(pretrainer.algorithm, 1) == "generator" and phase_at(pretrainer.algorithm, 2) == "discriminator"
 
 
 @pytest.mark.parametrize("name", ["two-stage", "adversarial", "gdes", "unigram, whole words"])
