@@ -36,7 +36,7 @@ def rte_dir(tmp_path_factory):
     return str(folder.parent)
 
 
-def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_dir, tmp_path):
+def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_dir, tmp_path, run_tool):
     output = tmp_path / "rte"
     arguments = ["--task=rte", f"--data_dir={rte_dir}", f"--init_checkpoint={tiny_pretrained_dir}",
                  f"--output_dir={output}", "--num_trials=2", "--epochs=3", "--batch_size=8", "--max_seq_length=16",
@@ -77,50 +77,49 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
     hf_config = json.loads((model_folder / "config.json").read_text())
     assert hf_config["architectures"] == ["ElectraForSequenceClassification"]
     assert hf_config["id2label"] == {"0": "entailment", "1": "not_entailment"}
-    exported = subprocess.run([sys.executable, "-m", "electra_tf.tools.export_model", f"--model={model_folder}",
-                               f"--export_dir={tmp_path / 'exports'}", "--model_name=rte"],
-                              capture_output=True, text=True, timeout=600, env=ENV)
-    assert exported.returncode == 0, exported.stderr[-3000:]
+    code, _, err = run_tool("export_model", f"--model={model_folder}", f"--export_dir={tmp_path / 'exports'}",
+                            "--model_name=rte")
+    assert code in (0, None), err[-3000:]
     serving = json.loads((tmp_path / "exports" / "rte" / "1" / "assets.extra" / "export_info.json").read_text())
     assert serving["label_names"] == ["entailment", "not_entailment"] and serving["max_seq_length"] == 16
     assert serving["text_inputs"] == ["text", "text_pair"]
     # An interrupted run is re-run with the same command: finished trials are kept, not trained again.
     (output / "trial_1" / "results.json").unlink()
-    again = run(*arguments)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert "trial 0: done before, kept" in again.stdout and "trial 1: done before" not in again.stdout
+    code, out, err = run_tool("run_finetuning", *arguments)
+    assert code == 0, err[-3000:]
+    assert "trial 0: done before, kept" in out and "trial 1: done before" not in out
 
 
-def test_bad_input_exits_with_a_clear_error(rte_dir, tiny_pretrained_dir, tmp_path):
+def test_bad_input_exits_with_a_clear_error(rte_dir, tiny_pretrained_dir, tmp_path, run_tool, refused):
     bad = tmp_path / "RTE"
     bad.mkdir()
     (bad / "train.tsv").write_text("index\tsentence1\tsentence2\tlabel\n0\ta b\tc d\tperhaps\n")
     common = [f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={tmp_path / 'out'}"]
-    result = run("--task=rte", f"--data_dir={tmp_path}", *common)
-    assert result.returncode == 2 and "labels ['perhaps'] are not in the declared set" in result.stderr
-    result = run("--task=glu", f"--data_dir={rte_dir}", *common)
-    assert result.returncode == 2 and "unknown task 'glu'; the tasks are:" in result.stderr
-    result = run("--task=rte", f"--data_dir={rte_dir}", "--init_checkpoint=/no/such/model",
-                 f"--output_dir={tmp_path / 'out'}")
-    assert result.returncode == 2 and "error: /no/such/model: does not exist" in result.stderr
+    code, _, err = run_tool("run_finetuning", "--task=rte", f"--data_dir={tmp_path}", *common)
+    assert code == 2 and "labels ['perhaps'] are not in the declared set" in err
+    code, _, err = run_tool("run_finetuning", "--task=glu", f"--data_dir={rte_dir}", *common)
+    assert code == 2 and "unknown task 'glu'; the tasks are:" in err
+    refused(run_tool("run_finetuning", "--task=rte", f"--data_dir={rte_dir}", "--init_checkpoint=/no/such/model",
+                     f"--output_dir={tmp_path / 'out'}"), "/no/such/model: does not exist")
 
 
-def test_a_labelled_test_file_is_scored_and_reported_like_dev(tiny_pretrained_dir, tmp_path):
+def test_a_labelled_test_file_is_scored_and_reported_like_dev(tiny_pretrained_dir, tmp_path, run_tool):
     rows = {"train": 16, "dev": 8, "test": 8}
     for split, n in rows.items():
         lines = [json.dumps({"text": f"{WORDS[i % 10]} {WORDS[(i + 3) % 10]}", "label": "ab"[i % 2]}) for i in range(n)]
         (tmp_path / f"{split}.jsonl").write_text("\n".join(lines) + "\n")
     output = tmp_path / "out"
-    result = run("--task=text_classification", *(f"--{split}_file={tmp_path / split}.jsonl" for split in rows),
-                 f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={output}", "--epochs=1",
-                 "--batch_size=8", "--max_seq_length=8")
-    assert result.returncode == 0, result.stderr[-3000:]
+    code, out, err = run_tool("run_finetuning", "--task=text_classification",
+                              *(f"--{split}_file={tmp_path / split}.jsonl" for split in rows),
+                              f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={output}", "--epochs=1",
+                              "--batch_size=8", "--max_seq_length=8")
+    assert code == 0, err[-3000:]
     trial = json.loads((output / "trial_0" / "results.json").read_text())
     assert set(trial["scores"]) == {"dev", "test"} and 0 <= trial["scores"]["test"]["accuracy"] <= 1
     summary = json.loads((output / "results.json").read_text())
     assert set(summary["dev"]) == {"dev"} and summary["test"]["test"]["accuracy"]["trials"] == [
         trial["scores"]["test"]["accuracy"]]
-    assert '"test": {"accuracy": ' in result.stdout and "test: {" in result.stdout
+    assert '"test": {"accuracy": ' in out and "test: {" in out
 
 
 def test_chinese_qa_is_scored_as_cmrc_with_qa_metric_and_hinted_without(tiny_pretrained_dir, tmp_path,
