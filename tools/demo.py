@@ -78,7 +78,8 @@ def pretrain(model_dir, config_name, vocab_file, train_files, eval_files, eval_e
     from electra_tf.pretraining.run import RunOptions, run_pretraining
 
     model_config, pretraining_config = load_run_config(config_name)
-    model_config = model_config.replace(vocab_size=len(load_vocabulary(vocab_file)))
+    vocabulary = load_vocabulary(vocab_file)
+    model_config = model_config.replace(vocab_size=len(vocabulary))
     pretraining_config = pretraining_config.replace(
         train_steps=train_steps, warmup_steps=min(pretraining_config.warmup_steps, train_steps // 10), seed=seed)
     every = max(1, train_steps // 3)
@@ -88,7 +89,7 @@ def pretrain(model_dir, config_name, vocab_file, train_files, eval_files, eval_e
     _step(f"pre-training a tiny ELECTRA ({config_name}: {model_config.num_layers} layers of width "
           f"{model_config.hidden_size}) for {train_steps} steps, as `electra-pretrain --config={config_name} "
           f"--vocab_file={vocab_file} --train_steps={train_steps} --model_dir={model_dir} ...` would")
-    return run_pretraining(model_config, pretraining_config, options)
+    return run_pretraining(model_config, pretraining_config, options, vocabulary)
 
 
 def finetune_docstring_kinds(output_dir, model_dir, seed):

@@ -139,8 +139,9 @@ def run(argv):
     resolve_checkpoint_flags("init_checkpoint", "init_generator_checkpoint", "generator_checkpoint")
     options = RunOptions(**{field.name: FLAGS[field.name].value for field in dataclasses.fields(RunOptions)})
     warn_if_bf16_is_emulated(options)
-    model, pretraining = resolve_configs(len(load_vocabulary(FLAGS.vocab_file)))
-    if run_pretraining(model, pretraining, options).stopped_by:
+    vocabulary = load_vocabulary(FLAGS.vocab_file)  # read once: the run takes the tokens
+    model, pretraining = resolve_configs(len(vocabulary))
+    if run_pretraining(model, pretraining, options, vocabulary).stopped_by:
         sys.exit(PREEMPTED_EXIT_CODE)
 
 

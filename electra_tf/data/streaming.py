@@ -52,11 +52,13 @@ def packed_examples(documents, tokenizer, seq_length, seed=0, pipeline_id=0, num
         epoch += 1
 
 
-def streaming_dataset(documents, vocab_file, batch_size, seq_length, *, lowercase=True, strip_accents=None,
+def streaming_dataset(documents, vocabulary, batch_size, seq_length, *, lowercase=True, strip_accents=None,
                       seed=0, shuffle_buffer_size=1000, input_context=None, long_lines="split"):
     """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`, forever;
-    `long_lines` as `DocumentPacker`'s."""
-    tokenizer = ElectraTokenizer(vocab_file, lowercase=lowercase, strip_accents=strip_accents)
+    `long_lines` as `DocumentPacker`'s. `vocabulary`: a `vocab.txt` path or its tokens, tokenized with
+    `lowercase` and `strip_accents`, or an `ElectraTokenizer` (its own casing; a run's, not built again)."""
+    tokenizer = (vocabulary if isinstance(vocabulary, ElectraTokenizer)
+                 else ElectraTokenizer(vocabulary, lowercase=lowercase, strip_accents=strip_accents))
     pipeline_id, num_pipelines = 0, 1
     if input_context is not None:
         pipeline_id, num_pipelines = input_context.input_pipeline_id, input_context.num_input_pipelines

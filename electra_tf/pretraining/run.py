@@ -113,10 +113,11 @@ class RunResult:
     stopped_by: str | None = None
 
 
-def check_shard_vocabulary(vocab_file, files):
-    """Refuses, before any step, shards built with another vocabulary than `vocab_file` (their folders'
-    `manifest.json` records the vocabulary's hash and size); returns the shard build's settings."""
-    settings, wanted = {}, vocabulary_hash(vocab_file)
+def check_shard_vocabulary(vocab_file, vocabulary, files):
+    """Refuses, before any step, shards built with another vocabulary than `vocab_file`, whose tokens are
+    `vocabulary` (their folders' `manifest.json` records the vocabulary's hash and size); returns the shard
+    build's settings."""
+    settings, wanted = {}, vocabulary_hash(vocabulary)
     for folder in sorted({os.path.dirname(path) for path in files}):
         manifest = read_manifest(folder)
         if manifest is None:
@@ -125,7 +126,7 @@ def check_shard_vocabulary(vocab_file, files):
         if built_with and built_with != wanted:
             size = manifest.get("vocabulary_size")
             raise ValueError(
-                f"--vocab_file={vocab_file} (sha256 {wanted[:12]}, {len(load_vocabulary(vocab_file))} tokens) is not "
+                f"--vocab_file={vocab_file} (sha256 {wanted[:12]}, {len(vocabulary)} tokens) is not "
                 f"the vocabulary the shards in {folder} were built with (sha256 {built_with[:12]}"
                 f"{f', {size} tokens' if size else ''}); pass that vocab.txt, or rebuild the shards")
         settings = manifest["settings"]
@@ -190,19 +191,20 @@ def describe_extension(old, new, step):
             f"{old_rate:.3g}) and decays linearly to 0 at step {new.train_steps}")
 
 
-def build_pretrainer(model, pretraining, vocab_file, train_files=None, jit_compile=False, counts_file=None):
-    """A compiled `ElectraPretrainer` of the configs, with `vocab_file`'s special tokens and what its variant
-    needs (a unigram generator's token counts from `train_files`, kept in `counts_file`), in the current
-    distribution strategy's scope."""
-    tokenizer = ElectraTokenizer(vocab_file)
-    extra = variant_inputs(pretraining, load_vocabulary(vocab_file), train_files, counts_file=counts_file)
+def build_pretrainer(model, pretraining, vocabulary, train_files=None, jit_compile=False, counts_file=None):
+    """A compiled `ElectraPretrainer` of the configs, with the special tokens of `vocabulary` (a `vocab.txt`
+    path, its tokens, or an `ElectraTokenizer`) and what its variant needs (a unigram generator's token counts
+    from `train_files`, kept in `counts_file`), in the current distribution strategy's scope."""
+    tokenizer = vocabulary if isinstance(vocabulary, ElectraTokenizer) else ElectraTokenizer(vocabulary)
+    extra = variant_inputs(pretraining, tokenizer.vocabulary, train_files, counts_file=counts_file)
     pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids, **extra)
     pretrainer.compile(optimizer=pretraining_optimizer(pretraining), jit_compile=jit_compile)
     return pretrainer
 
 
-def make_dataset(strategy, pretraining, options, start_micro_steps, train_files):
-    """The training input, positioned after `start_micro_steps` batches (exact resume)."""
+def make_dataset(strategy, pretraining, options, start_micro_steps, train_files, tokenizer):
+    """The training input, positioned after `start_micro_steps` batches (exact resume); streamed text is
+    tokenized by `tokenizer`."""
     pc = pretraining
 
     def dataset_fn(context=None):
@@ -214,7 +216,7 @@ def make_dataset(strategy, pretraining, options, start_micro_steps, train_files)
             documents = (text_documents(list_files(options.train_text_files)) if options.train_text_files
                          else tfds_documents(options.tfds_name, options.tfds_split, options.tfds_text_key,
                                              options.tfds_data_dir))
-            dataset = streaming_dataset(documents, options.vocab_file, pc.batch_size, pc.max_seq_length,
+            dataset = streaming_dataset(documents, tokenizer, pc.batch_size, pc.max_seq_length,
                                         seed=pc.seed, input_context=context)
         local_replicas = 1 if context is None else context.num_replicas_in_sync // context.num_input_pipelines
         return dataset.skip(start_micro_steps * local_replicas)
@@ -224,13 +226,13 @@ def make_dataset(strategy, pretraining, options, start_micro_steps, train_files)
     return strategy.distribute_datasets_from_function(dataset_fn)
 
 
-def save_final(folder, pretrainer, model, pretraining, vocab_file, casing, step):
-    """The run's models as a self-describing folder, written whole: configs, networks, vocabulary and casing.
-    Its `config.json` records `step`, the step its models reached, as `train_steps` (`final_is_current`)."""
+def save_final(folder, pretrainer, model, pretraining, vocabulary, casing, step):
+    """The run's models as a self-describing folder, written whole: configs, networks, `vocabulary` (tokens) and
+    casing. Its `config.json` records `step`, the step its models reached, as `train_steps` (`final_is_current`)."""
     networks = pretrainer.export_networks()
     with saying_saved(folder, *networks.values()):
         write_run_folder(folder, networks, model, pretraining.replace(train_steps=step), extra_files=lambda tmp: (
-            write_tokenizer_files(tmp, load_vocabulary(vocab_file),
+            write_tokenizer_files(tmp, vocabulary,
                                   model_max_length=model.max_position_embeddings, **casing)))
 
 
@@ -261,7 +263,7 @@ def unreadable_file(message, patterns):
     return None
 
 
-def train(pretrainer, strategy, pretraining, options, done, train_files, callbacks, validation, stop):
+def train(pretrainer, strategy, pretraining, options, done, train_files, tokenizer, callbacks, validation, stop):
     """Fits from micro-step `done` to the end of the run, phase by phase (`ElectraPretrainer.start_phase`: a
     two-stage run has two, each its own traced step), in epochs that end at multiples of `eval_every` or at a
     phase's end, or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
@@ -276,8 +278,8 @@ def train(pretrainer, strategy, pretraining, options, done, train_files, callbac
                          else (epoch, (until - done) // epoch))
         ends = done + steps * epochs
         try:
-            pretrainer.fit(make_dataset(strategy, pretraining, options, done, train_files), steps_per_epoch=steps,
-                           epochs=epochs, callbacks=callbacks, verbose=0,
+            pretrainer.fit(make_dataset(strategy, pretraining, options, done, train_files, tokenizer),
+                           steps_per_epoch=steps, epochs=epochs, callbacks=callbacks, verbose=0,
                            **(validation if ends % epoch == 0 or ends == total else {}))
         except tf.errors.DataLossError:
             damaged = find_corrupt_records(list_files(",".join(filter(None, [train_files, options.eval_files]))))
@@ -316,19 +318,23 @@ def step_speed(options, pretraining):
     return speed.resolved(options.mixed_precision is not None, pretraining.train_steps)
 
 
-def run_pretraining(model, pretraining, options):
+def run_pretraining(model, pretraining, options, vocabulary=None):
     """Pre-trains `model` (an `ElectraConfig`, its `vocab_size` that of `options.vocab_file`) with `pretraining`
     (a `PretrainingConfig`) as `options` (`RunOptions`) say, resuming the run in `options.model_dir` if there
-    is one; returns a `RunResult`. Bad input raises `ValueError` before anything is written."""
+    is one; returns a `RunResult`. Bad input raises `ValueError` before anything is written.
+
+    `vocabulary`: the tokens of `options.vocab_file` (`load_vocabulary`) when the caller has read them already,
+    to size `model` say; the run reads the file itself otherwise, once."""
     speed = step_speed(options, pretraining)
     with speed.running():
-        return _run(model, pretraining, dataclasses.replace(options, jit_compile=speed.jit_compile))
+        return _run(model, pretraining, dataclasses.replace(options, jit_compile=speed.jit_compile),
+                    load_vocabulary(options.vocab_file) if vocabulary is None else vocabulary)
 
 
-def _run(model, pretraining, options):
+def _run(model, pretraining, options, vocabulary):
     source_class(pretraining).check_checkpoints(pretraining)  # e.g. a frozen generator's: it has an MLM head
     train_files = ",".join(list_shards(options.train_files)) if options.train_files else None
-    shard_settings = check_shard_vocabulary(options.vocab_file, list_shards(",".join(
+    shard_settings = check_shard_vocabulary(options.vocab_file, vocabulary, list_shards(",".join(
         filter(None, [train_files, options.eval_files])))) if train_files else {}
     if train_files and options.skip_corrupt_records:
         damaged = find_corrupt_records(train_files.split(","))
@@ -337,10 +343,10 @@ def _run(model, pretraining, options):
     # Before any TensorFlow op: multi-worker collectives are configured at start-up.
     strategy = get_strategy(options.strategy, options.tpu)
     casing = {"lowercase": shard_settings.get("lowercase", True), "strip_accents": shard_settings.get("strip_accents")}
-    vocabulary_size = ElectraTokenizer(options.vocab_file, **casing).vocabulary_size()
-    if model.vocab_size != vocabulary_size:
+    if model.vocab_size != len(vocabulary):
         raise ValueError(f"ElectraConfig.vocab_size={model.vocab_size} but {options.vocab_file} holds "
-                         f"{vocabulary_size} tokens")
+                         f"{len(vocabulary)} tokens")
+    tokenizer = ElectraTokenizer(vocabulary, **casing)  # the run's one: special tokens, streamed text
     warn_if_still_warming_up(pretraining)
     for patterns in filter(None, [train_files, options.eval_files]):  # before anything is written
         check_record_length(list_files(patterns), pretraining.max_seq_length, patterns)
@@ -362,7 +368,7 @@ def _run(model, pretraining, options):
 
     k = pretraining.gradient_accumulation_steps
     with strategy.scope():
-        pretrainer = build_pretrainer(model, pretraining, options.vocab_file, train_files, options.jit_compile,
+        pretrainer = build_pretrainer(model, pretraining, tokenizer, train_files, options.jit_compile,
                                       counts_file=os.path.join(options.model_dir, "unigram_counts.json"))
         pretrainer.optimizer.build(pretrainer.trainable_variables)
     # The dropout seed states are in the pre-trainer's checkpoint (`pretrainer.dropout_seeds`); they are also
@@ -394,7 +400,7 @@ def _run(model, pretraining, options):
     remove_leftovers(final)  # what a killed final save left: a whole model each
     if done >= total:
         if not final_is_current(final, done // k):
-            save_final(final, pretrainer, model, pretraining, options.vocab_file, casing, done // k)
+            save_final(final, pretrainer, model, pretraining, vocabulary, casing, done // k)
         print(f"already complete at step {done // k} of {pretraining.train_steps}; final models in {final} "
               "(raise --train_steps to train longer)", flush=True)
         return RunResult(done // k, pretraining.train_steps, final, {})
@@ -414,10 +420,11 @@ def _run(model, pretraining, options):
     # From here on Ctrl-C and SIGTERM ask to save and stop at the next step boundary; before, nothing is
     # done yet and Ctrl-C raises KeyboardInterrupt at once.
     with stop:
-        done = train(pretrainer, strategy, pretraining, options, done, train_files, callbacks, validation, stop)
+        done = train(pretrainer, strategy, pretraining, options, done, train_files, tokenizer, callbacks, validation,
+                     stop)
         finished = done >= total and not stop.requested
         if finished:  # (a signal during the save: saved, then stops)
-            save_final(final, pretrainer, model, pretraining, options.vocab_file, casing, done // k)
+            save_final(final, pretrainer, model, pretraining, vocabulary, casing, done // k)
     step = done // k
     metrics = {m.name: round(float(m.result()), 4) for m in pretrainer.metrics}
     if stop.requested:

@@ -379,6 +379,26 @@ def test_the_step_runs_without_grappler_by_default_and_the_setting_is_restored(d
     assert not tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
 
 
+@pytest.mark.parametrize("source", ["train_files", "train_text_files"])
+def test_a_run_reads_its_vocabulary_once(data, tmp_path, monkeypatch, run_tool, source):
+    # The tool sizes the model by it, the run checks the shards' vocabulary, builds the pre-trainer, packs
+    # streamed text and writes the final vocab.txt: all from the one reading.
+    reads, original_open = [], open
+
+    def counting_open(file, *args, **kwargs):
+        if file == data["vocab"]:
+            reads.append(file)
+        return original_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    tool_flags = [flag for flag in command(data, tmp_path / "run", "--train_steps=1")[3:]
+                  if not flag.startswith("--train_files=")]
+    source_flag = f"--{source}={data['train'] if source == 'train_files' else data['corpus']}"
+    exit_code, out, err = run_tool("run_pretraining", *tool_flags, source_flag)
+    assert exit_code == 0 and "done: step 1 of 1" in out, err[-3000:]
+    assert len(reads) == 1
+
+
 def test_a_final_save_killed_in_an_extended_run_is_redone_and_its_temporaries_removed(data, tmp_path, run_tool):
     # What a kill -9 during the final save of a run extended from 2 to 4 steps leaves: the checkpoint of step
     # 4, the old final/ of step 2, and the temporary the kill left (a whole model), of a writer now dead.
