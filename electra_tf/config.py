@@ -512,7 +512,7 @@ def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> El
     >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
     64
     """
-    if variant_rules.full_size_generator(pretraining):
+    if variant_rules.names_any(pretraining, variant_rules.FULL_SIZE_GENERATOR):
         return model
     width = int(round(model.hidden_size * pretraining.generator_hidden_size))
     layers = int(round(model.num_layers * pretraining.generator_layers))

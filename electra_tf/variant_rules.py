@@ -7,7 +7,7 @@ order: `Needs(field, allowed)`, the config's `field` (`sharing` is `weight_shari
 may override it) one of `allowed`; `Holds(test)`, a test of the config's numbers. A variant without an entry
 combines with everything; `tests/pretraining/test_registry.py` keeps every registered name here.
 `FULL_SIZE_GENERATOR` names the variants whose generator is the discriminator's full-size model
-(`config.generator_config`).
+(`config.generator_config`), `READS_UNIGRAM_COUNTS` those that need the corpus's token counts (`variant_inputs`).
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
@@ -119,11 +119,13 @@ RULES = {
 # The variants whose generator has the discriminator's exact shape: `mlm` trains it alone, `two_stage` starts the
 # discriminator from it, `weight_sharing="all"` shares one encoder (field -> names, `sharing` as in `Needs`).
 FULL_SIZE_GENERATOR = {"objective": ("mlm",), "training_algorithm": ("two_stage",), "sharing": ("all",)}
+# The variants that sample from the corpus's token counts, counted before the run (`variant_inputs`).
+READS_UNIGRAM_COUNTS = {"generator_type": ("unigram",)}
 
 
-def full_size_generator(config):
-    """Whether `config`'s variants make the generator the discriminator's full-size model."""
-    return any(getattr(config, field) in names for field, names in FULL_SIZE_GENERATOR.items())
+def names_any(config, variants):
+    """Whether `config` has one of `variants` (`{field: names}`, e.g. `FULL_SIZE_GENERATOR`)."""
+    return any(getattr(config, field) in names for field, names in variants.items())
 
 
 def broken_rule(config):

@@ -49,7 +49,6 @@ class PretrainedGenerator:
     """`generator_type="pretrained"`: a frozen pre-trained masked LM with an annealed sampling temperature."""
 
     trained = False  # frozen: no MLM loss minimised, no gradient, FLOPs of a forward pass
-    reads_unigram_counts = False
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
         self.pretraining_config = pretraining_config

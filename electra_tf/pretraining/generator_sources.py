@@ -5,9 +5,8 @@ is a third source, a frozen pre-trained masked LM.
 
 A source is one flat class; the step asks it for `networks(config)` (discriminator, generator or None), for
 `sample(mlm_logits, masked, keys, counter)` (the replacements) and whether its generator is `trained`. Before a
-run, `check_checkpoints` refuses a checkpoint it reads that cannot serve it and `reads_unigram_counts` says whether
-it needs the corpus's counts (`variant_inputs`); `init_checkpoint` reads its `sharing`. Its FLOPs are
-`flops.GENERATOR_FLOPS`'.
+run, `check_checkpoints` refuses a checkpoint it reads that cannot serve it; `init_checkpoint` reads its
+`sharing`. Its FLOPs are `flops.GENERATOR_FLOPS`'.
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
@@ -102,7 +101,6 @@ class GeneratorNetwork:
     """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
 
     trained = True  # the generator learns, and its losses are part of the loss minimised
-    reads_unigram_counts = False  # needs the corpus's token counts (`variant_inputs`)
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
         self.pretraining_config = pretraining_config
@@ -128,11 +126,11 @@ def sample_from_logits(mlm_logits, masked, keys, temperature, pretraining_config
 class UnigramGenerator:
     """`generator_type="unigram"`: replacements drawn from the corpus's token counts; no network, no cost.
 
-    `unigram_counts`: `[vocab_size]` token counts (`unigram.count_tokens`); special tokens are never drawn.
+    `unigram_counts`: `[vocab_size]` token counts (`unigram.count_tokens`, `variant_inputs`); special tokens are
+    never drawn.
     """
 
     trained = False
-    reads_unigram_counts = True
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
         self.sharing = sharing

@@ -14,10 +14,10 @@ Example:
 
 import os
 
+from electra_tf import variant_rules
 from electra_tf.atomic import read_json, write_json
 from electra_tf.data.pipeline import check_word_boundaries, pretraining_dataset
 from electra_tf.pretraining.masking import continuation_token_ids
-from electra_tf.pretraining.registry import source_class
 from electra_tf.pretraining.unigram import count_tokens
 
 
@@ -34,7 +34,7 @@ def variant_inputs(pretraining_config, vocabulary, train_files, counts_file=None
         inputs["word_continuation_ids"] = continuation_token_ids(vocabulary)
         if train_files:  # Chinese shards need the words a segmenter found
             check_word_boundaries(train_files, vocabulary)
-    if source_class(pretraining_config).reads_unigram_counts:
+    if variant_rules.names_any(pretraining_config, variant_rules.READS_UNIGRAM_COUNTS):
         if counts_file and os.path.exists(counts_file):
             inputs["unigram_counts"] = read_json(counts_file, expect=list)
         elif not train_files:

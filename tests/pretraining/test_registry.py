@@ -62,6 +62,9 @@ def test_the_registry_maps_exactly_the_names_the_config_accepts():
              "generator_type": registry.GENERATOR_SOURCES, "training_algorithm": registry.TRAINING_ALGORITHMS}
     for field, variants in variant_rules.RULES.items():
         assert set(variants) <= set(names.get(field, {True})), field
+    for named in (variant_rules.FULL_SIZE_GENERATOR, variant_rules.READS_UNIGRAM_COUNTS):
+        for field, variants in named.items():
+            assert set(variants) <= set(names["weight_sharing" if field == "sharing" else field]), field
 
 
 @pytest.mark.parametrize("fields, named", [
