@@ -187,7 +187,12 @@ def _classifier(model, num_labels):
     torch.manual_seed(0)
     config = _hf_config(model)
     config.num_labels = num_labels
-    return transformers.ElectraForSequenceClassification(config)
+    model = transformers.ElectraForSequenceClassification(config)
+    with torch.no_grad():  # non-zero biases, as a trained model's and ours (`serving.trained_like_biases`)
+        for name, parameter in model.named_parameters():
+            if name.endswith("bias"):
+                parameter.normal_(0.0, 0.02)
+    return model
 
 
 class HFFinetuningPeer:

@@ -135,3 +135,20 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
     assert all(row["text_tokens"] == row["tokens"] for row in rows)  # texts of exactly that many tokens
     assert "vs best" in run.stdout and "started peer: ort_int8" in run.stdout
 
+
+
+def test_serving_levers_report_each_a_b_per_cell(tmp_path, fixture_vocab):
+    results = tmp_path / "levers.json"
+    command = [sys.executable, os.path.join(ROOT, "benchmarks", "serving_levers.py"), "--config=electra_tiny",
+               "--levers=biases,threads,litert", "--batch_sizes=1", "--lengths=8,16", "--max_seq_length=16",
+               "--seconds=0.05", "--rounds=1", f"--vocab={fixture_vocab}", f"--json={results}"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = json.load(open(results))["rows"]
+    variants = {(row["lever"], row["variant"]) for row in rows}
+    assert {lever for lever, _ in variants} == {"biases", "threads", "litert"} and len(variants) == 7
+    assert {row["cell"] for row in rows} == {"1 x 8", "1 x 16"}
+    assert all(row["p50_ms"] > 0 for row in rows)
+    firsts = [row for row in rows if row["variant"] in ("all biases zero (random init)", "threads per op: default")]
+    assert firsts and all(row["speedup"] == 1.0 for row in firsts)
+    assert "speed-up over" in run.stdout

@@ -1,0 +1,277 @@
+"""The serving levers, each an A/B on one classifier (ELECTRA-Small by default; random weights, non-zero biases as
+a trained model's), p50 ms per request at batch 1 and 32 × 8, 32 and 128 tokens, the variants taking turns:
+
+    python benchmarks/serving_levers.py [--levers=biases,onednn,threads,xla_flags,litert,openvino_tf] \\
+        [--seconds=2] [--rounds=2] [--peer_python=/path/to/venv/bin/python]
+
+- `biases` (one process): the stock export of the model with all-zero biases (a random init) against the
+  same model with non-zero ones. Grappler folds an add of zeros away, and with it the `MatMul + BiasAdd (+ GELU)`
+  patterns its remapper fuses, so a random-init model does not time what a trained one runs.
+- `onednn` (processes taking turns): the stock export with TensorFlow's oneDNN ops (the default on x86) and
+  without (`TF_ENABLE_ONEDNN_OPTS=0`): what the serving process's environment chooses.
+- `threads` (processes taking turns): the stock export with TensorFlow's default intra-op pool (one thread per
+  core) and with one thread per op (TF Serving's `--tensorflow_intra_op_parallelism=1`).
+- `xla_flags` (processes taking turns): the compiled export (`compile=True`) under XLA's CPU flags: none,
+  oneDNN matmuls (`--xla_cpu_use_onednn`), XNNPACK (`--xla_cpu_use_xnnpack`), fast math.
+- `litert` (one process): LiteRT int8 as exported (dynamic range: int8 weights, float activations) on the
+  Python interpreter's default one thread and on all cores, and full int8 (int8 activations too, calibrated on
+  corpus texts; XNNPACK's QS8 kernels) on all cores, on the same ids.
+- `openvino_tf` (one worker of --peer_python): OpenVINO reading our SavedModel's `serve_ids` (its TensorFlow
+  front end) against OpenVINO reading our ONNX export, on the same ids.
+
+Raw text in for the SavedModels (`serving_default`, tokenization in the graph); token ids in for LiteRT and
+OpenVINO (the same ids for both variants). Benchmark alone: a second busy process ruins multi-threaded timings.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from absl import app, flags
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serving import corpus_lines, cpu_description, latencies, texts_of_length, trained_like_biases  # noqa: E402
+
+FLAGS = flags.FLAGS
+LEVERS = ("biases", "onednn", "threads", "xla_flags", "litert", "openvino_tf")
+flags.DEFINE_list("levers", list(LEVERS), "The A/Bs to run.")
+flags.register_validator("levers", lambda names: set(names) <= set(LEVERS), f"--levers are some of {', '.join(LEVERS)}")
+flags.DEFINE_integer("rounds", 2, "Rounds of the levers whose variants run in processes of their own.")
+flags.DEFINE_string("worker", None, "(internal) Run one worker from this JSON spec and print its times.")
+# serving.py's flags apply: --config, --vocab (--vocab_size), --max_seq_length, --batch_sizes, --lengths, --json,
+# --seconds (here per variant, cell and round) and --peer_python (a venv with openvino and absl-py, for openvino_tf).
+FLAGS.set_default("seconds", 2.0)
+
+XLA_FLAG_VARIANTS = {"XLA defaults": "", "oneDNN matmuls": "--xla_cpu_use_onednn=true",
+                     "XNNPACK": "--xla_cpu_use_xnnpack=true", "fast math": "--xla_cpu_enable_fast_math=true"}
+
+
+def _saved_model_call(path):
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (the export's tokenizer ops)
+
+    signature = tf.saved_model.load(path).signatures["serving_default"]
+    return lambda cell: signature(text=tf.constant(cell["texts"]))
+
+
+def _litert_call(path, threads=None):
+    import tensorflow as tf
+
+    runner = tf.lite.Interpreter(model_path=path, num_threads=threads or os.cpu_count()).get_signature_runner()
+    return lambda cell: runner(**{name: np.asarray(value, np.int32) for name, value in cell["ids"].items()})
+
+
+def _openvino_call(path):
+    import openvino
+
+    core = openvino.Core()
+    compiled = core.compile_model(core.read_model(path) if path.endswith(".onnx") else openvino.convert_model(path),
+                                  "CPU", {"PERFORMANCE_HINT": "LATENCY"})
+    names = [port.any_name for port in compiled.inputs]
+    return lambda cell: compiled({name: np.asarray(cell["ids"][name], np.int32) for name in names})
+
+
+CALLS = {"saved_model": _saved_model_call, "litert": _litert_call,
+         "litert_1_thread": lambda path: _litert_call(path, threads=1), "openvino": _openvino_call}
+
+
+def run_worker(spec_file):
+    """Times the spec's variants on its cells (variants taking turns) and prints `{variant: {cell: [s, ...]}}`."""
+    with open(spec_file, encoding="utf-8") as f:
+        spec = json.load(f)
+    calls = {name: CALLS[kind](path) for name, (kind, path) in spec["variants"].items()}
+    times = {name: {} for name in calls}
+    for key, cell in spec["cells"].items():
+        measured = latencies({name: (lambda call=call, cell=cell: call(cell)) for name, call in calls.items()},
+                             spec["seconds"])
+        for name, values in measured.items():
+            times[name][key] = values.tolist()
+    print("TIMES " + json.dumps(times), flush=True)
+
+
+def _worker_times(spec, work, env=None, python=None):
+    path = os.path.join(work, "spec.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(spec, f)
+    done = subprocess.run([python or sys.executable, os.path.abspath(__file__), f"--worker={path}"],
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"a worker of {sorted(spec['variants'])} failed:\n{done.stderr[-3000:]}")
+    return json.loads(next(line for line in done.stdout.splitlines() if line.startswith("TIMES "))[6:])
+
+
+def _pooled(results):
+    pooled = {}
+    for result in results:
+        for name, cells in result.items():
+            for key, values in cells.items():
+                pooled.setdefault(name, {}).setdefault(key, []).extend(values)
+    return pooled
+
+
+def report(lever, times, rows):
+    """Prints one lever's table: p50 ms per cell for each variant, and its ratio to the first (A: >1 is faster)."""
+    names = list(times)
+    cells = list(times[names[0]])
+    print(f"\n{lever}: p50 ms (speed-up over '{names[0]}')")
+    print(f"{'variant':<42}" + "".join(f"{key:>16}" for key in cells))
+    for name in names:
+        line = f"{name:<42}"
+        for key in cells:
+            p50 = 1e3 * np.median(times[name][key])
+            base = 1e3 * np.median(times[names[0]][key])
+            line += f"{p50:9.2f} ({base / p50:4.2f})"
+            rows.append({"lever": lever, "variant": name, "cell": key, "p50_ms": p50, "speedup": base / p50})
+        print(line, flush=True)
+
+
+def _full_int8_litert(task, calibration):
+    """The classifier's `.tflite` with int8 activations too (post-training full-integer quantization,
+    calibrated on `calibration`'s id batches; float inputs and outputs stay as they are)."""
+    import keras
+    import tensorflow as tf
+
+    from electra_tf.export.litert import OUTPUTS
+
+    def serve_ids(input_ids, attention_mask, token_type_ids):
+        outputs = task.serve_ids(input_ids, attention_mask, token_type_ids)
+        return {name: outputs[name] for name in OUTPUTS}
+
+    archive = keras.export.ExportArchive()
+    archive.track(task.model)
+    archive.add_endpoint("serving_default", serve_ids, input_signature=task.ids_signature())
+    with tempfile.TemporaryDirectory() as saved_model:
+        archive.write_out(saved_model, verbose=False)
+        converter = tf.lite.TFLiteConverter.from_saved_model(saved_model)
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = lambda: ({name: np.asarray(value, np.int32) for name, value in ids.items()}
+                                                    for ids in calibration)
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8, tf.lite.OpsSet.TFLITE_BUILTINS]
+        return converter.convert()
+
+
+def main(argv):
+    del argv
+    if FLAGS.worker:
+        return run_worker(FLAGS.worker)
+    from electra_tf.tools.common import quiet_libraries
+
+    quiet_libraries()
+    import keras
+    import tensorflow as tf
+
+    from electra_tf import ElectraForSequenceClassification, featurize, load_run_config
+    from electra_tf.atomic import write_json
+    from electra_tf.export import export_model
+    from electra_tf.export.litert import export_litert
+    from electra_tf.export.signatures import make_serving_task
+    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.vocabulary import save_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
+
+    work = tempfile.mkdtemp(prefix="electra_levers_")
+    rows = []
+    try:
+        corpus = os.path.join(work, "corpus.txt")
+        lines = corpus_lines(corpus)
+        vocab = FLAGS.vocab
+        if vocab is None:
+            vocab = os.path.join(work, "vocab.txt")
+            save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
+        tokenizer = ElectraTokenizer(vocab)
+        config, _ = load_run_config(FLAGS.config)
+        length = FLAGS.max_seq_length
+        keras.utils.set_random_seed(0)
+        model = ElectraForSequenceClassification(config.replace(vocab_size=tokenizer.vocabulary_size()), num_labels=2)
+        encode = tf.function(lambda t: featurize.encode(tokenizer, length, t, pad_to_max_length=False))
+        cells = {}
+        for batch_size in map(int, FLAGS.batch_sizes):
+            for tokens in map(int, FLAGS.lengths):
+                texts = texts_of_length(lines, tokenizer, min(tokens, length), batch_size)
+                ids = {name: value.numpy().tolist() for name, value in encode(tf.constant(texts)).items()}
+                cells[f"{batch_size} x {tokens}"] = {"texts": texts, "ids": ids}
+        print(f"CPU: {cpu_description()}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}", flush=True)
+
+        def export(name, **options):
+            return export_model(model, tokenizer, work, model_name=name, max_seq_length=length, **options)
+
+        def spec(variants):
+            return {"variants": variants, "cells": cells, "seconds": FLAGS.seconds}
+
+        def alternate(lever, variants, env_of, python=None):
+            results = [_worker_times(spec({name: variants[name]}), work, env_of[name], python)
+                       for _ in range(FLAGS.rounds) for name in variants]
+            report(lever, _pooled(results), rows)
+
+        zero_biases = ("saved_model", export("zero_biases"))
+        trained_like_biases(model)
+        stock = ("saved_model", export("stock"))
+
+        def biases():
+            report("biases", _worker_times(spec({"all biases zero (random init)": zero_biases,
+                                                 "non-zero biases (as trained)": stock}), work), rows)
+
+        def onednn():
+            alternate("onednn", {"oneDNN ops (default)": stock, "no oneDNN (TF_ENABLE_ONEDNN_OPTS=0)": stock},
+                      {"oneDNN ops (default)": {"TF_ENABLE_ONEDNN_OPTS": "1"},
+                       "no oneDNN (TF_ENABLE_ONEDNN_OPTS=0)": {"TF_ENABLE_ONEDNN_OPTS": "0"}})
+
+        def threads():
+            alternate("threads", {"threads per op: default": stock, "threads per op: 1": stock},
+                      {"threads per op: default": {}, "threads per op: 1": {"ELECTRA_LEVERS_INTRA_OP": "1"}})
+
+        def xla_flags():
+            compiled = ("saved_model", export("compiled", compile=True))
+            alternate("xla_flags", dict.fromkeys(XLA_FLAG_VARIANTS, compiled),
+                      {name: {"XLA_FLAGS": value} for name, value in XLA_FLAG_VARIANTS.items()})
+
+        def litert():
+            dynamic = os.path.join(export_litert(model, tokenizer, work, model_name="litert", max_seq_length=length,
+                                                 precision="int8"), "model.tflite")
+            task = make_serving_task(model, tokenizer, length, None)
+            calibration = [encode(tf.constant(lines[i:i + 8])) for i in range(0, 8 * 32, 8)]
+            full = os.path.join(work, "full_int8.tflite")
+            with open(full, "wb") as f:
+                f.write(_full_int8_litert(task, [{k: v.numpy() for k, v in ids.items()} for ids in calibration]))
+            report("litert", _worker_times(spec({"LiteRT int8 dynamic range, 1 thread": ("litert_1_thread", dynamic),
+                                                 "LiteRT int8 dynamic range, all cores": ("litert", dynamic),
+                                                 "LiteRT int8 full (int8 act.), all cores": ("litert", full)}), work),
+                   rows)
+
+        def openvino_tf():
+            from electra_tf.export.onnx import MODEL_FILE, export_onnx
+
+            onnx = os.path.join(export_onnx(model, tokenizer, work, model_name="onnx", max_seq_length=length),
+                                MODEL_FILE)
+            # The export's `serve_ids` as its default signature: OpenVINO converts a SavedModel's default one (the
+            # raw-text `serving_default` has tf-text ops it lacks).
+            ids_model, loaded = os.path.join(work, "ids_saved_model"), tf.saved_model.load(stock[1])
+            tf.saved_model.save(loaded, ids_model, signatures={"serving_default": loaded.signatures["serve_ids"]})
+            report("openvino_tf", _worker_times(spec({"OpenVINO on our ONNX export": ("openvino", onnx),
+                                                      "OpenVINO on our SavedModel (TF front end)":
+                                                          ("openvino", ids_model)}),
+                                                work, python=FLAGS.peer_python), rows)
+
+        levers = {"biases": biases, "onednn": onednn, "threads": threads, "xla_flags": xla_flags, "litert": litert,
+                  "openvino_tf": openvino_tf}
+        for lever in FLAGS.levers:
+            try:
+                levers[lever]()
+            except RuntimeError as error:  # a worker failed: the other levers still run
+                print(f"\n{lever}: {error}", flush=True)
+        if FLAGS.json:
+            write_json(FLAGS.json, {"cpu": cpu_description(), "rows": rows})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if os.environ.get("ELECTRA_LEVERS_INTRA_OP"):  # before TensorFlow starts its pools
+        import tensorflow as tf
+
+        tf.config.threading.set_intra_op_parallelism_threads(int(os.environ["ELECTRA_LEVERS_INTRA_OP"]))
+    app.run(main)
