@@ -110,6 +110,8 @@ class ElectraTokenizer(keras.layers.Layer):
 
     def set_vocabulary(self, vocabulary):
         """Takes a list of tokens (id = index; `None`: none yet) and builds the tensorflow-text ops on it."""
+        for graphs in ("_noinline_graphs", "_encode_graphs"):  # traced on the previous vocabulary's ops
+            self.__dict__.pop(graphs, None)
         if vocabulary is None:
             self.vocabulary, self._wordpiece, self._fused_wordpiece, self._token_ids = None, None, None, None
         else:
@@ -322,8 +324,21 @@ class ElectraTokenizer(keras.layers.Layer):
         if isinstance(texts, str):
             texts, pairs = [texts], None if pairs is None else [pairs]
         texts = tf.convert_to_tensor(texts, tf.string)
-        return featurize.encode(self, 128 if sequence_length is None else sequence_length, texts,
-                                None if pairs is None else tf.convert_to_tensor(pairs, tf.string))
+        pairs = None if pairs is None else tf.convert_to_tensor(pairs, tf.string)
+        sequence_length = 128 if sequence_length is None else sequence_length
+        if tf.executing_eagerly() and texts.shape.rank == 1:
+            # One graph call instead of ~100 eager ops (a request's featurization: about 0.6 ms, not 10).
+            return self._encode_graph(sequence_length, pairs is not None)(texts, *([] if pairs is None else [pairs]))
+        return featurize.encode(self, sequence_length, texts, pairs)
+
+    def _encode_graph(self, sequence_length, with_pairs):
+        """`featurize.encode` of `[batch]` strings (and pairs) at `sequence_length`, as a graph function."""
+        graphs = self.__dict__.setdefault("_encode_graphs", {})  # plain dict: not state Keras tracks or saves
+        if (sequence_length, with_pairs) not in graphs:
+            graphs[sequence_length, with_pairs] = tf.function(
+                lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs),
+                input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1))
+        return graphs[sequence_length, with_pairs]
 
     def __call__(self, *args, **kwargs):
         """transformers' call on Python text, the Keras layer call (`tokenize`'s ids) on anything else.

@@ -35,6 +35,20 @@ def test_in_graph_and_eager_ids_agree():
     assert graph(tf.constant(texts)).to_list() == tokenizer(tf.constant(texts)).to_list() == from_dataset
 
 
+def test_eager_encode_is_one_graph_call_with_the_featurization_s_outputs():
+    from electra_tf import featurize
+
+    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"))
+    texts, pairs = tf.constant(FIXTURE["texts"][:8]), tf.constant(FIXTURE["texts"][8:16])
+    for arguments in ((texts,), (texts, pairs)):
+        eager, expected = tokenizer.encode(*arguments, sequence_length=24), featurize.encode(tokenizer, 24, *arguments)
+        assert {name: value.numpy().tolist() for name, value in eager.items()} == {
+            name: value.numpy().tolist() for name, value in expected.items()}
+    assert set(tokenizer._encode_graphs) == {(24, False), (24, True)}
+    tokenizer.set_vocabulary(tokenizer.get_vocabulary()[:-1])  # a new vocabulary drops the traced calls
+    assert "_encode_graphs" not in tokenizer.__dict__
+
+
 # Text of every kind of character, with ASCII, whitespace, controls, accents, CJK and unassigned code points
 # made frequent; surrogates cannot be encoded.
 _SPECIAL = (" \t\n\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2009\u3000\u200b\u00ad\ufffd"
