@@ -4,15 +4,15 @@ The fastest path depends on the CPU's int8 dot-product instructions (VNNI or AMX
 `benchmarks/serving.py` side by side with ONNX Runtime and OpenVINO on two kinds of 2-core AMD EPYC
 (docs/serving.md, "Against ONNX Runtime and OpenVINO", has the tables and the command):
 
-- with VNNI: LiteRT int8 (ids in) is the fastest TensorFlow path in every cell, level with ONNX Runtime int8 on
-  single requests (0.96–1.06× the best peer); on batches of 32 OpenVINO runs our ONNX export fastest; in TF Serving
-  (raw text in) the compiled export wins single requests and bfloat16 batches;
-- without (AVX2 only): ONNX Runtime int8 is fastest in every cell; LiteRT int8 comes close on single requests only,
-  and the compiled export is TF Serving's fastest.
+- with VNNI: LiteRT int8 (ids in, the interpreter on all cores) is the fastest path of all from 1 × 32 on
+  (1.01–1.31× the best peer) and level with ONNX Runtime int8 at 1 × 8; in TF Serving (raw text in) the compiled
+  export wins single requests and bfloat16 batches;
+- without (AVX2 only; measured with LiteRT on one thread): ONNX Runtime int8 is fastest in every cell, and the
+  compiled export is TF Serving's fastest.
 
 Example:
 >>> fastest_exports({"avx2", "avx512f", "avx512_vnni", "avx512_bf16"})  # doctest: +ELLIPSIS
-'fastest on this CPU (avx512_vnni, avx512_bf16): single requests --format=litert --precision=int8 ...'
+'fastest on this CPU (avx512_vnni, avx512_bf16): --format=litert --precision=int8 on all cores ...'
 >>> fastest_exports({"avx2", "fma"})  # doctest: +ELLIPSIS
 'fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; ...'
 """
@@ -32,6 +32,6 @@ def fastest_exports(flags=None):
         return ("fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; in TF Serving, "
                 "--compile (--format=litert --precision=int8 for single requests only)")
     batches = "--precision=bf16 for batches" if bf16 else "also for batches"
-    return (f"fastest on this CPU ({', '.join(int8 + bf16)}): single requests --format=litert --precision=int8 "
-            f"(or --format=onnx --precision=int8 in ONNX Runtime), batches --format=onnx in OpenVINO; in TF Serving, "
+    return (f"fastest on this CPU ({', '.join(int8 + bf16)}): --format=litert --precision=int8 on all cores "
+            f"(num_threads=os.cpu_count()), or --format=onnx --precision=int8 in ONNX Runtime; in TF Serving, "
             f"--compile ({batches})")
