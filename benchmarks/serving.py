@@ -387,6 +387,30 @@ def start_peers(model, tokenizer, vocab, work):
     return workers
 
 
+def benchmark_classifier(work):
+    """`(corpus lines, vocab.txt, tokenizer, classifier)` of the flags (--config, --vocab or one learned from the
+    default corpus, written in `work`): random weights, seeded; zero biases as initialised."""
+    import keras
+
+    from electra_tf import ElectraForSequenceClassification, load_run_config
+    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.vocabulary import save_vocabulary
+    from electra_tf.vocabulary_learning import build_vocabulary
+
+    corpus = os.path.join(work, "corpus.txt")
+    lines = corpus_lines(corpus)
+    vocab = FLAGS.vocab
+    if vocab is None:
+        vocab = os.path.join(work, "vocab.txt")
+        save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
+    tokenizer = ElectraTokenizer(vocab)
+    model_config, _ = load_run_config(FLAGS.config)
+    keras.utils.set_random_seed(0)
+    model = ElectraForSequenceClassification(model_config.replace(vocab_size=tokenizer.vocabulary_size()),
+                                             num_labels=2)
+    return lines, vocab, tokenizer, model
+
+
 def trained_like_biases(model, seed=1):
     """Gives `model`'s biases and LayerNorm offsets small non-zero values, as a trained model's (a random init's
     are all zero, and TensorFlow's graph optimizer folds an add of zeros away, and with it the fusions a trained
@@ -448,33 +472,18 @@ def main(argv):
     from electra_tf.tools.common import quiet_libraries
 
     quiet_libraries()
-    import keras
     import tensorflow as tf
 
     if FLAGS.threads:  # before TensorFlow runs its first op
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
 
-    from electra_tf import ElectraForSequenceClassification, load_run_config
     from electra_tf.atomic import write_json
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_serving_bench_")
     try:
-        corpus = os.path.join(work, "corpus.txt")
-        lines = corpus_lines(corpus)
-        texts = [lines[i] for i in np.random.default_rng(0).permutation(len(lines))[:256]]
-        vocab = FLAGS.vocab
-        if vocab is None:
-            vocab = os.path.join(work, "vocab.txt")
-            save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
-        tokenizer = ElectraTokenizer(vocab)
-        model_config, _ = load_run_config(FLAGS.config)
-        model_config = model_config.replace(vocab_size=tokenizer.vocabulary_size())
-        keras.utils.set_random_seed(0)
-        model = ElectraForSequenceClassification(model_config, num_labels=2)
+        lines, vocab, tokenizer, model = benchmark_classifier(work)
         trained_like_biases(model)
+        texts = [lines[i] for i in np.random.default_rng(0).permutation(len(lines))[:256]]
         lengths = tokenizer(tf.constant(texts)).row_lengths().numpy()
         print(f"model: {FLAGS.config} ({model.count_params():,} parameters), vocabulary {tokenizer.vocabulary_size()}, "
               f"max_seq_length {FLAGS.max_seq_length}; corpus lines: {np.mean(lengths):.0f} tokens on average "

@@ -34,7 +34,8 @@ import numpy as np
 from absl import app, flags
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serving import corpus_lines, cpu_description, latencies, texts_of_length, trained_like_biases  # noqa: E402
+from serving import (benchmark_classifier, cpu_description, latencies, texts_of_length,  # noqa: E402
+                     trained_like_biases)
 
 FLAGS = flags.FLAGS
 LEVERS = ("biases", "onednn", "threads", "xla_flags", "litert", "openvino_tf")
@@ -129,31 +130,6 @@ def report(lever, times, rows):
         print(line, flush=True)
 
 
-def _full_int8_litert(task, calibration):
-    """The classifier's `.tflite` with int8 activations too (post-training full-integer quantization,
-    calibrated on `calibration`'s id batches; float inputs and outputs stay as they are)."""
-    import keras
-    import tensorflow as tf
-
-    from electra_tf.export.litert import OUTPUTS
-
-    def serve_ids(input_ids, attention_mask, token_type_ids):
-        outputs = task.serve_ids(input_ids, attention_mask, token_type_ids)
-        return {name: outputs[name] for name in OUTPUTS}
-
-    archive = keras.export.ExportArchive()
-    archive.track(task.model)
-    archive.add_endpoint("serving_default", serve_ids, input_signature=task.ids_signature())
-    with tempfile.TemporaryDirectory() as saved_model:
-        archive.write_out(saved_model, verbose=False)
-        converter = tf.lite.TFLiteConverter.from_saved_model(saved_model)
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.representative_dataset = lambda: ({name: np.asarray(value, np.int32) for name, value in ids.items()}
-                                                    for ids in calibration)
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8, tf.lite.OpsSet.TFLITE_BUILTINS]
-        return converter.convert()
-
-
 def main(argv):
     del argv
     if FLAGS.worker:
@@ -161,32 +137,21 @@ def main(argv):
     from electra_tf.tools.common import quiet_libraries
 
     quiet_libraries()
-    import keras
     import tensorflow as tf
 
-    from electra_tf import ElectraForSequenceClassification, featurize, load_run_config
+    from electra_tf import featurize
     from electra_tf.atomic import write_json
     from electra_tf.export import export_model
+    from electra_tf.export.litert import MODEL_FILE as LITERT_FILE
+    from electra_tf.export.litert import convert as convert_litert
     from electra_tf.export.litert import export_litert
     from electra_tf.export.signatures import make_serving_task
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_levers_")
     rows = []
     try:
-        corpus = os.path.join(work, "corpus.txt")
-        lines = corpus_lines(corpus)
-        vocab = FLAGS.vocab
-        if vocab is None:
-            vocab = os.path.join(work, "vocab.txt")
-            save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
-        tokenizer = ElectraTokenizer(vocab)
-        config, _ = load_run_config(FLAGS.config)
+        lines, _, tokenizer, model = benchmark_classifier(work)
         length = FLAGS.max_seq_length
-        keras.utils.set_random_seed(0)
-        model = ElectraForSequenceClassification(config.replace(vocab_size=tokenizer.vocabulary_size()), num_labels=2)
         encode = tf.function(lambda t: featurize.encode(tokenizer, length, t, pad_to_max_length=False))
         cells = {}
         for batch_size in map(int, FLAGS.batch_sizes):
@@ -230,13 +195,13 @@ def main(argv):
                       {name: {"XLA_FLAGS": value} for name, value in XLA_FLAG_VARIANTS.items()})
 
         def litert():
-            dynamic = os.path.join(export_litert(model, tokenizer, work, model_name="litert", max_seq_length=length,
-                                                 precision="int8"), "model.tflite")
+            dynamic = os.path.join(export_litert(model, tokenizer, work, model_name="litert",
+                                                        max_seq_length=length, precision="int8"), LITERT_FILE)
             task = make_serving_task(model, tokenizer, length, None)
             calibration = [encode(tf.constant(lines[i:i + 8])) for i in range(0, 8 * 32, 8)]
             full = os.path.join(work, "full_int8.tflite")
             with open(full, "wb") as f:
-                f.write(_full_int8_litert(task, [{k: v.numpy() for k, v in ids.items()} for ids in calibration]))
+                f.write(convert_litert(task, "int8", [{k: v.numpy() for k, v in ids.items()} for ids in calibration]))
             report("litert", _worker_times(spec({"LiteRT int8 dynamic range, 1 thread": ("litert_1_thread", dynamic),
                                                  "LiteRT int8 dynamic range, all cores": ("litert", dynamic),
                                                  "LiteRT int8 full (int8 act.), all cores": ("litert", full)}), work),

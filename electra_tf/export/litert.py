@@ -39,8 +39,10 @@ TEXT_OPS_WITHOUT_KERNELS = ("NormalizeUTF8", "RegexSplitWithOffsets", "RaggedGat
                             "StaticRegexReplace", "StringLength", "StringLower", "SelectV2 (of strings)")
 
 
-def convert(task, precision="fp32"):
-    """The `.tflite` bytes of `task.serve_ids` (a classification `ServingTask`) at `precision`."""
+def convert(task, precision="fp32", calibration=None):
+    """The `.tflite` bytes of `task.serve_ids` (a classification `ServingTask`) at `precision`; int8 with
+    `calibration` (batches of `{name: int32 ids}`) is full-integer quantization, int8 activations too (what
+    int8-only accelerators need; on the benchmark's x86 CPUs slower than dynamic range: docs/serving.md)."""
     if precision not in PRECISIONS:
         raise ValueError(f"a LiteRT export is fp32 or int8, got --precision={precision}")
 
@@ -61,6 +63,9 @@ def convert(task, precision="fp32"):
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
         if precision == "int8":
             converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        if precision == "int8" and calibration is not None:
+            converter.representative_dataset = lambda: iter(calibration)
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8, tf.lite.OpsSet.TFLITE_BUILTINS]
         return converter.convert()
 
 
