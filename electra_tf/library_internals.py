@@ -1,7 +1,8 @@
 """Every use the package makes of another library's non-public API, each in one small named piece: Keras's
 optimizer hooks (`DecayInUpdateStep`, `StepStartHook`), Keras's model build before `fit` (`BuiltAtConstruction`),
 TensorFlow's fused Adam kernel on raw handles, Keras's
-optree namespace, TensorFlow's `_noinline` attribute, and tensorflow-text's vocabulary learner.
+optree namespace, TensorFlow's `_noinline` attribute and raw `SaveV2` and `ResourceApplyAdam` ops, and
+tensorflow-text's vocabulary learner.
 
 Each piece says what it relies on, the versions it was checked against and why no public API does it;
 `tests/test_keras_private_access.py` checks each one against the installed libraries (a failure names the
@@ -80,6 +81,18 @@ def resource_apply_adam(variable, momentum, velocity, gradient, **scalars):
     handles = [(item.value if isinstance(item, keras.Variable) else item).handle
                for item in (variable, momentum, velocity)]
     tf.raw_ops.ResourceApplyAdam(var=handles[0], m=handles[1], v=handles[2], grad=gradient, **scalars)
+
+
+def save_name_keyed_checkpoint(prefix, tensors):
+    """Writes `tensors` (`{name: array}`) as a TF1 checkpoint keyed by those names at `prefix` (the format of
+    the original ELECTRA and BERT checkpoints, which `tf.train.load_checkpoint` reads).
+
+    Relies on: TensorFlow's `SaveV2` kernel through `tf.raw_ops` (tensorflow 2.21.0). Why: `tf.train.Checkpoint`
+    keys tensors by its object graph, not by free-form names, and no public API writes name-keyed ones.
+    """
+    names = sorted(tensors)
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                      tensors=[tf.constant(tensors[name]) for name in names])
 
 
 def register_keras_tree_node(cls, flatten, unflatten):

@@ -14,7 +14,9 @@
 
 import ast
 import inspect
+import os
 import pathlib
+import tempfile
 
 import keras
 import keras_hub
@@ -93,6 +95,8 @@ def touches(trees, own=None):
                 by_self = isinstance(node.value, ast.Name) and node.value.id == "self"
                 if node.attr not in own or by_self and node.attr in attributes and node.attr not in defined:
                     found.add((path, node.attr))
+            if isinstance(node, ast.Attribute) and node.attr == "raw_ops":
+                found.add((path, "tf.raw_ops"))
             if isinstance(node, ast.ClassDef):
                 found |= {(path, f"def {item.name}") for item in node.body
                           if isinstance(item, ast.FunctionDef) and item.name in methods}
@@ -127,13 +131,14 @@ class Optimizer(keras.optimizers.AdamW):
         self._fast_word_piece = None
         return variables._unknown_name
 f = tf.function(g, experimental_attributes={"_noinline": True})
+tf.raw_ops.SaveV2(prefix="p", tensor_names=[], shape_and_slices=[], tensors=[])
 '''
     found = {touch for _, touch in touches({"x.py": ast.parse(source)}, own={"_fast_word_piece"})}
     assert found == {"import optree", "import keras.src.tree", "import keras.src.tree.tree_api",
                      "import tensorflow.python.ops",
                      "import tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib",
                      "def _apply_weight_decay", "_fast_word_piece", "_unknown_name",
-                     "experimental_attributes _noinline"}
+                     "experimental_attributes _noinline", "tf.raw_ops"}
 
 
 # One check per piece of library_internals, named after it.
@@ -206,6 +211,15 @@ def check_resource_apply_adam():
         # m = 0.1·g, v = 0.001·g², w -= lr·m/√v (the β powers 0: no bias correction)
         np.testing.assert_allclose(variable.numpy(), [0.6837722, 1.3162278], rtol=1e-5)
         np.testing.assert_allclose(momentum.numpy(), [0.1, -0.2], rtol=1e-6)
+
+
+def check_save_name_keyed_checkpoint():
+    prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt")
+    library_internals.save_name_keyed_checkpoint(prefix, {"electra/w": np.ones([2, 3], "float32"),
+                                                          "global_step": np.int64(7)})
+    reader = tf.train.load_checkpoint(prefix)
+    assert reader.get_variable_to_shape_map() == {"electra/w": [2, 3], "global_step": []}
+    assert reader.get_tensor("global_step") == 7
 
 
 class _Pair(dict):

@@ -1,7 +1,7 @@
 """Original Google ELECTRA checkpoints (TF1, as in the released `electra_{small,base,large}` zips).
 
 Read with `tf.train.load_checkpoint` (no TF1 graph code) and written with the
-`SaveV2` op, under the original variable names (those of the released checkpoints):
+`SaveV2` op (`library_internals.save_name_keyed_checkpoint`), under the original variable names (those of the released checkpoints):
 the discriminator in scope `electra/`, the generator in `generator/`, the
 shared embedding block in `electra/embeddings/` (in `generator/embeddings/`
 with untied generator embeddings), the heads in `discriminator_predictions/`
@@ -41,6 +41,7 @@ from electra_tf.atomic import atomic_folder, read_json, remove_leftovers, write_
 from electra_tf.checkpoints import mapping
 from electra_tf.checkpoints.ours import RUN_CONFIG, run_config_file
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config, save_run_config
+from electra_tf.library_internals import save_name_keyed_checkpoint
 
 DISCRIMINATOR_SCOPE, GENERATOR_SCOPE = "electra", "generator"
 _HEAD_SCOPES = {"ElectraForPreTraining": "discriminator_predictions", "ElectraForMaskedLM": "generator_predictions"}
@@ -265,11 +266,9 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
                                  "written tied (pass tied=False)")
             tensors[name] = array
     tensors.update(extra or {})
-    names = sorted(tensors)
     with prefix_written_whole(prefix) as tmp_prefix:
         folder, base = os.path.split(tmp_prefix)
-        tf.raw_ops.SaveV2(prefix=tmp_prefix, tensor_names=names, shape_and_slices=[""] * len(names),
-                          tensors=[tf.constant(tensors[name]) for name in names])
+        save_name_keyed_checkpoint(tmp_prefix, tensors)
         write_text(os.path.join(folder, "checkpoint"),
                    f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
         if run_config is not None:
