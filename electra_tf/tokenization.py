@@ -110,8 +110,7 @@ class ElectraTokenizer(keras.layers.Layer):
 
     def set_vocabulary(self, vocabulary):
         """Takes a list of tokens (id = index; `None`: none yet) and builds the tensorflow-text ops on it."""
-        for graphs in ("_noinline_graphs", "_encode_graphs"):  # traced on the previous vocabulary's ops
-            self.__dict__.pop(graphs, None)
+        self.__dict__.pop("_graphs", None)  # traced on the previous vocabulary's ops
         if vocabulary is None:
             self.vocabulary, self._wordpiece, self._fused_wordpiece, self._token_ids = None, None, None, None
         else:
@@ -243,12 +242,16 @@ class ElectraTokenizer(keras.layers.Layer):
         """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function on `[batch]` strings
         that calls inside other graphs keep as one op (`_noinline`, see `tokenize`). The method is looked up
         when the function is traced, not when it is made."""
-        graphs = self.__dict__.setdefault("_noinline_graphs", {})  # plain dict: not state Keras tracks or saves
-        if name not in graphs:
-            method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
-            graphs[name] = uninlined_function(lambda texts: getattr(self, method)(texts),
-                                              [tf.TensorSpec([None], tf.string)])
-        return graphs[name]
+        method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
+        return self._traced(name, lambda: uninlined_function(lambda texts: getattr(self, method)(texts),
+                                                             [tf.TensorSpec([None], tf.string)]))
+
+    def _traced(self, key, make):
+        """The graph function kept under `key`, made by `make()` on first use (a new vocabulary drops them all)."""
+        graphs = self.__dict__.setdefault("_graphs", {})  # plain dict: not state Keras tracks or saves
+        if key not in graphs:
+            graphs[key] = make()
+        return graphs[key]
 
     def tokenize_mixed(self, texts):
         """Token ids of a `[batch]` of strings that are not all ASCII: its ASCII rows as `tokenize` runs them,
@@ -333,12 +336,9 @@ class ElectraTokenizer(keras.layers.Layer):
 
     def _encode_graph(self, sequence_length, with_pairs):
         """`featurize.encode` of `[batch]` strings (and pairs) at `sequence_length`, as a graph function."""
-        graphs = self.__dict__.setdefault("_encode_graphs", {})  # plain dict: not state Keras tracks or saves
-        if (sequence_length, with_pairs) not in graphs:
-            graphs[sequence_length, with_pairs] = tf.function(
-                lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs),
-                input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1))
-        return graphs[sequence_length, with_pairs]
+        return self._traced(("encode", sequence_length, with_pairs), lambda: tf.function(
+            lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs),
+            input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1)))
 
     def __call__(self, *args, **kwargs):
         """transformers' call on Python text, the Keras layer call (`tokenize`'s ids) on anything else.
