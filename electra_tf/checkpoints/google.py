@@ -1,7 +1,8 @@
 """Original Google ELECTRA checkpoints (TF1, as in the released `electra_{small,base,large}` zips).
 
 Read with `tf.train.load_checkpoint` (no TF1 graph code) and written with the
-`SaveV2` op (`library_internals.save_name_keyed_checkpoint`), under the original variable names (those of the released checkpoints):
+`SaveV2` op (`library_internals.save_name_keyed_checkpoint`), under the original
+variable names (those of the released checkpoints):
 the discriminator in scope `electra/`, the generator in `generator/`, the
 shared embedding block in `electra/embeddings/` (in `generator/embeddings/`
 with untied generator embeddings), the heads in `discriminator_predictions/`
