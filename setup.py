@@ -20,7 +20,7 @@ setup(
         # tensorflow-text 2.21.0 broke keras-hub's tokenizers; 2.21.1 fixed it.
         "tensorflow-text>=2.21.1,<2.22",
         # Tested with keras 3.15.1 and keras-hub 0.32.0. What the package relies on of their internals is in
-        # electra_tf/library_internals.py; tests/test_keras_private_access.py fails, naming it, on a release
+        # electra_tf/util/library_internals.py; tests/util/test_library_internals.py fails, naming it, on a release
         # that changes it.
         "keras>=3.15,<4",
         "keras-hub>=0.32,<1",

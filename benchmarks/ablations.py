@@ -99,7 +99,7 @@ def chosen(runs):
 
 def untrained_floor(vocab, files, settings):
     """The no-pre-training floor, fine-tuned once for all studies of the same settings (it is the same run)."""
-    from electra_tf.atomic import read_json, write_json
+    from electra_tf.util.atomic import read_json, write_json
 
     path = os.path.join(FLAGS.output_dir, "no_pretraining.json")
     settings = {k: v for k, v in settings.items() if k != "steps"}
@@ -167,9 +167,9 @@ def print_table(study, results):
 
 def main(argv):
     del argv
-    from electra_tf.atomic import write_json
+    from electra_tf.util.atomic import write_json
     from electra_tf.pretraining.flops import training_flops
-    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.text.tokenizer import ElectraTokenizer
 
     study, out = FLAGS.study, os.path.join(FLAGS.output_dir, FLAGS.study)
     vocab, shards = prepare_data(os.path.join(FLAGS.output_dir, "data"))

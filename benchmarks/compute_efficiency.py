@@ -53,9 +53,9 @@ def plot(results, path):
 
 def main(argv):
     del argv
-    from electra_tf.atomic import write_json
+    from electra_tf.util.atomic import write_json
     from electra_tf.pretraining.flops import training_flops_per_step
-    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.text.tokenizer import ElectraTokenizer
 
     out = FLAGS.output_dir
     vocab, shards = prepare_data(os.path.join(out, "data"))

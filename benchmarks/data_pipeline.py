@@ -91,11 +91,11 @@ def main(argv):
     del argv
     logging.getLogger("apache_beam").setLevel(logging.ERROR)  # the DirectRunner's workers log every step
     from electra_tf.data.default_corpus import write_default_corpus
-    from electra_tf.data.pipeline import pretraining_dataset
+    from electra_tf.data.tfrecord_dataset import pretraining_dataset
     from electra_tf.data.pretraining_data import build_pretraining_shards
     from electra_tf.data.streaming import streaming_dataset, text_documents
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.vocabulary import save_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_data_bench_")
     try:

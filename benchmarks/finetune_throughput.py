@@ -75,8 +75,8 @@ def step_timer(warmup, peer, ours, peer_answers):
 
 def task_data(texts, work):
     """`(vocab.txt, train.csv, labels)` for `texts`: a vocabulary learned from them and random labels."""
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.vocabulary import save_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     corpus, vocab, train = (os.path.join(work, name) for name in ("texts.txt", "vocab.txt", "train.csv"))
     with open(corpus, "w", encoding="utf-8") as f:
@@ -95,7 +95,7 @@ def time_model(name, batch_size, texts, data, work):
     from electra_tf import ElectraDiscriminator, ElectraTokenizer, FinetuningConfig, finetune, make_task
     from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.config import PretrainingConfig, load_run_config
-    from electra_tf.vocabulary import load_vocabulary
+    from electra_tf.text.vocabulary import load_vocabulary
 
     vocab, train, labels = data
     tokenizer = ElectraTokenizer(vocab)
@@ -149,7 +149,7 @@ def time_model(name, batch_size, texts, data, work):
 
 def main(argv):
     del argv
-    from electra_tf.atomic import write_json
+    from electra_tf.util.atomic import write_json
     from electra_tf.tools.common import quiet_libraries
 
     quiet_libraries()

@@ -41,13 +41,13 @@ def main(argv):
     quiet_libraries()
     import tensorflow as tf
 
-    from electra_tf import featurize
-    from electra_tf.atomic import write_json
-    from electra_tf.convert import load_model
+    from electra_tf.text import featurize
+    from electra_tf.util.atomic import write_json
+    from electra_tf.checkpoints.convert import load_model
     from electra_tf.export import export_model, load_export
     from electra_tf.export import litert, onnx
     from electra_tf.export.precision import cpu_flags
-    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.text.tokenizer import ElectraTokenizer
 
     model, info = load_model(FLAGS.model)
     tokenizer = ElectraTokenizer.from_pretrained(FLAGS.model)

@@ -51,8 +51,8 @@ def main(argv):
     del argv
     from electra_tf.data.default_corpus import default_corpus_documents
     from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.vocabulary import save_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     work = tempfile.mkdtemp(prefix="electra_packing_")
     try:

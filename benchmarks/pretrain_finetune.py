@@ -43,10 +43,10 @@ SETTINGS = ("hidden_size", "embedding_size", "num_layers", "seq_length", "batch_
 def prepare_data(folder):
     """Vocabulary and shards of the corpus; returns (vocab path, shard folder)."""
     from electra_tf.data.default_corpus import write_default_corpus
-    from electra_tf.data.pipeline import list_files
+    from electra_tf.data.tfrecord_dataset import list_files
     from electra_tf.data.pretraining_data import build_pretraining_shards
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.vocabulary import save_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     os.makedirs(folder, exist_ok=True)
     if FLAGS.corpus_files:
@@ -104,9 +104,9 @@ def pretrain(name, variant, steps, budgets, vocab, shards, folder):
     import keras
 
     from electra_tf.checkpoints.ours import write_run_folder
-    from electra_tf.data.pipeline import pretraining_dataset
+    from electra_tf.data.tfrecord_dataset import pretraining_dataset
     from electra_tf.pretraining.run import build_pretrainer
-    from electra_tf.vocabulary import load_vocabulary
+    from electra_tf.text.vocabulary import load_vocabulary
 
     model, pretraining = configs(len(load_vocabulary(vocab)), steps, **variant)
     keras.utils.set_random_seed(0)
@@ -135,7 +135,7 @@ def random_encoder(vocab, folder):
 
     from electra_tf import ElectraDiscriminator, ElectraTokenizer
     from electra_tf.checkpoints.ours import write_run_folder
-    from electra_tf.vocabulary import load_vocabulary
+    from electra_tf.text.vocabulary import load_vocabulary
 
     keras.utils.set_random_seed(0)
     model, pretraining = configs(ElectraTokenizer(vocab).vocabulary_size(), 1)

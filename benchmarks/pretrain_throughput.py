@@ -618,7 +618,7 @@ def main(argv):
     print(f"\nload average at the end {os.getloadavg()[0]:.1f} (timings are only comparable on an idle machine; "
           "the ratios, from alternating rounds, are steadier)")
     if FLAGS.json:
-        from electra_tf.atomic import write_json
+        from electra_tf.util.atomic import write_json
         write_json(FLAGS.json, {"matmul_gflops": limits, "rows": rows, "breakdown": breakdowns, "profiles": profiles,
                                 "graphs": graphs, "parent_imported_torch": "torch" in sys.modules})
 

@@ -228,7 +228,7 @@ def low_precision_calls(model, tokenizer, work):
     """name → function(texts) for the exports of --low_precision (a list of raw texts in, probabilities out)."""
     import tensorflow as tf
 
-    from electra_tf import featurize
+    from electra_tf.text import featurize
     from electra_tf.export import export_model, load_export
     from electra_tf.export.litert import MODEL_FILE, export_litert
 
@@ -310,7 +310,7 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                       signature(text=tf.constant(texts))) for name, path in exports.items()}
     if FLAGS.python:
         from electra_tf import pipeline
-        from electra_tf.preprocessor import ElectraPreprocessor
+        from electra_tf.text.preprocessor import ElectraPreprocessor
 
         model.preprocessor = ElectraPreprocessor(tokenizer, length)
         classify = pipeline("text-classification", model, tokenizer=tokenizer, max_seq_length=length)
@@ -393,9 +393,9 @@ def benchmark_classifier(work):
     import keras
 
     from electra_tf import ElectraForSequenceClassification, load_run_config
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.text.vocabulary import save_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     corpus = os.path.join(work, "corpus.txt")
     lines = corpus_lines(corpus)
@@ -435,7 +435,7 @@ def breakdown(model, tokenizer, texts, work):
     """The five paths of the module docstring on corpus lines, at --batch_sizes."""
     import tensorflow as tf
 
-    from electra_tf import featurize
+    from electra_tf.text import featurize
     from electra_tf.export import export_model, load_export
 
     length = FLAGS.max_seq_length
@@ -477,7 +477,7 @@ def main(argv):
     if FLAGS.threads:  # before TensorFlow runs its first op
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
 
-    from electra_tf.atomic import write_json
+    from electra_tf.util.atomic import write_json
 
     work = tempfile.mkdtemp(prefix="electra_serving_bench_")
     try:

@@ -139,8 +139,8 @@ def main(argv):
     quiet_libraries()
     import tensorflow as tf
 
-    from electra_tf import featurize
-    from electra_tf.atomic import write_json
+    from electra_tf.text import featurize
+    from electra_tf.util.atomic import write_json
     from electra_tf.export import export_model
     from electra_tf.export.litert import MODEL_FILE as LITERT_FILE
     from electra_tf.export.litert import convert as convert_litert

@@ -12,10 +12,10 @@ with Keras, so any `.keras` file of ours then loads with
 `keras.saving.load_model`; code that loads one without touching a name first
 calls `electra_tf.register_keras_objects()`. The package leaves the process
 alone: TensorFlow's start-up notices are the host's to silence
-(`electra_tf.quiet_start.quiet_tensorflow`).
+(`electra_tf.util.quiet_start.quiet_tensorflow`).
 
 transformers 4.x's names are ours too (`TFElectraForSequenceClassification`,
-`AutoTokenizer`, ...; `electra_tf.transformers_names`), so code written for
+`AutoTokenizer`, ...; `electra_tf.transformers.names`), so code written for
 its TensorFlow classes migrates by its imports.
 
 >>> import electra_tf
@@ -31,7 +31,7 @@ _MODULE_OF = {
     **dict.fromkeys(["ElectraConfig", "FinetuningConfig", "PretrainingConfig", "generator_config", "load_run_config",
                      "save_run_config"], "electra_tf.config"),
     **dict.fromkeys(["finetune", "make_task"], "electra_tf.finetuning"),
-    **dict.fromkeys(["ElectraTextClassifier", "save_keras_hub_preset"], "electra_tf.keras_hub_export"),
+    **dict.fromkeys(["ElectraTextClassifier", "save_keras_hub_preset"], "electra_tf.export.keras_hub"),
     "ElectraEmbedding": "electra_tf.layers.embeddings",
     "ElectraDiscriminator": "electra_tf.models.discriminator",
     "ElectraModel": "electra_tf.models.encoder",
@@ -40,27 +40,27 @@ _MODULE_OF = {
     "ElectraForQuestionAnswering": "electra_tf.models.question_answering",
     "ElectraForSequenceClassification": "electra_tf.models.sequence_classification",
     "ElectraForTokenClassification": "electra_tf.models.token_classification",
-    "pipeline": "electra_tf.pipelines",
-    "ElectraPreprocessor": "electra_tf.preprocessor",
+    "pipeline": "electra_tf.transformers.pipelines",
+    "ElectraPreprocessor": "electra_tf.text.preprocessor",
     "ElectraPretrainer": "electra_tf.pretraining.pretrainer",
-    "ElectraTokenizer": "electra_tf.tokenization",
+    "ElectraTokenizer": "electra_tf.text.tokenizer",
     **dict.fromkeys(["WarmupLinearDecay", "create_optimizer", "pretraining_optimizer"],
                     "electra_tf.training.optimization"),
     **dict.fromkeys(["AutoTokenizer", "ElectraForMaskedLM", "ElectraForPreTraining", "ElectraTokenizerFast",
                      "TFElectraForMaskedLM", "TFElectraForMultipleChoice", "TFElectraForPreTraining",
                      "TFElectraForQuestionAnswering", "TFElectraForSequenceClassification",
-                     "TFElectraForTokenClassification", "TFElectraModel"], "electra_tf.transformers_names"),
+                     "TFElectraForTokenClassification", "TFElectraModel"], "electra_tf.transformers.names"),
 }
 # The modules that register classes with Keras (`keras.saving.register_keras_serializable`) when imported.
 KERAS_OBJECT_MODULES = (
-    "electra_tf.finetuning.question_answering", "electra_tf.keras_hub_export", "electra_tf.layers.activations",
+    "electra_tf.finetuning.question_answering", "electra_tf.export.keras_hub", "electra_tf.layers.activations",
     "electra_tf.layers.choice_reshape", "electra_tf.layers.embeddings", "electra_tf.layers.heads",
     "electra_tf.layers.qa_head", "electra_tf.layers.transformer_layer", "electra_tf.models.discriminator",
     "electra_tf.models.encoder", "electra_tf.models.generator", "electra_tf.models.multiple_choice",
     "electra_tf.models.question_answering", "electra_tf.models.sequence_classification",
-    "electra_tf.models.token_classification", "electra_tf.preprocessor", "electra_tf.pretraining.gdes",
-    "electra_tf.pretraining.pretrainer", "electra_tf.tokenization", "electra_tf.training.layerwise_decay",
-    "electra_tf.training.optimization", "electra_tf.transformers_names",
+    "electra_tf.models.token_classification", "electra_tf.text.preprocessor", "electra_tf.pretraining.gdes",
+    "electra_tf.pretraining.pretrainer", "electra_tf.text.tokenizer", "electra_tf.training.layerwise_decay",
+    "electra_tf.training.optimization", "electra_tf.transformers.names",
 )
 
 __all__ = sorted([*_MODULE_OF, "register_keras_objects"])

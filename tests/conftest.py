@@ -25,7 +25,7 @@ from absl import flags
 
 from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, PretrainingConfig, save_run_config
 from electra_tf.checkpoints.ours import RUN_CONFIG
-from electra_tf.vocabulary import is_unreachable, load_vocabulary
+from electra_tf.text.vocabulary import is_unreachable, load_vocabulary
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parents[1]

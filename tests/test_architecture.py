@@ -11,25 +11,25 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 
-# The layers of the package, lowest first: a module may import from its own layer and those below it.
+# The layers of the package, lowest first: a module may import from its own layer and those below it. A module's
+# layer is that of the longest entry naming it or a package above it (`text.vocabulary`, else `text`).
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
-    ("config", "variant_rules", "vocabulary", "atomic", "folder_lock", "rng", "text_normalization", "quiet_start", "batch_encoding",
-     "library_internals"),
-    ("tokenization", "vocabulary_learning", "featurize", "preprocessor", "answer_spans", "checkpoints", "layers",
-     "training"),
-    ("models", "transformers_names"),
-    ("pretraining", "data", "metrics"),
+    ("util", "config", "text.vocabulary", "text.normalization", "transformers.batch_encoding"),
+    ("text", "checkpoints", "layers", "training", "transformers.outputs", "transformers.model_config",
+     "transformers.calls"),
+    ("models",),
+    ("pretraining", "data", "finetuning.metrics", "transformers.names"),
     ("finetuning",),
-    ("export", "convert", "keras_hub_export"),
-    ("pipelines",),
+    ("export", "checkpoints.convert"),
+    ("transformers",),
 )
 
 # Function-local imports of other modules, each with its reason. Nothing else may hide an import in a function.
 ALLOWED_LOCAL_IMPORTS = {
-    **{("electra_tf/quiet_start.py", name): "imported inside the block that hides TensorFlow's start-up notices"
+    **{("electra_tf/util/quiet_start.py", name): "imported inside the block that hides TensorFlow's start-up notices"
        for name in ("keras", "tensorflow", "tensorflow_text")},
-    ("electra_tf/atomic.py", "tensorflow"):
+    ("electra_tf/util/atomic.py", "tensorflow"):
         "only for a remote path (gs://...): the tools read their configs while parsing flags, before TensorFlow",
     ("electra_tf/data/tfds_source.py", "tensorflow_datasets"):
         "optional at run time: TFDS is imported only when a TFDS source is read (its import takes seconds)",
@@ -89,10 +89,12 @@ def import_graph():
 
 def layer_of(module):
     """The index in LAYERS of a module (`electra_tf.models.encoder` → the `models` layer)."""
-    top = module.split(".")[1] if "." in module else None
-    for index, layer in enumerate(LAYERS):
-        if top in layer:
-            return index
+    parts = module.split(".")[1:]
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        for index, layer in enumerate(LAYERS):
+            if prefix in layer:
+                return index
     return None
 
 

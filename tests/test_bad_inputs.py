@@ -29,12 +29,12 @@ from electra_tf import (
 from electra_tf.checkpoints.ours import RUN_CONFIG, run_config_file
 from electra_tf.config import generator_config
 from electra_tf.data.packing import Example
-from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.tfrecord_dataset import pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, shard_name
 from electra_tf.data.tasks.classification import read_text_file
 from electra_tf.data.tfrecord import write_shard
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.text.vocabulary import load_vocabulary
 
 ROOT = Path(__file__).parent.parent
 CATALOGUE = ROOT / "docs" / "bad_inputs.md"
@@ -293,7 +293,7 @@ def test_a_broken_sharded_safetensors_index(tmp_path):
 
 
 def test_an_unreadable_google_checkpoint(tmp_path, tiny_pretrained_dir):
-    from electra_tf.convert import convert
+    from electra_tf.checkpoints.convert import convert
 
     _write(tmp_path / "garbage" / "model.ckpt.index", b"not an sstable")
     with pytest.raises(ValueError, match=r"model\.ckpt: not a readable TensorFlow checkpoint \(.*\); it is truncated"):

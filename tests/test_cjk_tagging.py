@@ -9,9 +9,10 @@ import pytest
 import tensorflow as tf
 
 import electra_tf
-from electra_tf import ElectraConfig, ElectraForTokenClassification, ElectraPreprocessor, ElectraTokenizer, featurize
+from electra_tf import ElectraConfig, ElectraForTokenClassification, ElectraPreprocessor, ElectraTokenizer
+from electra_tf.text import featurize
 from electra_tf.export.signatures import make_serving_task
-from electra_tf.text_normalization import CJK_PUNCTUATION
+from electra_tf.text.normalization import CJK_PUNCTUATION
 
 NEWS = "江泽民主席在北京会见了克林顿。"
 MIXED = "ELECTRA模型（HFL）发布， Ann Smith lives in Paris, France."

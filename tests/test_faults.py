@@ -20,14 +20,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf import ElectraDiscriminator, PretrainingConfig, atomic, folder_lock
+from electra_tf import ElectraDiscriminator, PretrainingConfig
+from electra_tf.util import atomic
+from electra_tf.util import folder_lock
 from electra_tf.checkpoints import hf, ours
 from electra_tf.data import tfrecord
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.packing import Example
 from electra_tf.data.tfrecord import ShardWriter, find_corrupt_records
-from electra_tf.vocabulary import save_vocabulary
-from electra_tf.vocabulary_learning import build_vocabulary
+from electra_tf.text.vocabulary import save_vocabulary
+from electra_tf.text.vocabulary_learning import build_vocabulary
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 

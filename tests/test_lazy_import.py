@@ -31,7 +31,7 @@ loaded = sorted(m for m in ("tensorflow", "keras", "keras_hub") if m in sys.modu
 from electra_tf import ElectraConfig
 config_only = "tensorflow" in sys.modules
 from electra_tf import TFElectraForSequenceClassification, AutoTokenizer
-from electra_tf import transformers_names as names
+from electra_tf.transformers import names
 print(json.dumps({"loaded": loaded, "config_only": config_only,
                   "listed": set(electra_tf.__all__) <= set(dir(electra_tf)),
                   "resolved": all(getattr(electra_tf, name) is not None for name in electra_tf.__all__),

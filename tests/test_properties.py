@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from electra_tf.data.packing import ExampleBuilder
 from electra_tf.pretraining.masking import mask_tokens
-from electra_tf.text_normalization import bert_normalize
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.text.normalization import bert_normalize
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import load_vocabulary
 
 # No example database: nothing is written into the tree.
 PROPERTY = settings(max_examples=40, deadline=None, database=None,

@@ -22,7 +22,7 @@ from absl import flags
 
 from electra_tf.data.packing import LONG_LINES
 from electra_tf.tools.common import define_corpus_flags, exits_cleanly_on_bad_input, run_tool
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.text.vocabulary import load_vocabulary
 
 FLAGS = flags.FLAGS
 define_corpus_flags()
@@ -64,7 +64,7 @@ class _Progress:
 @exits_cleanly_on_bad_input
 def run(argv):
     del argv
-    from electra_tf.data.pipeline import corpus_parts  # (these load TensorFlow: not for --help)
+    from electra_tf.data.tfrecord_dataset import corpus_parts  # (these load TensorFlow: not for --help)
     from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals, unknown_token_rate
 
     files = corpus_parts(FLAGS.input_files, FLAGS.tfds_dataset)
@@ -104,7 +104,7 @@ def unknown_summary(rate):
     >>> unknown_summary(0.0124)
     '[UNK]: 1.24% of the tokens written'
     """
-    from electra_tf.vocabulary_learning import UNKNOWN_RATE_WARNING
+    from electra_tf.text.vocabulary_learning import UNKNOWN_RATE_WARNING
 
     if rate <= UNKNOWN_RATE_WARNING:
         return f"[UNK]: {rate:.2%} of the tokens written"

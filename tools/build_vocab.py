@@ -18,9 +18,9 @@ import os
 
 from absl import flags
 
-from electra_tf.atomic import write_json
+from electra_tf.util.atomic import write_json
 from electra_tf.tools.common import define_corpus_flags, ensure_new_output, exits_cleanly_on_bad_input, run_tool
-from electra_tf.vocabulary import save_vocabulary
+from electra_tf.text.vocabulary import save_vocabulary
 
 FLAGS = flags.FLAGS
 define_corpus_flags()
@@ -62,9 +62,9 @@ def run(argv):
     import tensorflow as tf  # (this and the imports below load TensorFlow: not for --help)
 
     from electra_tf.data.corpus_readers import check_parts, corpus_texts
-    from electra_tf.data.pipeline import corpus_parts
-    from electra_tf.tokenization import ElectraTokenizer
-    from electra_tf.vocabulary_learning import (
+    from electra_tf.data.tfrecord_dataset import corpus_parts
+    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.text.vocabulary_learning import (
         UNKNOWN_RATE_WARNING,
         build_vocabulary,
         check_settings,

@@ -4,7 +4,7 @@ bad input as a clear exit, no silent overwrites.
 A tool is one module, `<tool>.py`: its docstring (the `--help` text) and flags at the top, importing nothing that
 imports TensorFlow; `run(argv)`, absl's main wrapped in `exits_cleanly_on_bad_input`, which imports what the
 work needs; and `main()`, the console script: `run_tool(run, __name__)` answers `--help` and parses the flags, then
-imports TensorFlow without its start-up notices (`electra_tf.quiet_start`) and calls `run`.
+imports TensorFlow without its start-up notices (`electra_tf.util.quiet_start`) and calls `run`.
 """
 
 import csv
@@ -20,8 +20,8 @@ import warnings
 from absl import app, flags
 
 from electra_tf.config import field_help
-from electra_tf.folder_lock import release_all
-from electra_tf.quiet_start import quiet_tensorflow
+from electra_tf.util.folder_lock import release_all
+from electra_tf.util.quiet_start import quiet_tensorflow
 
 _FLAG_TYPES = {"int": flags.DEFINE_integer, "float": flags.DEFINE_float, "bool": flags.DEFINE_bool,
                "str": flags.DEFINE_string}
@@ -220,7 +220,7 @@ def exits_cleanly_on_bad_input(main):
             print(f"error: {message}", file=sys.stderr)
             sys.exit(2)
         finally:
-            release_all()  # the folder locks `main` took (`electra_tf.folder_lock`)
+            release_all()  # the folder locks `main` took (`electra_tf.util.folder_lock`)
     return wrapped
 
 

@@ -28,7 +28,7 @@ error says how).
 from absl import flags
 
 from electra_tf.config import load_run_config
-from electra_tf.folder_lock import lock_folder
+from electra_tf.util.folder_lock import lock_folder
 from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 
 FLAGS = flags.FLAGS
@@ -51,7 +51,7 @@ flags.DEFINE_enum("dtype", "float32", ["float32", "float16", "bfloat16"],
 @exits_cleanly_on_bad_input
 def run(argv):
     del argv
-    from electra_tf.convert import convert  # imports TensorFlow: not for --help
+    from electra_tf.checkpoints.convert import convert  # imports TensorFlow: not for --help
 
     resolve_checkpoint_flags("input", "input_generator")
     lock_folder(FLAGS.output)  # one conversion per output: another one is refused, naming its pid

@@ -27,7 +27,7 @@ from absl import flags
 
 from electra_tf.config import FinetuningConfig, load_run_config
 from electra_tf.tools.common import PREEMPTED_EXIT_CODE, exits_cleanly_on_bad_input, run_tool
-from electra_tf.vocabulary import load_vocabulary, save_vocabulary
+from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/demo", "Where the corpus, data and models go.")
@@ -49,7 +49,7 @@ def prepare_data(output_dir, max_seq_length, vocab_size, num_shards, seed, max_d
     examples)."""
     from electra_tf.data.default_corpus import write_default_corpus  # (these load TensorFlow: not for --help)
     from electra_tf.data.pretraining_data import build_pretraining_shards
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     corpus = os.path.join(output_dir, "corpus.txt")
     if not os.path.exists(corpus):
@@ -96,7 +96,7 @@ def finetune_docstring_kinds(output_dir, model_dir, seed):
     """Fine-tunes the discriminator to tell module, class and function docstrings apart, with the default
     settings (the learning rate follows the model's width); returns (dev accuracy, majority-class accuracy)."""
     from electra_tf.finetuning import finetune, make_task
-    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.text.tokenizer import ElectraTokenizer
 
     config = FinetuningConfig.for_task("docstring_kinds", max_seq_length=64, epochs=3.0, seed=seed)
     task = make_task(config, ElectraTokenizer.from_pretrained(model_dir),

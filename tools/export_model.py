@@ -24,8 +24,8 @@ import os
 
 from absl import flags
 
-from electra_tf.atomic import read_json
-from electra_tf.folder_lock import lock_folder
+from electra_tf.util.atomic import read_json
+from electra_tf.util.folder_lock import lock_folder
 from electra_tf.tools.common import exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
 
 FLAGS = flags.FLAGS
@@ -75,7 +75,7 @@ def given(flag, info, default=None):
 @exits_cleanly_on_bad_input
 def run(argv):
     del argv
-    from electra_tf.convert import load_model  # (these load TensorFlow: not for --help)
+    from electra_tf.checkpoints.convert import load_model  # (these load TensorFlow: not for --help)
     from electra_tf.export import task_of
     from electra_tf.export.ids_folder import INFO_FILE
     from electra_tf.export.litert import export_litert
@@ -83,7 +83,7 @@ def run(argv):
     from electra_tf.export.cpu_advice import fastest_exports
     from electra_tf.export.precision import check_cpu
     from electra_tf.finetuning.trainer import check_vocabulary_size
-    from electra_tf.tokenization import ElectraTokenizer
+    from electra_tf.text.tokenizer import ElectraTokenizer
 
     if FLAGS.format != "saved_model":
         if FLAGS.precision == "bf16":

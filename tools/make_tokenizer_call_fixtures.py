@@ -7,7 +7,7 @@ TensorFlow, not this package), e.g. in a side venv:
     python -m venv /tmp/hfapi && /tmp/hfapi/bin/pip install transformers tokenizers numpy absl-py
     /tmp/hfapi/bin/python tools/make_tokenizer_call_fixtures.py
 
-`tests/test_tokenization_calls.py` replays every call on `ElectraTokenizer`
+`tests/transformers/test_tokenizer_calls.py` replays every call on `ElectraTokenizer`
 (which then needs no transformers). Each call is recorded as
 `{"setting", "method", "args", "kwargs"}` with its `output` (NumPy arrays as
 `{"dtype", "shape", "values"}`) or, when transformers raises, its `error`. The

@@ -59,8 +59,8 @@ def main(argv):
     del argv
     from transformers import BertTokenizerFast
 
-    from electra_tf.vocabulary import save_vocabulary
-    from electra_tf.vocabulary_learning import build_vocabulary
+    from electra_tf.text.vocabulary import save_vocabulary
+    from electra_tf.text.vocabulary_learning import build_vocabulary
 
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     texts = corpus_sentences(FLAGS.num_corpus_sentences) + HARD_CASES

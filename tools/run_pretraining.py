@@ -44,7 +44,7 @@ from electra_tf.tools.common import (
     resolve_checkpoint_flags,
     run_tool,
 )
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.text.vocabulary import load_vocabulary
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config: JSON path or a name in configs/.")

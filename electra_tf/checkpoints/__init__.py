@@ -19,5 +19,5 @@ loaders need (`backbone`, `hf_architecture`; see `electra_tf.models.base`).
 Loading goes through `from_pretrained` on every model class; saving through
 `model.save_pretrained(folder)` (`hf.save_huggingface`: a Hugging Face folder
 `transformers` loads), `google.save_google(prefix, discriminator, generator)`
-(the original TF1 names) or `electra_tf.convert` (any format into any other).
+(the original TF1 names) or `electra_tf.checkpoints.convert` (any format into any other).
 """

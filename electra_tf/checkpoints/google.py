@@ -38,11 +38,11 @@ import shutil
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.atomic import atomic_folder, read_json, remove_leftovers, write_text
+from electra_tf.util.atomic import atomic_folder, read_json, remove_leftovers, write_text
 from electra_tf.checkpoints import mapping
 from electra_tf.checkpoints.ours import RUN_CONFIG, run_config_file
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config, save_run_config
-from electra_tf.library_internals import save_name_keyed_checkpoint
+from electra_tf.util.library_internals import save_name_keyed_checkpoint
 
 DISCRIMINATOR_SCOPE, GENERATOR_SCOPE = "electra", "generator"
 _HEAD_SCOPES = {"ElectraForPreTraining": "discriminator_predictions", "ElectraForMaskedLM": "generator_predictions"}

@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from electra_tf.atomic import read_json, write_json
+from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints import hub, mapping
 from electra_tf.checkpoints.hf_tf_weights import TF_INDEX_NAME, TF_WEIGHTS_NAME, read_tf_weights
 from electra_tf.checkpoints.ours import RUN_CONFIG

@@ -9,7 +9,7 @@ does not, its `pooled_dense` (a BERT-style pooler), is not read: no ELECTRA
 head uses it. Its GELU is the tanh approximation and its LayerNorm epsilon
 1e-12, so a preset reads as an `ElectraConfig` with
 `hidden_act="gelu_approximate"`, which computes exactly what keras-hub does.
-Writing one is `electra_tf.keras_hub_export.save_keras_hub_preset`.
+Writing one is `electra_tf.export.keras_hub.save_keras_hub_preset`.
 
 Example:
 >>> [ours for hub, ours in NAMES if hub.startswith("token")]
@@ -20,7 +20,7 @@ import os
 
 import keras_hub
 
-from electra_tf.atomic import read_json
+from electra_tf.util.atomic import read_json
 from electra_tf.checkpoints import mapping
 from electra_tf.config import ElectraConfig
 

@@ -30,9 +30,9 @@ import zipfile
 import keras
 
 import electra_tf
-from electra_tf.atomic import atomic_folder, read_json, write_json
+from electra_tf.util.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
-from electra_tf.vocabulary import VOCAB_FILE, save_vocabulary
+from electra_tf.text.vocabulary import VOCAB_FILE, save_vocabulary
 
 # A run folder's configs. Not `config.json`, which in a Hugging Face or keras-hub folder holds another format;
 # run folders written before it was so named hold theirs there (`LEGACY_RUN_CONFIG`), and still load.

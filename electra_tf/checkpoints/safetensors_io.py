@@ -33,7 +33,7 @@ import numpy as np
 from safetensors import SafetensorError
 from safetensors.numpy import load_file, save
 
-from electra_tf.atomic import atomic_open, read_json
+from electra_tf.util.atomic import atomic_open, read_json
 
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"

@@ -41,7 +41,7 @@ import os
 
 import numpy as np
 
-from electra_tf.atomic import read_json
+from electra_tf.util.atomic import read_json
 from electra_tf.checkpoints import google, hf, hub, keras_hub_preset, mapping, ours
 from electra_tf.config import ElectraConfig, PretrainingConfig, generator_config, load_run_config
 

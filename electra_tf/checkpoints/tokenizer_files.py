@@ -19,9 +19,9 @@ Example:
 import logging
 import os
 
-from electra_tf.atomic import read_json, write_json
+from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints import google, hub, keras_hub_preset, ours
-from electra_tf.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
+from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
 
 logger = logging.getLogger("electra_tf")
 

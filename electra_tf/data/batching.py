@@ -29,7 +29,7 @@ Example:
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.featurize import PAD_MULTIPLE, padded_length
+from electra_tf.text.featurize import PAD_MULTIPLE, padded_length
 
 
 def bucket_keys(lengths):

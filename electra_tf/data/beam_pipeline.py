@@ -41,7 +41,7 @@ import apache_beam as beam
 import numpy as np
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from electra_tf.atomic import read_json, write_json
+from electra_tf.util.atomic import read_json, write_json
 from electra_tf.data.corpus_readers import CorpusStats, document_hash, part_pieces, read_part
 from electra_tf.data.packing import split_threshold
 from electra_tf.data.pretraining_data import (
@@ -57,8 +57,8 @@ from electra_tf.data.pretraining_data import (
 )
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.data.word_segmentation import load_segmenter
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary import load_vocabulary
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import load_vocabulary
 
 COUNTS_DIR = ".counts"
 

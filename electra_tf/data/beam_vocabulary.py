@@ -20,9 +20,9 @@ import tensorflow as tf
 
 from electra_tf.data.beam_pipeline import ReadPiece, corpus_pieces, run_pipeline
 from electra_tf.data.corpus_readers import check_parts
-from electra_tf.text_normalization import bert_pretokenize
-from electra_tf.vocabulary import load_vocabulary, save_vocabulary
-from electra_tf.vocabulary_learning import MIN_CHAR_COUNT, learn_vocabulary
+from electra_tf.text.normalization import bert_pretokenize
+from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary
+from electra_tf.text.vocabulary_learning import MIN_CHAR_COUNT, learn_vocabulary
 
 
 class CountWords(beam.DoFn):

@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 import tensorflow as tf
 
 from electra_tf.data.tfds_source import load_split
-from electra_tf.vocabulary_learning import read_text_files
+from electra_tf.text.vocabulary_learning import read_text_files
 
 TFDS_PREFIX = "tfds:"
 # Nominal size of a piece of a text file (`part_pieces`): small enough to spread a file over the workers,

@@ -23,7 +23,7 @@ import os
 import re
 import sysconfig
 
-from electra_tf.atomic import atomic_open, write_text
+from electra_tf.util.atomic import atomic_open, write_text
 from electra_tf.data.sentences import split_sentences
 
 _CODE_LINE = re.compile(r"^\s*(>>>|\.\.\.|\$ |#|[{}\[\]()]|def |class |import |from \S+ import)")

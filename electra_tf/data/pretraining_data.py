@@ -37,14 +37,14 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.atomic import read_json, write_text
+from electra_tf.util.atomic import read_json, write_text
 from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_hash, read_part
 from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.data.word_segmentation import INSTALL_HINT, has_cjk, load_segmenter, word_runs
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import load_vocabulary, vocabulary_hash
 
 MANIFEST = "manifest.json"
 _TOKENIZE_BATCH_LINES = 2048

@@ -22,7 +22,7 @@ Example:
 
 import re
 
-from electra_tf.text_normalization import CJK_IDEOGRAPH
+from electra_tf.text.normalization import CJK_IDEOGRAPH
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 # A character class of BERT's CJK ideograph ranges (RE2's `\x{...}` written as the characters themselves, for

@@ -20,7 +20,7 @@ import tensorflow as tf
 from electra_tf.data.corpus_readers import TFDS_PREFIX, read_part
 from electra_tf.data.packing import DocumentPacker
 from electra_tf.data.pretraining_data import batch_tokenizer, read_documents, tokenized_documents
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 
 def text_documents(input_files, blanks_separate_docs=True):

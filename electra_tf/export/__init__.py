@@ -1,8 +1,8 @@
 """Serving: SavedModel exports for TF Serving with raw-text, token-id and `tf.Example` signatures.
 
 - `signatures`: what each task's three signatures take and give (the graphs
-  run the package's one featurizer, `electra_tf.featurize`, and span rules,
-  `electra_tf.answer_spans`);
+  run the package's one featurizer, `electra_tf.text.featurize`, and span rules,
+  `electra_tf.text.answer_spans`);
 - `constants`: the weights as constants of the serving graphs (an export's default);
 - `compiled`: the model call under XLA over a few padded shapes (`compile=True`);
 - `precision`: bfloat16 and int8 copies of a model (`precision=`);

@@ -4,7 +4,7 @@ TF Serving watches `<export_dir>/<model_name>/` and serves the highest
 numbered version folder. A version is written into a hidden temporary folder
 beside it and renamed into place, so the server never loads half a model; an
 overwritten version is swapped with its replacement in one step. Versions are
-allocated under the lock of `<export_dir>/<model_name>` (`electra_tf.folder_lock`):
+allocated under the lock of `<export_dir>/<model_name>` (`electra_tf.util.folder_lock`):
 two exports at once never write the same version.
 `assets.extra/export_info.json` records what was exported (TF Serving ignores
 it).
@@ -23,10 +23,10 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from electra_tf.atomic import atomic_folder, write_json
+from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.export.precision import at_precision, check_cpu
 from electra_tf.export.signatures import make_serving_task
-from electra_tf.folder_lock import lock_folder
+from electra_tf.util.folder_lock import lock_folder
 
 SIGNATURES = ("serving_default", "serve_ids", "serve_examples")
 INFO_FILE = os.path.join("assets.extra", "export_info.json")

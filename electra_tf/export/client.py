@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the graph uses)
 
-from electra_tf.atomic import read_json
+from electra_tf.util.atomic import read_json
 from electra_tf.export.archive import INFO_FILE
 
 

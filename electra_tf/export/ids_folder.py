@@ -14,10 +14,10 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from electra_tf.atomic import atomic_folder, write_json
+from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.export.archive import version_path
-from electra_tf.folder_lock import lock_folder
+from electra_tf.util.folder_lock import lock_folder
 
 INFO_FILE = "export_info.json"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")

@@ -4,7 +4,7 @@ One class per model kind, whose graph functions use TF and tf-text ops only,
 so the SavedModel needs no Python at serving time:
 
 - `serve_text(**texts)`: `serving_default`, raw strings `[None]` tokenized
-  in-graph (see `electra_tf.featurize`), truncated at `max_seq_length` and
+  in-graph (see `electra_tf.text.featurize`), truncated at `max_seq_length` and
   padded to the request's longest text (to `max_seq_length` with
   `pad_to_max_length`); it runs the model through `run_ids`;
 - `serve_ids(input_ids, attention_mask, token_type_ids)`: int32 `[None, None]`
@@ -28,7 +28,7 @@ exclusive, -1 where there is nothing. `docs/serving.md` has shapes and examples.
 Example:
 >>> import numpy as np
 >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
->>> from electra_tf.tokenization import ElectraTokenizer
+>>> from electra_tf.text.tokenizer import ElectraTokenizer
 >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"])
 >>> config = ElectraConfig(vocab_size=8, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
 ...                        intermediate_size=8)
@@ -41,7 +41,8 @@ Example:
 
 import tensorflow as tf
 
-from electra_tf import answer_spans, featurize
+from electra_tf.text import answer_spans
+from electra_tf.text import featurize
 from electra_tf.export.compiled import CompiledCall
 from electra_tf.export.constants import constant_weights
 from electra_tf.models.base import INPUT_NAMES

@@ -29,9 +29,9 @@ import keras
 from electra_tf.data import batching
 from electra_tf.data.tasks import classification
 from electra_tf.finetuning.task import FinetuningTask, held_out
-from electra_tf.metrics import classification_scores
+from electra_tf.finetuning.metrics import classification_scores
 from electra_tf.models.sequence_classification import ElectraForSequenceClassification
-from electra_tf.preprocessor import ElectraPreprocessor
+from electra_tf.text.preprocessor import ElectraPreprocessor
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,7 @@ from electra_tf.data import batching
 from electra_tf.data.tasks import multiple_choice
 from electra_tf.data.tasks.classification import UNLABELLED
 from electra_tf.finetuning.task import FinetuningTask
-from electra_tf.metrics import classification_scores
+from electra_tf.finetuning.metrics import classification_scores
 from electra_tf.models.multiple_choice import ElectraForMultipleChoice
 
 

@@ -3,7 +3,7 @@
 Doc-stride windows, n-best spans and the null-score threshold, as the original
 ELECTRA's `finetune/qa` (`electra_tf.data.tasks.squad`); scored by SQuAD's
 exact match and F1 (or, `qa_metric="cmrc"`, as CMRC 2018's and DRCD's script
-does: `electra_tf.metrics.cmrc_scores`); predictions are SQuAD's `predictions.json`. Head:
+does: `electra_tf.finetuning.metrics.cmrc_scores`); predictions are SQuAD's `predictions.json`. Head:
 `ElectraForQuestionAnswering` (the original joint head with an answerable
 classifier for 2.0, or Hugging Face's). Loss: (start CE + end CE) / 2, plus
 0.5 · the answerable classifier's sigmoid CE.
@@ -21,11 +21,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.atomic import write_json
+from electra_tf.util.atomic import write_json
 from electra_tf.data import batching
 from electra_tf.data.tasks import squad
 from electra_tf.finetuning.task import FinetuningTask
-from electra_tf.metrics import QA_METRICS, chinese_share, cmrc_scores, squad_scores
+from electra_tf.finetuning.metrics import QA_METRICS, chinese_share, cmrc_scores, squad_scores
 from electra_tf.models.question_answering import ElectraForQuestionAnswering
 
 
@@ -78,7 +78,7 @@ def padded_outputs(batches, length):
 @dataclasses.dataclass(frozen=True)
 class QuestionAnsweringOptions:
     """qa_metric: "squad" (SQuAD's exact match and bag-of-words F1) or "cmrc" (CMRC 2018 / DRCD's script:
-    F1 over the longest common substring of characters and words, `electra_tf.metrics.cmrc_scores`)."""
+    F1 over the longest common substring of characters and words, `electra_tf.finetuning.metrics.cmrc_scores`)."""
 
     qa_metric: str = "squad"
 

@@ -19,15 +19,15 @@ import os
 import statistics
 
 from electra_tf import finetuning  # `finetuning.make_task`, `finetuning.finetune`: what a test may replace
-from electra_tf.atomic import read_json, write_json
+from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.task import held_out
 from electra_tf.finetuning.trainer import check_sequence_length
-from electra_tf.folder_lock import lock_folder
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.util.folder_lock import lock_folder
+from electra_tf.text.tokenizer import ElectraTokenizer
 from electra_tf.training.determinism import enable_determinism
 
 # The task data options among `RunOptions`' fields (each a field of some task's `Options`).

@@ -18,11 +18,11 @@ import os
 import keras
 import numpy as np
 
-from electra_tf.atomic import write_text
+from electra_tf.util.atomic import write_text
 from electra_tf.data import batching
 from electra_tf.data.tasks import tagging
 from electra_tf.finetuning.task import FinetuningTask
-from electra_tf.metrics import entity_f1
+from electra_tf.finetuning.metrics import entity_f1
 from electra_tf.models.token_classification import ElectraForTokenClassification
 
 

@@ -4,7 +4,7 @@ A task declares, in its own module:
 
 - its **data**: `load(split)` reads a split (files under `default_files` names
   in `--data_dir`, or given one by one), `train_dataset` / `predict` encode it
-  in-graph (`electra_tf.featurize`);
+  in-graph (`electra_tf.text.featurize`);
 - its **head**: `model_class`, the task model built on the pre-trained encoder
   (which also declares the Hugging Face class and the export signature:
   `model_class.hf_class`, `model_class.serving_task`);
@@ -34,7 +34,7 @@ import os
 
 import numpy as np
 
-from electra_tf.atomic import write_text
+from electra_tf.util.atomic import write_text
 from electra_tf.data import batching
 
 

@@ -24,10 +24,10 @@ import numpy as np
 
 from electra_tf.config import default_learning_rate
 from electra_tf.finetuning.monitoring import DevEvaluation, Progress, majority_baseline
-from electra_tf.metrics import chinese_share
+from electra_tf.finetuning.metrics import chinese_share
 from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
-from electra_tf.vocabulary_learning import unknown_token_rate
+from electra_tf.text.vocabulary_learning import unknown_token_rate
 
 # Fine-tuning warns when more than this share of the training texts' tokens are [UNK] (measured on the first
 # _TEXTS_MEASURED texts): the vocabulary does not cover them, and no learning rate makes up for it.
@@ -57,7 +57,7 @@ def unknown_token_warning(tokenizer, texts):
     it is above `UNKNOWN_SHARE`, else None: e.g. Chinese text on an English vocabulary, which would fine-tune
     on `[UNK]`s.
 
-    >>> from electra_tf.tokenization import ElectraTokenizer
+    >>> from electra_tf.text.tokenizer import ElectraTokenizer
     >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
     >>> unknown_token_warning(tokenizer, ["good film", "film"]) is None
     True

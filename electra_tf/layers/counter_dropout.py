@@ -17,7 +17,7 @@ import math
 import keras
 import tensorflow as tf
 
-from electra_tf import rng
+from electra_tf.util import rng
 
 _RESOLUTION = 2 ** 16  # the rate is applied in steps of 1/65536
 

@@ -10,7 +10,7 @@ once, not once per block. Keras and keras-hub trace every layer call anew; hence
 import keras
 import tensorflow as tf
 
-from electra_tf.library_internals import uninlined_function
+from electra_tf.util.library_internals import uninlined_function
 
 
 class SharedTrace:

@@ -19,7 +19,7 @@ never looks at model classes:
 A task model loaded from a folder knows its labels, as `transformers` models
 do: `label_names` (in id order), `id2label` and `label2id`. Every model is also
 called and trained as transformers' TF models were (`model(**tokens, labels=...)`,
-`outputs.loss`, `compile()` without a loss: `electra_tf.models.transformers_calls`).
+`outputs.loss`, `compile()` without a loss: `electra_tf.transformers.calls`).
 
 Constructor arguments are public attributes and `get_config` lists them, so a
 model saves and loads as any Keras model; `from_pretrained` reads a checkpoint
@@ -45,13 +45,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.atomic import atomic_folder
+from electra_tf.util.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, sources, transfer
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import ElectraConfig
-from electra_tf.models.transformers_calls import TransformersCalls
-from electra_tf.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.transformers.calls import TransformersCalls
+from electra_tf.text.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 # The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
 DEFAULT_SEQUENCE_LENGTH = 128
@@ -81,7 +81,7 @@ class ElectraNetwork(TransformersCalls, keras.Model):
     Subclasses build their graph, call `super().__init__(inputs=..., outputs=..., **kwargs)`, then set
     `self.config`, `self.backbone` and their other constructor arguments as attributes, and extend
     `get_config` with those arguments. Every model also takes `preprocessor=` (an
-    `electra_tf.preprocessor.ElectraPreprocessor`): models that read one text or a pair (`takes_text`)
+    `electra_tf.text.preprocessor.ElectraPreprocessor`): models that read one text or a pair (`takes_text`)
     then take raw strings in `fit`, `evaluate` and `predict`.
     """
 

@@ -15,7 +15,7 @@ TensorShape([1, 1])
 
 import tensorflow as tf
 
-from electra_tf import rng
+from electra_tf.util import rng
 from electra_tf.data.tfrecord import CONTINUES_WORD
 from electra_tf.pretraining.masking import mask_tokens
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import tensorflow as tf
 
-from electra_tf import rng
+from electra_tf.util import rng
 
 
 class MaskedBatch(NamedTuple):
@@ -140,7 +140,7 @@ def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, 
     Args:
         input_ids, attention_mask: int `[batch, sequence]`.
         keys: `[batch]` uint64 random keys, one per example
-            (`electra_tf.rng.row_keys`).
+            (`electra_tf.util.rng.row_keys`).
         mask_prob: fraction of tokens to predict.
         max_predictions: P, the number of prediction slots per example.
         mask_token_id: the id of [MASK].

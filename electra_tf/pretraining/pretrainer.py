@@ -11,9 +11,9 @@ trains one `fit` each (`start_phase`).
 import keras
 import tensorflow as tf
 
-from electra_tf import rng
+from electra_tf.util import rng
 from electra_tf.config import PretrainingConfig
-from electra_tf.library_internals import BuiltAtConstruction
+from electra_tf.util.library_internals import BuiltAtConstruction
 from electra_tf.models.base import as_config
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.gdes import exported

@@ -1,7 +1,7 @@
 """The one place config names map to the pre-trainer's parts: objectives, generator sources, weight sharing and
 training algorithms (`PretrainingConfig.objective`, `generator_type`, `weight_sharing`, `training_algorithm`).
 Adding a variant is its module plus its line here (and its name in `config.py`, which checks the combinations);
-no other module branches on a name (`tests/pretraining/test_registry.py`).
+no other module branches on a name (`tests/config/test_variants.py`).
 
 Example:
 >>> from electra_tf.config import PretrainingConfig

@@ -18,29 +18,29 @@ import os
 import keras
 import tensorflow as tf
 
-from electra_tf.atomic import read_json, remove_leftovers, write_json
+from electra_tf.util.atomic import read_json, remove_leftovers, write_json
 from electra_tf.checkpoints.ours import RUN_CONFIG, write_run_folder
 from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.config import load_run_config, save_run_config
-from electra_tf.data.pipeline import check_record_length, list_files, list_shards, pretraining_dataset
+from electra_tf.data.tfrecord_dataset import check_record_length, list_files, list_shards, pretraining_dataset
 from electra_tf.data.pretraining_data import read_manifest
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
-from electra_tf.folder_lock import lock_folder
+from electra_tf.util.folder_lock import lock_folder
 from electra_tf.pretraining.flops import training_flops
 from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.registry import source_class
 from electra_tf.pretraining.variant_inputs import variant_inputs
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 from electra_tf.training import callbacks as cb
 from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
 from electra_tf.training.optimization import learning_rate_schedule, micro_steps, pretraining_optimizer
 from electra_tf.training.speed import StepSpeed
 from electra_tf.training.stop_signals import StopSignals
-from electra_tf.vocabulary import load_vocabulary, vocabulary_hash
+from electra_tf.text.vocabulary import load_vocabulary, vocabulary_hash
 
 # What a run began training on (`describe_training_data`), in its model_dir.
 TRAINING_DATA = "train_data.json"

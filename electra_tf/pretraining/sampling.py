@@ -17,7 +17,7 @@ import math
 
 import tensorflow as tf
 
-from electra_tf import rng
+from electra_tf.util import rng
 
 
 def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=False, sampler="inverse_cdf"):

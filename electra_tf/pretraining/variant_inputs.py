@@ -14,9 +14,9 @@ Example:
 
 import os
 
-from electra_tf import variant_rules
-from electra_tf.atomic import read_json, write_json
-from electra_tf.data.pipeline import check_word_boundaries, pretraining_dataset
+from electra_tf.config import variants as variant_rules
+from electra_tf.util.atomic import read_json, write_json
+from electra_tf.data.tfrecord_dataset import check_word_boundaries, pretraining_dataset
 from electra_tf.pretraining.masking import continuation_token_ids
 from electra_tf.pretraining.unigram import count_tokens
 

@@ -26,7 +26,7 @@ rates["embeddings/word_embeddings/embeddings"]
 import keras
 
 from electra_tf.checkpoints.mapping import backbone_of
-from electra_tf.library_internals import DecayInUpdateStep
+from electra_tf.util.library_internals import DecayInUpdateStep
 from electra_tf.training.variable_state import PerVariableState
 
 

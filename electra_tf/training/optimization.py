@@ -21,7 +21,7 @@ Example:
 import keras
 import tensorflow as tf
 
-from electra_tf.library_internals import DecayInUpdateStep, StepStartHook, resource_apply_adam
+from electra_tf.util.library_internals import DecayInUpdateStep, StepStartHook, resource_apply_adam
 from electra_tf.training.layerwise_decay import LayerwiseAdamW
 from electra_tf.training.variable_state import PerVariableState
 

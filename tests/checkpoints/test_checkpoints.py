@@ -37,7 +37,7 @@ from electra_tf.checkpoints.loading import CheckpointMismatchError
 from electra_tf.checkpoints.safetensors_io import read_safetensors, stored_float_dtype, write_safetensors
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.checkpoints.transfer import load_state
-from electra_tf.convert import convert
+from electra_tf.checkpoints.convert import convert
 from electra_tf.pretraining.init_checkpoint import load_pretrainer_weights
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "hf"

@@ -24,7 +24,7 @@ from electra_tf import (
 from electra_tf.checkpoints.hf_tf_weights import read_tf_weights
 from electra_tf.checkpoints.loading import CheckpointMismatchError
 from electra_tf.checkpoints.safetensors_io import read_safetensors
-from electra_tf.convert import convert
+from electra_tf.checkpoints.convert import convert
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "hf_tf_h5"
 TOLERANCE = 1e-5

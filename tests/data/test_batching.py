@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from electra_tf.data.tasks import classification, multiple_choice, squad, tagging
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 VOCAB = "tests/fixtures/tokenizer/vocab.txt"
 COUNT = 5  # examples; batches of 2: training drops the fifth, evaluation keeps it

@@ -13,7 +13,7 @@ from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
 from electra_tf.data.beam_vocabulary import learn_vocabulary_on_beam
 from electra_tf.data.corpus_readers import check_parts, corpus_texts
 from electra_tf.data.pretraining_data import build_pretraining_shards
-from electra_tf.vocabulary_learning import build_vocabulary
+from electra_tf.text.vocabulary_learning import build_vocabulary
 
 
 def write_bad_inputs(folder):

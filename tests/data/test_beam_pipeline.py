@@ -21,8 +21,8 @@ from electra_tf.data.beam_vocabulary import learn_vocabulary_on_beam
 from electra_tf.data.corpus_readers import corpus_texts
 from electra_tf.data.default_corpus import default_corpus_documents
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, shard_name
-from electra_tf.vocabulary import save_vocabulary
-from electra_tf.vocabulary_learning import build_vocabulary
+from electra_tf.text.vocabulary import save_vocabulary
+from electra_tf.text.vocabulary_learning import build_vocabulary
 
 SETTINGS = {"max_seq_length": 32, "num_shards": 3, "seed": 1, "dedupe": True}
 

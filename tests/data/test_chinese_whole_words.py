@@ -13,15 +13,15 @@ import tensorflow as tf
 
 from electra_tf.config import PretrainingConfig, load_run_config
 from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
-from electra_tf.data.pipeline import check_word_boundaries, pretraining_dataset
+from electra_tf.data.tfrecord_dataset import check_word_boundaries, pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, marked_documents
 from electra_tf.data.tfrecord import CONTINUES_WORD
 from electra_tf.data.word_segmentation import word_runs
 from electra_tf.pretraining.masking import mask_tokens
 from electra_tf.pretraining.run import RunOptions, run_pretraining
 from electra_tf.pretraining.variant_inputs import variant_inputs
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary import save_vocabulary
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import save_vocabulary
 
 # One line a document, each short enough to be one example: token p of an example is character p - 1 of its line.
 LINES = ["江泽民主席在北京会见了美国总统克林顿。", "今天早上下了一场大雨，街上的行人都撑着伞走向车站。",

@@ -7,8 +7,8 @@ import pytest
 from electra_tf.data.packing import DocumentPacker
 from electra_tf.data.pretraining_data import tokenized_documents
 from electra_tf.data.sentences import split_sentences
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary import save_vocabulary
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import save_vocabulary
 
 SENTENCES = ["今天早上下了一场大雨。", "街上的行人都撑着伞，走向车站！", "你带伞了吗？", "我忘了带……",
              "只好在书店里等雨停。", "店主说：“雨很快就会停的。”", "我们一边看书一边聊天；", "时间过得很快。",

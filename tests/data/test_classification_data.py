@@ -16,7 +16,7 @@ from electra_tf.data.tasks.classification import (
     read_text_file,
 )
 from electra_tf.data.tasks.multiple_choice import choice_dataset, read_swag
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 VOCAB = "tests/fixtures/tokenizer/vocab.txt"
 

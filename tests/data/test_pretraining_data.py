@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from electra_tf.data.default_corpus import default_corpus_documents, to_sentences, write_default_corpus
 from electra_tf.data.packing import DROPPED_LONG_LINE, DROPPED_OVERFLOW, DocumentPacker, ExampleBuilder
-from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.tfrecord_dataset import pretraining_dataset
 from electra_tf.data.pretraining_data import (
     MANIFEST,
     build_pretraining_shards,
@@ -18,9 +18,9 @@ from electra_tf.data.pretraining_data import (
 )
 from electra_tf.data.streaming import packed_examples
 from electra_tf.data.tfrecord import detect_format, write_shard
-from electra_tf.tokenization import ElectraTokenizer
-from electra_tf.vocabulary import load_vocabulary, save_vocabulary
-from electra_tf.vocabulary_learning import build_vocabulary
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary
+from electra_tf.text.vocabulary_learning import build_vocabulary
 
 CLS, SEP = 101, 102
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.tfrecord_dataset import pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, shard_name
 
 SEQ = 32

@@ -17,8 +17,8 @@ from electra_tf.data.tasks.squad import (
     squad_features,
     write_predictions,
 )
-from electra_tf.metrics import squad_scores
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.finetuning.metrics import squad_scores
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 VOCAB = pathlib.Path(__file__).parents[1] / "fixtures" / "tokenizer" / "vocab.txt"
 CONTEXT = ("In 1901, Marie Curie's laboratory in Paris (France) measured radium. The Nobel committee, "

@@ -16,7 +16,7 @@ from electra_tf.data.tasks.tagging import (
     to_bioes,
     to_iob2,
 )
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 VOCAB = pathlib.Path(__file__).parents[1] / "fixtures" / "tokenizer" / "vocab.txt"
 

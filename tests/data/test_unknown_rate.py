@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from electra_tf.data.pipeline import pretraining_dataset
+from electra_tf.data.tfrecord_dataset import pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST
-from electra_tf.vocabulary import save_vocabulary
+from electra_tf.text.vocabulary import save_vocabulary
 
 TEXT = ("江泽民主席在北京会见了美国总统克林顿。今天早上下了一场大雨，街上的行人都撑着伞。"
         "我们一边看书一边聊天，时间过得很快。")

@@ -9,7 +9,7 @@ from electra_tf.export import constants as constants_module
 from electra_tf.export import export_info, export_model
 from electra_tf.export.compiled import CompiledCall
 from electra_tf.export.constants import ConstantWeights, constant_weights
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 SPEC = {name: tf.TensorSpec([None, None], tf.int32) for name in ("input_ids", "attention_mask", "token_type_ids")}
 VOCABULARY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "red", "blue", "green", "cat", "dog", "tree", "car"]

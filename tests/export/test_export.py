@@ -27,12 +27,12 @@ from electra_tf import (
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
-    atomic,
-    featurize,
 )
+from electra_tf.text import featurize
+from electra_tf.util import atomic
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 DOCS = Path(__file__).parents[2] / "docs" / "serving.md"

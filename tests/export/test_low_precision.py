@@ -28,7 +28,7 @@ from electra_tf import ElectraForSequenceClassification
 from electra_tf.export import precision
 from electra_tf.export.cpu_advice import fastest_exports
 from electra_tf.export.litert import MODEL_FILE
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 DOCS = Path(__file__).parents[2] / "docs" / "serving.md"
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -148,7 +148,7 @@ def test_bf16_is_refused_in_one_line_before_any_work_on_a_cpu_without_it(classif
 
 
 def test_a_model_with_a_preprocessor_is_copied_at_each_precision_with_it(classifier):
-    from electra_tf.preprocessor import ElectraPreprocessor
+    from electra_tf.text.preprocessor import ElectraPreprocessor
 
     _, model, tokenizer = classifier
     with_text = ElectraForSequenceClassification.from_config(model.get_config())

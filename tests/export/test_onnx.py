@@ -25,11 +25,11 @@ from electra_tf import (
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
 )
-from electra_tf.atomic import read_json
+from electra_tf.util.atomic import read_json
 from electra_tf.export.ids_folder import INFO_FILE
 from electra_tf.export.onnx import MODEL_FILE, _require, export_onnx
 from electra_tf.export.signatures import make_serving_task
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 TEXTS = ["The cat sat on the mat.", "a gripping film", "Héllo, Wörld! 北京欢迎你。", "no"]
 LABELS = ["neg", "pos", "mixed"]

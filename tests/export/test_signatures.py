@@ -13,8 +13,8 @@ from electra_tf import (
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
     ElectraTokenizer,
-    featurize,
 )
+from electra_tf.text import featurize
 from electra_tf.export.signatures import make_serving_task
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]

@@ -9,7 +9,7 @@ import pytest
 import electra_tf
 from electra_tf.config import FinetuningConfig, default_learning_rate
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
 

@@ -8,9 +8,9 @@ import pytest
 
 from electra_tf.config import FinetuningConfig
 from electra_tf.data.tasks import classification
-from electra_tf.featurize import PAD_MULTIPLE, SHORT_LENGTH
+from electra_tf.text.featurize import PAD_MULTIPLE, SHORT_LENGTH
 from electra_tf.finetuning import make_task
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river", "zebra", "paris"]
 

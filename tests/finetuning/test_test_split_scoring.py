@@ -7,7 +7,7 @@ import pytest
 from electra_tf.config import FinetuningConfig
 from electra_tf.data.tasks.squad import SquadExample
 from electra_tf.finetuning import make_task
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,9 @@ from electra_tf import (
     ElectraForTokenClassification,
     ElectraTokenizer,
 )
-from electra_tf.convert import convert
+from electra_tf.checkpoints.convert import convert
 from electra_tf.export import export_model, query_export
-from electra_tf.preprocessor import ElectraPreprocessor
+from electra_tf.text.preprocessor import ElectraPreprocessor
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river", "zebra"]
 

@@ -6,7 +6,7 @@ from scipy import stats
 from electra_tf.config import PretrainingConfig
 from electra_tf.pretraining.batch_masking import BatchMasker
 from electra_tf.pretraining.masking import mask_tokens, num_to_predict, scatter_positions
-from electra_tf.rng import MASKING, row_keys
+from electra_tf.util.rng import MASKING, row_keys
 
 P = 6
 

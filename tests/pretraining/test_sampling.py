@@ -4,7 +4,7 @@ import tensorflow as tf
 from scipy import stats
 
 from electra_tf.pretraining.sampling import _first_reaching, sample_replacements, sample_unigram
-from electra_tf.rng import SAMPLING, row_keys
+from electra_tf.util.rng import SAMPLING, row_keys
 
 
 def _seeds(rows, first=0):

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 

@@ -5,7 +5,7 @@ import pytest
 
 from electra_tf import ElectraForSequenceClassification, ElectraTokenizer, finetuning
 from electra_tf.checkpoints.sources import HUGGINGFACE, OURS, detect_format
-from electra_tf.convert import load_model
+from electra_tf.checkpoints.convert import load_model
 from electra_tf.tools.common import INTERRUPTED_EXIT_CODE
 
 

@@ -20,8 +20,8 @@ from electra_tf.data.pretraining_data import build_pretraining_shards
 from electra_tf.export import precision
 from electra_tf.pretraining import run as run_module
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
-from electra_tf.vocabulary import save_vocabulary
-from electra_tf.vocabulary_learning import build_vocabulary
+from electra_tf.text.vocabulary import save_vocabulary
+from electra_tf.text.vocabulary_learning import build_vocabulary
 
 # As a user runs the tool: without the test session's TF_CPP_MIN_LOG_LEVEL (the tool is quiet by default).
 ENV = {name: value for name, value in os.environ.items() if name != "TF_CPP_MIN_LOG_LEVEL"}

@@ -8,7 +8,7 @@ from tensorflow.python.framework import config as tf_config
 
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.tokenization import ElectraTokenizer
+from electra_tf.text.tokenizer import ElectraTokenizer
 from electra_tf.training.determinism import enable_determinism
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]

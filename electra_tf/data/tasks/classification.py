@@ -23,7 +23,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from electra_tf import featurize
+from electra_tf.text import featurize
 from electra_tf.data import batching
 from electra_tf.data.tfds_source import load_split
 
@@ -257,7 +257,7 @@ def _cells(rows, name, path):
 
 def is_blank(text):
     """Whether `text` holds nothing the tokenizer keeps: only whitespace, control, format (zero-width) or
-    private-use characters, or U+FFFD (`electra_tf.text_normalization`'s cleaning rules).
+    private-use characters, or U+FFFD (`electra_tf.text.normalization`'s cleaning rules).
 
     >>> is_blank(" \\u200b\\u200d\\ufeff"), is_blank("a\\u200b")
     (True, False)

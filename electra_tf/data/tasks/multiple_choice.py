@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
-from electra_tf import featurize
+from electra_tf.text import featurize
 from electra_tf.data import batching
 from electra_tf.data.tasks.classification import UNLABELLED, is_blank, read_rows, require_columns
 

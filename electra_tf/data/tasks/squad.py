@@ -1,8 +1,8 @@
 """SQuAD v1.1/v2.0 extractive question answering: examples, windowed features, tf.data, answer texts.
 
 As the original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it, with
-the package's one in-graph featurizer (`electra_tf.featurize.squad_windows`)
-and span rules (`electra_tf.answer_spans`):
+the package's one in-graph featurizer (`electra_tf.text.featurize.squad_windows`)
+and span rules (`electra_tf.text.answer_spans`):
 
 - the context is split on whitespace into words, each word tokenized into
   WordPieces, each piece keeping its characters in the context;
@@ -21,7 +21,7 @@ whole words. This also does what BERT's `_improve_answer_span` does: "1895" in
 "(1895-1943)." is its own span.
 
 Example:
->>> from electra_tf.tokenization import ElectraTokenizer
+>>> from electra_tf.text.tokenizer import ElectraTokenizer
 >>> vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "who", "met", "bob", "ann", "?", "."]
 >>> tokenizer = ElectraTokenizer(vocabulary)
 >>> example = SquadExample("q1", "Who met Bob?", "Ann met Bob.", (("Ann", 0),), False)
@@ -47,9 +47,10 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from electra_tf import answer_spans, featurize
-from electra_tf.answer_spans import ANSWERABLE_NULL_THRESHOLD, SPAN_NULL_THRESHOLD
-from electra_tf.atomic import read_json, write_text
+from electra_tf.text import answer_spans
+from electra_tf.text import featurize
+from electra_tf.text.answer_spans import ANSWERABLE_NULL_THRESHOLD, SPAN_NULL_THRESHOLD
+from electra_tf.util.atomic import read_json, write_text
 from electra_tf.data import batching
 
 # Questions featurized per call: bounds the memory of the windows in flight.
@@ -193,7 +194,7 @@ def _answer_characters(example):
 
 def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_query_length=64, training=False):
     """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (see the module doc),
-    with `electra_tf.featurize.squad_windows` (in-graph, a context shared by several questions tokenized once).
+    with `electra_tf.text.featurize.squad_windows` (in-graph, a context shared by several questions tokenized once).
 
     `tokenizer` is an `ElectraTokenizer`. `training=True` adds the labels from each example's first
     answer; use it also for a dev set that needs an evaluation loss.
@@ -300,7 +301,7 @@ def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=3
     start token has its maximum context and be at most `max_answer_length`
     tokens; its score is start + end score.
 
-    The rules for a window's spans are `electra_tf.answer_spans.span_candidates`'.
+    The rules for a window's spans are `electra_tf.text.answer_spans.span_candidates`'.
     The null odds of a question are its smallest answerable logit over its
     windows, or without that classifier its smallest null score minus its best
     span score. With `version_2`, "" is predicted when they exceed

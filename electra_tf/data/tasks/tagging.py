@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from electra_tf import featurize
+from electra_tf.text import featurize
 from electra_tf.data import batching
 
 SCHEMES = ("bioes", "iob2", "none")  # what a model is trained on
@@ -302,7 +302,7 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
         (see `first_token_positions`, in sentence order: the dataset's order
         when not shuffled) for `decode_tags`, and "lengths" (packed).
 
-    >>> from electra_tf.tokenization import ElectraTokenizer
+    >>> from electra_tf.text.tokenizer import ElectraTokenizer
     >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ann", "met", "bo", "##b"])
     >>> sentences = [TaggedSentence(("Ann", "met", "Bob"), ("I-PER", "O", "I-PER"))]
     >>> names = label_names(sentences)

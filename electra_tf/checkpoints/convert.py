@@ -1,0 +1,221 @@
+"""Converting a checkpoint from any format into any other (the work of tools/convert_checkpoint.py).
+
+Every conversion goes through our models: the input is loaded (strictly) into
+the matching model of ours, which is then written. So a conversion checks the
+weights against the config on the way, and what comes out loads back
+exactly.
+
+- A pre-training pair (our run folder, a Google checkpoint, or a Hugging Face
+  discriminator folder with `input_generator=` its generator folder) becomes
+  our run folder (`run_config.json`, `discriminator.keras`, `generator.keras`,
+  `vocab.txt`), a Google checkpoint (both networks, shared embeddings once),
+  or Hugging Face folders (`networks=`: the discriminator, the generator, or
+  both in `<output>/discriminator` and `<output>/generator`).
+- A single model (a Hugging Face `ElectraModel`/`BertModel`, a task model, a
+  lone discriminator or generator, one of our `.keras` files) becomes the same
+  model in the other format (Google: pre-training networks only).
+
+What is written appears whole (a temporary folder renamed into place, see
+`electra_tf.util.atomic.atomic_folder`): a failed or killed conversion leaves the
+output as it was.
+
+Example:
+>>> import tempfile
+>>> out = tempfile.mkdtemp()
+>>> convert("tests/fixtures/hf/discriminator", out + "/ours", to="ours") == [out + "/ours"]
+True
+>>> sorted(os.listdir(out + "/ours"))
+['discriminator.keras', 'run_config.json', 'vocab.txt']
+>>> prefix = convert(out + "/ours", out + "/google/model.ckpt", to="google")[0]
+>>> sorted(os.listdir(out + "/google"))
+['checkpoint', 'model.ckpt.data-00000-of-00001', 'model.ckpt.index', 'run_config.json', 'vocab.txt']
+"""
+
+import contextlib
+import os
+
+from electra_tf.util.atomic import atomic_folder
+from electra_tf.checkpoints import ours, sources, tokenizer_files, transfer
+from electra_tf.checkpoints.google import prefix_written_whole, save_google
+from electra_tf.checkpoints.hf import save_huggingface
+from electra_tf.config import PretrainingConfig, generator_config
+from electra_tf.models.discriminator import ElectraDiscriminator
+from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.generator import ElectraGenerator
+from electra_tf.models.multiple_choice import ElectraForMultipleChoice
+from electra_tf.models.question_answering import ElectraForQuestionAnswering
+from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary, validate_vocabulary
+
+FORMATS = ("ours", "huggingface", "google")
+# Our model for each Hugging Face class; BERT's encoder is ours (its own heads are not ELECTRA's).
+_CLASSES = {cls.hf_class: cls for cls in (
+    ElectraModel, ElectraDiscriminator, ElectraGenerator, ElectraForSequenceClassification,
+    ElectraForTokenClassification, ElectraForQuestionAnswering, ElectraForMultipleChoice)}
+_CLASSES.update(dict.fromkeys(("BertModel", "BertForPreTraining", "BertForMaskedLM"), ElectraModel))
+
+
+def _our_class(architecture):
+    if architecture not in _CLASSES:
+        raise ValueError(f"no model of ours for a {architecture} checkpoint")
+    return _CLASSES[architecture]
+
+
+def load_model(path):
+    """`(model, info)`: the model a checkpoint holds, as its own class (a model folder's or `.keras` file's
+    model as saved; a Hugging Face folder's class; a pre-training checkpoint's discriminator), with what its
+    folder says of it (`info`: label names, length, task options; see `checkpoints.ours`)."""
+    source = sources.read_source(path)
+    if source.model is not None:
+        return source.model, source.info
+    architecture = source.networks["model"].architecture
+    cls = ElectraDiscriminator if "generator" in source.networks or source.format == sources.GOOGLE \
+        else _our_class(architecture)
+    return cls.from_source(source), source.info
+
+
+def _pair_pretraining(discriminator, generator, source_name):
+    """The `PretrainingConfig` under which the original recipe builds this generator for this discriminator."""
+    width, depth = (generator.config.hidden_size / discriminator.config.hidden_size,
+                    generator.config.num_layers / discriminator.config.num_layers)
+    pretraining = PretrainingConfig(generator_hidden_size=width, generator_layers=depth)
+    expected = generator_config(discriminator.config, pretraining)
+    if generator.config.replace(hidden_dropout=expected.hidden_dropout,
+                                attention_dropout=expected.attention_dropout) != expected:
+        raise ValueError(f"{source_name}: the generator ({generator.config}) is not one the ELECTRA recipe derives "
+                         f"from the discriminator (expected {expected}); convert them separately")
+    return pretraining
+
+
+def _networks(source, name):
+    """`(discriminator, generator or None, pretraining)` models of ours loaded from a pair source."""
+    main, gen = source.networks["model"], source.networks["generator"]
+    pretraining = source.pretraining
+    if pretraining is None:
+        pretraining = _pair_pretraining(main, gen, name)
+    tied = pretraining.sharing != "none"
+    if tied and transfer.differing_embeddings(main.state, gen.state):
+        pretraining = pretraining.replace(untied_generator_embeddings=True)
+        tied = False
+    discriminator = ElectraDiscriminator(main.config, name="discriminator")
+    generator = ElectraGenerator(gen.config, embedding=discriminator.backbone.embedding if tied else None,
+                                 name="generator")
+    transfer.load_state(discriminator, main.state, main.architecture, source=f"{name} (discriminator)")
+    transfer.load_state(generator, gen.state, gen.architecture, source=f"{name} (generator)")
+    return discriminator, generator, pretraining
+
+
+def _tokenizer(path, vocab_file):
+    """`(vocabulary list or None, lowercase, strip_accents)` beside the input (or from `vocab_file`)."""
+    try:
+        vocabulary, lowercase, strip_accents = tokenizer_files.tokenizer_arguments(vocab_file or path)
+    except ValueError:
+        return None, True, None
+    if isinstance(vocabulary, str):
+        vocabulary = load_vocabulary(vocabulary)
+    validate_vocabulary(vocabulary, source=vocab_file or path)
+    return vocabulary, True if lowercase is None else lowercase, strip_accents
+
+
+def _google_prefix(output):
+    return os.path.join(output, "model.ckpt") if os.path.isdir(output) or output.endswith(os.sep) else output
+
+
+def _save_vocabulary(folder, vocabulary):
+    if vocabulary is not None:
+        os.makedirs(folder, exist_ok=True)
+        save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
+
+
+@contextlib.contextmanager
+def _whole(output, to):
+    """Where to write `output` so that it appears whole: a temporary folder that then takes its place
+    (`atomic.atomic_folder`); for a Google prefix, a prefix in a temporary folder whose files (the
+    vocabulary too) then join the prefix's folder, which may hold other files (`google.prefix_written_whole`)."""
+    if to == "google":
+        with prefix_written_whole(_google_prefix(output)) as prefix:
+            yield prefix
+    else:
+        with atomic_folder(output) as tmp:
+            yield tmp
+
+
+def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype="float32"):
+    vocabulary, lowercase, strip_accents = tokenizer
+    if to == "ours":
+        ours.write_run_folder(output, {"discriminator": discriminator, "generator": generator}, discriminator.config,
+                              pretraining, vocabulary)
+        return [output]
+    if to == "google":
+        with _whole(output, to) as prefix:
+            save_google(prefix, discriminator, generator, pretraining)
+            _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
+        return [_google_prefix(output)]
+    chosen = {"discriminator": [("discriminator", discriminator)], "generator": [("generator", generator)],
+              "both": [("discriminator", discriminator), ("generator", generator)]}[networks]
+    with _whole(output, to) as tmp:
+        for part, model in chosen:
+            save_huggingface(model, os.path.join(tmp, part) if networks == "both" else tmp, vocabulary, lowercase,
+                             strip_accents, dtype=dtype)
+    return [os.path.join(output, part) if networks == "both" else output for part, _ in chosen]
+
+
+def _write_single(model, output, to, tokenizer, info, dtype="float32"):
+    vocabulary, lowercase, strip_accents = tokenizer
+    if to == "huggingface":
+        with _whole(output, to) as tmp:
+            save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
+                             dtype=dtype)
+    elif to == "google":
+        if type(model) not in (ElectraDiscriminator, ElectraModel):
+            raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
+                             f"a lone {type(model).__name__} has no place in it")
+        with _whole(output, to) as prefix:
+            save_google(prefix, model)
+            _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
+        output = _google_prefix(output)
+    elif isinstance(model, ElectraDiscriminator):  # (our run folders and model folders are written whole)
+        ours.write_run_folder(output, {"discriminator": model}, model.config, PretrainingConfig(), vocabulary)
+    elif isinstance(model, ElectraGenerator):  # a generator alone: the full model of an MLM run
+        ours.write_run_folder(output, {"generator": model}, model.config, PretrainingConfig(objective="mlm"),
+                              vocabulary)
+    else:
+        tokenizer = None if vocabulary is None else ElectraTokenizer(vocabulary, lowercase, strip_accents)
+        model.save_pretrained(output, tokenizer=tokenizer, **info)
+    return [output]
+
+
+def convert(input_path, output, to, input_generator=None, networks="discriminator", run_config=None,
+            vocab_file=None, dtype="float32"):
+    """Converts the checkpoint at `input_path` into format `to` ("ours", "huggingface", "google") at `output`
+    (a folder; for Google, a prefix, or an existing folder that gets `model.ckpt`). Returns what it wrote
+    (folders, or the Google prefix). `dtype`: the Hugging Face weights' ("float32", "float16", "bfloat16");
+    our models and Google checkpoints hold float32."""
+    if to not in FORMATS:
+        raise ValueError(f"to must be one of {FORMATS}, got {to!r}")
+    if networks not in ("discriminator", "generator", "both"):
+        raise ValueError(f"networks must be discriminator, generator or both, got {networks!r}")
+    name = os.fspath(input_path)
+    source = sources.read_source(input_path, run_config=run_config)
+    if input_generator is not None:
+        if source.format != sources.HUGGINGFACE:
+            raise ValueError("input_generator pairs a Hugging Face generator folder with a Hugging Face "
+                             f"discriminator folder; {name} is a {source.format} checkpoint")
+        generator_source = sources.read_source(input_generator)
+        if generator_source.format != sources.HUGGINGFACE or \
+                generator_source.networks["model"].architecture != "ElectraForMaskedLM":
+            raise ValueError(f"{input_generator}: not a Hugging Face ElectraForMaskedLM folder")
+        source.networks["generator"] = generator_source.networks["model"]
+    tokenizer = _tokenizer(name, vocab_file)
+    if tokenizer[0] is not None and len(tokenizer[0]) != source.config.vocab_size:
+        raise ValueError(f"the vocabulary has {len(tokenizer[0])} tokens, the model {source.config.vocab_size}")
+    if "generator" in source.networks:
+        discriminator, generator, pretraining = _networks(source, name)
+        return _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype)
+    if networks != "discriminator" and "generator" not in source.networks:
+        raise ValueError(f"{name} holds one network, not a discriminator and generator pair (networks={networks!r})")
+    model = _our_class(source.networks["model"].architecture).from_source(source) \
+        if source.model is None else source.model
+    return _write_single(model, output, to, tokenizer, source.info, dtype)

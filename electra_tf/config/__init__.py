@@ -1,0 +1,556 @@
+"""Model, pre-training and fine-tuning configuration: three dataclasses with JSON load/save.
+
+`ElectraConfig` describes one transformer (the discriminator; the generator's
+config is derived from it). `PretrainingConfig` holds the replaced-token
+detection recipe and its optimisation settings, with the defaults of the
+original `configure_pretraining.py` (Clark et al., 2020).
+
+`FinetuningConfig` holds a fine-tuning run's settings.
+
+A run's JSON file (see `configs/`) holds both under the keys `"model"` and
+`"pretraining"`:
+
+>>> from electra_tf.config import load_run_config
+>>> model_config, pretraining_config = load_run_config("electra_small")
+>>> model_config.hidden_size, pretraining_config.generator_hidden_size
+(256, 0.25)
+>>> pretraining_config.predictions_per_seq
+19
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.resources
+import json
+import math
+import operator
+import os
+from typing import Any
+
+from electra_tf.config import variants as variant_rules
+from electra_tf.util.atomic import read_json, write_text
+
+_ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
+_OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm", "clm")
+_WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
+_GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
+_TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
+_OPTIMIZERS = ("adamw", "lamb")
+_SAMPLERS = ("inverse_cdf", "gumbel")
+# transformers' names of `ElectraConfig` fields where they differ from ours (the other fields share theirs), and its
+# `hidden_act` values (the tanh-approximate GELU has three names there): `checkpoints.hf` reads config.json with
+# them, and `ElectraConfig` takes them as keywords and attributes.
+HF_FIELD_NAMES = {"num_hidden_layers": "num_layers", "num_attention_heads": "num_heads",
+                  "hidden_dropout_prob": "hidden_dropout", "attention_probs_dropout_prob": "attention_dropout"}
+HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
+                  "gelu_fast": "gelu_approximate", "relu": "relu"}
+# Reads a checkpoint's config for `ElectraConfig.from_pretrained` (hub ids, transformers' config.json): that is
+# `electra_tf.checkpoints.hf`'s work, a layer above this module, which hands its reader over when imported.
+_pretrained_config_reader = None
+
+
+def _field(default, help_text: str):
+    """A config field with its `--help` text (`field.metadata["help"]`, the tools' flag help)."""
+    return dataclasses.field(default=default, metadata={"help": help_text})
+
+
+def field_help(field: dataclasses.Field) -> str:
+    """The `--help` text of a config field (`_field`); a field declared without one is a `TypeError`."""
+    if "help" not in field.metadata:
+        raise TypeError(f"config field {field.name!r} has no help text: declare it with _field(default, help)")
+    return field.metadata["help"]
+
+
+def _check(condition: bool, cls_name: str, field: str, message: str) -> None:
+    if not condition:
+        raise ValueError(f"{cls_name}.{field}: {message}")
+
+
+class _JsonConfig:
+    """JSON round-trip shared by both configs; unknown keys are an error."""
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]):
+        if not isinstance(values, dict):
+            raise ValueError(f"{cls.__name__}: expected a JSON object, got {type(values).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(
+                f"{cls.__name__}: unknown key(s) {unknown}; valid keys are {sorted(known)}"
+            )
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes):
+        """A copy with `changes` applied and validated again."""
+        return self.from_dict({**self.to_dict(), **changes})
+
+    def differences(self, other, ignore=()):
+        """`{field: (self's value, other's value)}` for the fields that differ, but those in `ignore`.
+
+        >>> ElectraConfig(hidden_size=64).differences(ElectraConfig(), ignore=("hidden_dropout",))
+        {'hidden_size': (64, 256)}
+        """
+        mine, theirs = self.to_dict(), other.to_dict()
+        return {key: (value, theirs[key]) for key, value in mine.items() if key not in ignore and theirs[key] != value}
+
+    def _check_types(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            expected = {"int": int, "float": (int, float), "bool": bool, "str": str}.get(
+                field.type.split(" ")[0]
+            )
+            if expected is None or (value is None and "None" in field.type):
+                continue
+            if value is None:
+                _check(False, type(self).__name__, field.name, f"expected {field.type}, got None")
+            ok = isinstance(value, expected) and not (
+                expected is not bool and isinstance(value, bool)
+            )
+            _check(ok, type(self).__name__, field.name, f"expected {field.type}, got {value!r}")
+
+
+def set_pretrained_config_reader(reader):
+    """Makes `reader(path, **hub_options)` the reader of `ElectraConfig.from_pretrained` (`checkpoints.hf` calls it)."""
+    global _pretrained_config_reader
+    _pretrained_config_reader = reader
+
+
+def _takes_transformers_names(cls):
+    """`cls` also taking transformers' keywords (`HF_FIELD_NAMES`, `HF_ACTIVATIONS` values) and answering to its
+    attribute names, so code written for `transformers.ElectraConfig` runs as it is."""
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        for theirs, ours in HF_FIELD_NAMES.items():
+            if theirs in kwargs:
+                if ours in kwargs:
+                    raise TypeError(f"{cls.__name__}: {ours} and {theirs} (transformers' name of it) both given")
+                kwargs[ours] = kwargs.pop(theirs)
+        if isinstance(kwargs.get("hidden_act"), str):
+            kwargs["hidden_act"] = HF_ACTIVATIONS.get(kwargs["hidden_act"], kwargs["hidden_act"])
+        init(self, *args, **kwargs)
+
+    cls.__init__ = __init__
+    for theirs, ours in HF_FIELD_NAMES.items():
+        setattr(cls, theirs, property(operator.attrgetter(ours), doc=f"`{ours}`, by transformers' name."))
+    return cls
+
+
+@_takes_transformers_names
+@dataclasses.dataclass(frozen=True)
+class ElectraConfig(_JsonConfig):
+    """The transformer: embeddings, optional projection, post-LN BERT encoder.
+
+    Defaults are ELECTRA-Small's discriminator (and Hugging Face's
+    `ElectraConfig` defaults). Field names follow the issue tracker's
+    vocabulary; transformers' names work too, as keywords and attributes
+    (`num_hidden_layers`, `num_attention_heads`, `hidden_dropout_prob`,
+    `attention_probs_dropout_prob`; `hidden_act="gelu_new"` is ours
+    `gelu_approximate`), and `from_pretrained` reads a Hugging Face folder's or
+    hub id's `config.json`.
+
+    Example:
+    >>> ElectraConfig(hidden_size=64, num_heads=2, embedding_size=32).head_size
+    32
+    >>> config = ElectraConfig(num_hidden_layers=2, hidden_dropout_prob=0.2, hidden_act="gelu_new")
+    >>> config.num_layers, config.num_hidden_layers, config.hidden_dropout, config.hidden_act
+    (2, 2, 0.2, 'gelu_approximate')
+    >>> ElectraConfig(hidden_size=65, num_heads=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: ElectraConfig.hidden_size: 65 is not divisible by num_heads=2
+    """
+
+    vocab_size: int = _field(30522, "WordPiece vocabulary size (the tools take it from --vocab_file).")
+    embedding_size: int = _field(128, "Width of the embeddings (E); projected to hidden_size when it differs.")
+    hidden_size: int = _field(256, "Width of the transformer (H).")
+    num_layers: int = _field(12, "Transformer layers.")
+    num_heads: int = _field(4, "Attention heads (hidden_size must divide by it).")
+    intermediate_size: int = _field(1024, "Feed-forward width.")
+    # exact (erf) GELU, as BERT, ELECTRA and Hugging Face.
+    hidden_act: str = _field("gelu", "Activation: gelu (exact), gelu_approximate (tanh) or relu.")
+    hidden_dropout: float = _field(0.1, "Dropout on hidden states.")
+    attention_dropout: float = _field(0.1, "Dropout on attention probabilities.")
+    max_position_embeddings: int = _field(512, "Learned positions (the longest sequence the model takes).")
+    type_vocab_size: int = _field(2, "Segment (token type) ids.")
+    initializer_range: float = _field(0.02, "Stddev of the truncated-normal initialiser.")
+    layer_norm_eps: float = _field(1e-12, "LayerNorm epsilon.")
+
+    def __post_init__(self):
+        self._check_types()
+        name = type(self).__name__
+        for field in ("vocab_size", "embedding_size", "hidden_size", "num_layers", "num_heads",
+                      "intermediate_size", "max_position_embeddings", "type_vocab_size"):
+            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
+        _check(self.hidden_size % self.num_heads == 0, name, "hidden_size",
+               f"{self.hidden_size} is not divisible by num_heads={self.num_heads}")
+        _check(self.hidden_act in _ACTIVATIONS, name, "hidden_act",
+               f"{self.hidden_act!r} is not one of {_ACTIVATIONS}")
+        for field in ("hidden_dropout", "attention_dropout"):
+            _check(0.0 <= getattr(self, field) < 1.0, name, field,
+                   f"must be in [0, 1), got {getattr(self, field)}")
+        _check(self.initializer_range > 0, name, "initializer_range", "must be > 0")
+        _check(0 < self.layer_norm_eps < 1, name, "layer_norm_eps", "must be in (0, 1)")
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_heads
+
+    @classmethod
+    def from_pretrained(cls, path, revision=None, cache_dir=None, token=None, local_files_only=None, **changes):
+        """transformers' `ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (only its
+        `config.json` is fetched, at `revision`, from or into `cache_dir`, with `token`; `local_files_only` keeps
+        to the cache), or of our own model folder; `changes` replace fields, by our names or transformers'.
+
+        >>> config = ElectraConfig.from_pretrained("tests/fixtures/hf/discriminator", hidden_dropout_prob=0.0)
+        >>> config.num_attention_heads, config.hidden_dropout
+        (2, 0.0)
+        """
+        config = _pretrained_config_reader(path, revision=revision, cache_dir=cache_dir, token=token,
+                                           local_files_only=local_files_only)
+        return config.replace(**{HF_FIELD_NAMES.get(name, name): value for name, value in changes.items()})
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainingConfig(_JsonConfig):
+    """Replaced token detection (or plain MLM) pre-training settings.
+
+    Defaults are the original code's (`configure_pretraining.py`) for
+    ELECTRA-Small. `max_predictions_per_seq` left at `None` is derived (`predictions_per_seq`):
+    `int((mask_prob + 0.005) * max_seq_length)`, 19 at length 128.
+
+    Masking rates: each selected position becomes `[MASK]` with probability
+    `mask_token_rate`, a uniformly random token with `random_token_rate`, and
+    stays unchanged with `keep_token_rate` (ELECTRA: 0.85 / 0.0 / 0.15;
+    BERT: 0.8 / 0.1 / 0.1).
+
+    `original_lr_schedule` multiplies the warm-up into the linear decay, as
+    the original code does; by default the warm-up comes first, then the decay.
+    `adam_bias_correction=False` is the original's Adam, without bias
+    correction (`training.optimization.FusedAdamW`); with it and
+    `original_lr_schedule=True` the update is the original's.
+
+    `objective="mlm"` trains only the generator, built at the discriminator's
+    full size with its own embeddings: the BERT-style baseline for comparisons
+    at equal compute.
+
+    The paper's variants (Clark et al., 2020, §3.2 and §3.5;
+    docs/pretraining_variants.md): `objective` `electra_15` (RTD loss over the
+    masked positions only), `replace_mlm` and `all_tokens_mlm`;
+    `weight_sharing` `none` / `embeddings` / `all` / `gdes` (DeBERTa-V3's
+    gradient-disentangled embedding sharing; `untied_generator_embeddings`
+    is the older spelling of `none`); `generator_type="unigram"`; and
+    `training_algorithm` `two_stage` (`two_stage_generator_steps` of
+    generator-only MLM first) or `adversarial`.
+
+    Example:
+    >>> PretrainingConfig(mask_prob=0.25, max_seq_length=512).predictions_per_seq
+    130
+    >>> PretrainingConfig(mask_prob=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: PretrainingConfig.mask_prob: must be in (0, 1), got 1.5
+    """
+
+    # What an unset (None) field stands for in the tools' --help.
+    UNSET_DEFAULTS = {"max_predictions_per_seq": "derived from mask_prob and max_seq_length"}
+
+    objective: str = _field("electra", "electra (replaced token detection), mlm (a BERT-style baseline), the "
+                                       "paper's electra_15, replace_mlm, all_tokens_mlm, or clm (COCO-LM's "
+                                       "corrective LM).")
+    generator_hidden_size: float = _field(0.25, "Generator width as a fraction of hidden_size.")
+    generator_layers: float = _field(1.0, "Generator depth as a fraction of num_layers.")
+    untied_generator_embeddings: bool = _field(False, "Give the generator its own embeddings (weight_sharing=none).")
+    weight_sharing: str = _field("embeddings", "Generator-discriminator sharing: none, embeddings, all, or gdes.")
+    generator_type: str = _field("masked_lm", "masked_lm (a small transformer), unigram (samples the corpus's token "
+                                              "counts) or pretrained (Fast-ELECTRA: a frozen pre-trained masked LM, "
+                                              "generator_checkpoint).")
+    generator_checkpoint: str = _field("", "The pre-trained masked LM of generator_type=pretrained (any checkpoint "
+                                           "format).")
+    initial_temperature: float = _field(2.0, "generator_type=pretrained: sampling temperature at step 0, annealed to "
+                                             "temperature.")
+    temperature_decay_steps: int = _field(0, "generator_type=pretrained: steps of the temperature's descent (0: "
+                                             "train_steps).")
+    temperature_schedule: str = _field("exponential", "generator_type=pretrained: exponential, linear or cosine "
+                                                      "descent.")
+    training_algorithm: str = _field("joint", "joint, two_stage (generator first, then discriminator) or adversarial.")
+    two_stage_generator_steps: int = _field(0, "Generator-only MLM updates before the discriminator (two_stage).")
+    max_seq_length: int = _field(128, "Example length, special tokens included (must match the shards).")
+    mask_prob: float = _field(0.15, "Fraction of tokens to predict.")
+    max_predictions_per_seq: int | None = _field(None, "Prediction slots per example.")
+    mask_token_rate: float = _field(0.85, "Of the selected tokens, the share replaced by [MASK].")
+    keep_token_rate: float = _field(0.15, "Of the selected tokens, the share kept unchanged.")
+    random_token_rate: float = _field(0.0, "Of the selected tokens, the share replaced by a random token.")
+    mask_with_replacement: bool = _field(False, "Draw positions with replacement, as the original code.")
+    whole_word_masking: bool = _field(False, "Mask whole words (a word and its ## pieces together).")
+    temperature: float = _field(1.0, "Sampling temperature of the generator's replacements.")
+    disallow_correct: bool = _field(False, "Never sample the original token.")
+    sampler: str = _field("inverse_cdf", "How replacements are drawn from the generator's softmax: inverse_cdf (one "
+                                         "uniform per slot, faster) or gumbel (Gumbel-max, the original's); the same "
+                                         "distribution.")
+    gen_weight: float = _field(1.0, "Weight of the generator's MLM loss.")
+    disc_weight: float = _field(50.0, "Weight of the discriminator's RTD loss (50 in the paper).")
+    # Optimisation (run scripts read these; flags of the same names override them).
+    optimizer: str = _field("adamw", "adamw or lamb.")
+    learning_rate: float = _field(5e-4, "Peak learning rate.")
+    # global, over all replicas
+    batch_size: int = _field(128, "Global batch size, over all replicas.")
+    train_steps: int = _field(1_000_000, "Optimizer updates in all.")
+    warmup_steps: int = _field(10_000, "Linear warm-up updates (must be below train_steps).")
+    original_lr_schedule: bool = _field(False, "Multiply the warm-up into the decay, as the original code.")
+    gradient_accumulation_steps: int = _field(1, "Micro-batches per update.")
+    weight_decay_rate: float = _field(0.01, "AdamW weight decay (not on LayerNorm and biases).")
+    adam_epsilon: float = _field(1e-6, "Adam epsilon.")
+    clip_norm: float = _field(1.0, "Global gradient-norm clipping.")
+    seed: int = _field(0, "Seed of initialisation, masking, sampling and data order.")
+    # Adam's bias correction (Keras's AdamW); false: the original's AdamWeightDecayOptimizer, which has none.
+    adam_bias_correction: bool = _field(True, "Adam's bias correction (off: the original's optimizer).")
+
+    def __post_init__(self):
+        self._check_types()
+        name = type(self).__name__
+        _check(self.adam_bias_correction or self.optimizer == "adamw", name, "adam_bias_correction",
+               f"false needs optimizer='adamw' (the original's Adam), got {self.optimizer!r}")
+        _check(self.objective in _OBJECTIVES, name, "objective",
+               f"{self.objective!r} is not one of {_OBJECTIVES}")
+        _check(0.0 < self.generator_hidden_size <= 1.0, name, "generator_hidden_size",
+               f"must be in (0, 1], got {self.generator_hidden_size}")
+        _check(0.0 < self.generator_layers <= 1.0, name, "generator_layers",
+               f"must be in (0, 1], got {self.generator_layers}")
+        _check(0.0 < self.mask_prob < 1.0, name, "mask_prob", f"must be in (0, 1), got {self.mask_prob}")
+        _check(self.max_seq_length >= 5, name, "max_seq_length",
+               f"must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed), got {self.max_seq_length}")
+        _check(1 <= self.predictions_per_seq <= self.max_seq_length, name,
+               "max_predictions_per_seq",
+               f"must be in [1, max_seq_length={self.max_seq_length}], got {self.predictions_per_seq}")
+        rates = (self.mask_token_rate, self.keep_token_rate, self.random_token_rate)
+        for field, rate in zip(("mask_token_rate", "keep_token_rate", "random_token_rate"), rates):
+            _check(0.0 <= rate <= 1.0, name, field, f"must be in [0, 1], got {rate}")
+        _check(math.isclose(sum(rates), 1.0, abs_tol=1e-6), name, "mask_token_rate",
+               f"mask_token_rate + keep_token_rate + random_token_rate must be 1, got {sum(rates)}")
+        _check(self.temperature > 0, name, "temperature", f"must be > 0, got {self.temperature}")
+        _check(self.sampler in _SAMPLERS, name, "sampler", f"{self.sampler!r} is not one of {_SAMPLERS}")
+        _check(self.gen_weight >= 0, name, "gen_weight", "must be >= 0")
+        _check(self.disc_weight >= 0, name, "disc_weight", "must be >= 0")
+        for field in ("learning_rate", "clip_norm", "adam_epsilon"):
+            _check(getattr(self, field) > 0, name, field, f"must be > 0, got {getattr(self, field)}")
+        _check(self.optimizer in _OPTIMIZERS, name, "optimizer",
+               f"{self.optimizer!r} is not one of {_OPTIMIZERS}")
+        for field in ("batch_size", "train_steps", "gradient_accumulation_steps"):
+            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
+        _check(self.warmup_steps >= 0, name, "warmup_steps", "must be >= 0")
+        _check(self.weight_decay_rate >= 0, name, "weight_decay_rate", "must be >= 0")
+        self._check_variants()
+
+    @property
+    def predictions_per_seq(self) -> int:
+        """`max_predictions_per_seq`, or where unset (`None`, kept so that a changed `mask_prob` or
+        `max_seq_length` derives it again) `int((mask_prob + 0.005) * max_seq_length)`."""
+        if self.max_predictions_per_seq is not None:
+            return self.max_predictions_per_seq
+        return int((self.mask_prob + 0.005) * self.max_seq_length)
+
+    @property
+    def sharing(self) -> str:
+        """The generator-discriminator weight sharing: `weight_sharing`, or `none` where the older spelling
+        `untied_generator_embeddings=true` says so."""
+        return "none" if self.untied_generator_embeddings else self.weight_sharing
+
+    def _check_variants(self) -> None:
+        """The paper's variants: known values, and no impossible combination (each variant declares what it
+        cannot be combined with, `variant_rules.py`; the error names the field)."""
+        name = type(self).__name__
+        for field, allowed in (("weight_sharing", _WEIGHT_SHARING), ("generator_type", _GENERATOR_TYPES),
+                               ("training_algorithm", _TRAINING_ALGORITHMS)):
+            _check(getattr(self, field) in allowed, name, field, f"{getattr(self, field)!r} is not one of {allowed}")
+        broken = variant_rules.broken_rule(self)
+        if broken:
+            _check(False, name, *broken)
+
+    def to_dict(self) -> dict[str, Any]:
+        values = super().to_dict()
+        values.pop("untied_generator_embeddings")  # read for old configs; weight_sharing says it
+        values["weight_sharing"] = self.sharing
+        return values
+
+
+# The fine-tuning tasks by name (`electra_tf.finetuning.TASKS` maps each to its class, and a test keeps the two
+# equal): here, where `--task`'s help reads them without importing TensorFlow.
+FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mrpc", "qnli", "qqp", "rte", "squad",
+                    "squadv1", "sst2", "stsb", "swag", "text_classification", "wnli")
+
+
+@dataclasses.dataclass(frozen=True)
+class FinetuningConfig(_JsonConfig):
+    """Fine-tuning settings, with the original `configure_finetuning.py` defaults and the paper's learning rates.
+
+    `epochs` and `max_seq_length` left as `None` take the task's default
+    (each task declares its own: 3 epochs, 10 for RTE and STS-B, 2 for QA;
+    length 128, 512 for QA, 256 for chunking; see `electra_tf.finetuning`).
+    `original_top_layer_decay` reproduces the original's layer-wise decay
+    quirk (see `training.layerwise_decay`).
+
+    `learning_rate` left as `None` follows the model's width (`default_learning_rate`). `head` is
+    Hugging Face's by default, so a fine-tuned classifier loads in `transformers`; `head="original"`
+    is ELECTRA's, for reproducing the paper's GLUE figures.
+
+    Example:
+    >>> config = FinetuningConfig.for_task("rte", model_size="large")
+    >>> config.learning_rate, config.layerwise_lr_decay, config.epochs
+    (5e-05, 0.9, None)
+    >>> FinetuningConfig.for_task("rte", hidden_size=64).learning_rate
+    0.0012
+    """
+
+    # What an unset (None) field stands for in the tools' --help, where it is not the task's default.
+    UNSET_DEFAULTS = {"learning_rate": "by the model's width"}
+
+    task: str = _field("sst2", "The task to fine-tune on.")
+    head: str = _field("huggingface", "huggingface (loads in transformers) or original (ELECTRA's own).")
+    learning_rate: float | None = _field(None, "Peak learning rate (docs/finetuning.md).")
+    layerwise_lr_decay: float = _field(0.8, "Each layer down gets this factor of the rate above it.")
+    original_top_layer_decay: bool = _field(False, "Reproduce the original code's top-layer decay quirk.")
+    weight_decay_rate: float = _field(0.01, "AdamW weight decay.")
+    adam_epsilon: float = _field(1e-6, "Adam epsilon.")
+    warmup_proportion: float = _field(0.1, "Share of the steps spent warming up.")
+    epochs: float | None = _field(None, "Training epochs.")
+    max_seq_length: int | None = _field(None, "Tokens per example.")
+    batch_size: int = _field(32, "Training batch size.")
+    predict_batch_size: int = _field(64, "Evaluation and prediction batch size.")
+    pad_to_max_length: bool = _field(False, "Pad every batch to max_seq_length (default: length-aware, to its "
+                                            "longest).")
+    double_unordered: bool = _field(True, "Train MRPC and STS-B on both sentence orders.")
+    seed: int = _field(0, "Seed of the first trial (trial i uses seed + i).")
+    max_query_length: int = _field(64, "Question answering: question tokens kept.")
+    doc_stride: int = _field(128, "Question answering: tokens between window starts.")
+    n_best_size: int = _field(20, "Question answering: best starts and ends considered.")
+    max_answer_length: int = _field(30, "Question answering: longest answer, in tokens.")
+    beam_size: int = _field(20, "Question answering: start candidates of the original head.")
+    answerable_classifier: bool = _field(True, "SQuAD 2.0: the original head's answerable classifier.")
+    answerable_weight: float = _field(0.5, "SQuAD 2.0: weight of the answerable classifier's loss.")
+    qa_na_threshold: float = _field(-2.75, "SQuAD 2.0: no answer above these null odds.")
+
+    @classmethod
+    def for_task(cls, task: str, model_size: str | None = None, hidden_size: int | None = None,
+                 **overrides) -> "FinetuningConfig":
+        """The paper's defaults for a model size on `task`, then `overrides` (`None` values are ignored).
+
+        `model_size` (small, base, large) picks the paper's learning rate (3e-4, 1e-4, 5e-5) and layer-wise
+        decay (0.8, 0.8, 0.9); `hidden_size` (the model's width) picks the rate by `default_learning_rate`
+        instead. With neither, the rate follows the fine-tuned model's width when `finetune` builds it."""
+        _check(model_size in (None, *SIZE_WIDTHS), cls.__name__, "model_size",
+               f"{model_size!r} is not one of small, base, large")
+        values = {"task": task}
+        if model_size is not None or hidden_size is not None:
+            values["learning_rate"] = default_learning_rate(hidden_size or SIZE_WIDTHS[model_size])
+        if model_size == "large":
+            values["layerwise_lr_decay"] = 0.9
+        return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
+
+    def __post_init__(self):
+        self._check_types()
+        name = type(self).__name__
+        _check(self.head in ("original", "huggingface"), name, "head", f"{self.head!r} is not original/huggingface")
+        _check(0.0 < self.layerwise_lr_decay <= 1.0, name, "layerwise_lr_decay", "must be in (0, 1]")
+        _check(0.0 <= self.warmup_proportion < 1.0, name, "warmup_proportion", "must be in [0, 1)")
+        _check(self.learning_rate is None or self.learning_rate > 0, name, "learning_rate",
+               f"must be > 0, got {self.learning_rate}")
+        _check(self.adam_epsilon > 0, name, "adam_epsilon", f"must be > 0, got {self.adam_epsilon}")
+        for field in ("batch_size", "predict_batch_size", "max_query_length", "doc_stride", "n_best_size",
+                      "max_answer_length", "beam_size"):
+            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
+        _check(self.epochs is None or self.epochs > 0, name, "epochs", f"must be > 0, got {self.epochs}")
+        _check(self.max_seq_length is None or self.max_seq_length >= 8, name, "max_seq_length", "must be >= 8")
+
+
+# The paper's fine-tuning learning rates (Clark et al., 2020, Table 7) at the widths of its model sizes.
+SIZE_WIDTHS = {"small": 256, "base": 768, "large": 1024}
+PAPER_LEARNING_RATES = {256: 3e-4, 768: 1e-4, 1024: 5e-5}
+
+
+def default_learning_rate(hidden_size: int) -> float:
+    """The fine-tuning learning rate for a model `hidden_size` wide: the paper's per-size rates, joined.
+
+    Small (256) 3e-4, Base (768) 1e-4 and Large (1024) 5e-5 exactly; between two sizes, interpolated on
+    log(width) against log(rate). From Small to Base the rate is inversely proportional to the width
+    (3e-4 x 256 / H), and below Small that line goes on, capped at 3e-3 (width 25 and under): a
+    64-wide model gets 1.2e-3. Above Large the rate stays 5e-5. Rounded to two significant digits.
+
+    >>> [default_learning_rate(width) for width in (256, 768, 1024)]
+    [0.0003, 0.0001, 5e-05]
+    >>> default_learning_rate(64), default_learning_rate(512), default_learning_rate(896)
+    (0.0012, 0.00015, 6.9e-05)
+    """
+    widths = sorted(PAPER_LEARNING_RATES)
+    if hidden_size >= widths[-1]:
+        return PAPER_LEARNING_RATES[widths[-1]]
+    if hidden_size in PAPER_LEARNING_RATES:
+        return PAPER_LEARNING_RATES[hidden_size]
+    low, high = (widths[0], widths[1]) if hidden_size < widths[1] else (widths[1], widths[2])
+    slope = math.log(PAPER_LEARNING_RATES[high] / PAPER_LEARNING_RATES[low]) / math.log(high / low)
+    rate = min(3e-3, PAPER_LEARNING_RATES[low] * (hidden_size / low) ** slope)
+    return float(f"{rate:.2g}")  # two significant digits, as the paper states its rates
+
+
+def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> ElectraConfig:
+    """The generator's config, derived as the original `get_generator_config`.
+
+    Width `round(H * generator_hidden_size)`, depth `round(L * generator_layers)`,
+    heads `max(1, width // 64)`, feed-forward `4 * width`. The variants
+    `variant_rules.FULL_SIZE_GENERATOR` names (`objective="mlm"`, two-stage
+    training, `weight_sharing="all"`) take the full-size model itself, its
+    number of heads included.
+
+    Example:
+    >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
+    64
+    """
+    if variant_rules.names_any(pretraining, variant_rules.FULL_SIZE_GENERATOR):
+        return model
+    width = int(round(model.hidden_size * pretraining.generator_hidden_size))
+    layers = int(round(model.num_layers * pretraining.generator_layers))
+    _check(width >= 1, "PretrainingConfig", "generator_hidden_size",
+           f"gives a generator of width {width} for hidden_size={model.hidden_size}")
+    _check(layers >= 1, "PretrainingConfig", "generator_layers",
+           f"gives a generator of {layers} layers for num_layers={model.num_layers}")
+    heads = max(1, width // 64)
+    _check(width % heads == 0, "PretrainingConfig", "generator_hidden_size",
+           f"gives a generator width {width} not divisible by its {heads} heads")
+    return model.replace(hidden_size=width, num_layers=layers, num_heads=heads,
+                         intermediate_size=4 * width)
+
+
+def _resolve_config_path(path_or_name: str) -> str:
+    """A JSON path, or the name of a config shipped in `configs/`."""
+    if os.path.exists(path_or_name):
+        return path_or_name
+    name = path_or_name if path_or_name.endswith(".json") else path_or_name + ".json"
+    shipped = importlib.resources.files("electra_tf.configs").joinpath(name)
+    if shipped.is_file():
+        return str(shipped)
+    raise FileNotFoundError(f"no config file {path_or_name!r} (not a path, nor a shipped config in configs/)")
+
+
+def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig]:
+    """Reads `{"model": {...}, "pretraining": {...}}` from a path or a shipped name."""
+    path = _resolve_config_path(path_or_name)
+    values = read_json(path)
+    if not isinstance(values, dict) or set(values) - {"model", "pretraining"}:
+        raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
+    try:
+        return (ElectraConfig.from_dict(values.get("model", {})),
+                PretrainingConfig.from_dict(values.get("pretraining", {})))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig) -> None:
+    """Writes both configs as one JSON file, atomically."""
+    write_text(path, json.dumps({"model": model.to_dict(), "pretraining": pretraining.to_dict()}, indent=2) + "\n")

@@ -1,0 +1,1 @@
+"""Text: the in-graph WordPiece tokenizer, vocabularies and their learning, normalization, featurization."""
