@@ -21,10 +21,14 @@ its TensorFlow classes migrates by its imports.
 >>> import electra_tf
 >>> electra_tf.ElectraConfig(hidden_size=64).hidden_size
 64
+>>> electra_tf.__version__ == electra_tf.version.__version__
+True
 """
 
 import importlib
 import importlib.util
+
+from electra_tf.version import __version__
 
 # Each public name and the module that defines it.
 _MODULE_OF = {
@@ -63,7 +67,7 @@ KERAS_OBJECT_MODULES = (
     "electra_tf.training.optimization", "electra_tf.transformers.names",
 )
 
-__all__ = sorted([*_MODULE_OF, "register_keras_objects"])
+__all__ = sorted([*_MODULE_OF, "__version__", "register_keras_objects"])
 
 
 def register_keras_objects():
