@@ -2,20 +2,26 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The package alone (what the demo needs), then with the test extra (what the tests need).
+DEMO_STAMP := $(VENV)/.installed-demo-stamp
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: setup demo test clean
 
 setup: $(STAMP)
 
-$(STAMP): setup.py
+$(DEMO_STAMP): setup.py
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "electra_tf needs Python >= 3.11"'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/electra-demo --output_dir=runs/demo
 
 test: $(STAMP)
