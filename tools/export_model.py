@@ -40,7 +40,7 @@ flags.DEFINE_bool("lowercase", None, "Lower-case the text, as the model was trai
                   "files say, else lower-case).")
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
 flags.DEFINE_integer("max_seq_length", None, "Raw text is truncated at this many tokens (default: the "
-                     "model folder's, else 128).")
+                     "model folder's, else the model's positions up to 128).")
 flags.DEFINE_list("label_names", None, "Class or tag names, in id order (default: the model folder's).")
 flags.DEFINE_bool("text_pair", None, "Classification/regression on sentence pairs: a second text input (default: "
                   "the model folder's, else single texts).")
@@ -80,7 +80,7 @@ def run(argv):
     from electra_tf.export.ids_folder import INFO_FILE
     from electra_tf.export.litert import export_litert
     from electra_tf.export.onnx import export_onnx, require_onnx
-    from electra_tf.export.cpu_advice import fastest_exports
+    from electra_tf.export.cpu_advice import export_flags, fastest_exports
     from electra_tf.export.precision import check_cpu
     from electra_tf.finetuning.trainer import check_vocabulary_size
     from electra_tf.text.tokenizer import ElectraTokenizer
@@ -118,7 +118,7 @@ def run(argv):
                        version_2=FLAGS.squad_v2 if FLAGS.squad_v2 is not None else info.get("version_2"),
                        null_threshold=given("null_threshold", info))
     label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
-    length = given("max_seq_length", info, 128)
+    length = given("max_seq_length", info, min(128, model.config.max_position_embeddings))
     if FLAGS.format == "onnx":
         path = export_onnx(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                            max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,
@@ -137,7 +137,7 @@ def run(argv):
               f"input_ids, attention_mask, token_type_ids; vocab.txt and export_info.json beside it)")
     else:
         _export_saved_model(model, tokenizer, task, length, label_names, options)
-    print(fastest_exports())
+    print(fastest_exports(done=export_flags(FLAGS.format, FLAGS.precision, FLAGS.compile)))
 
 
 def _export_saved_model(model, tokenizer, task, length, label_names, options):

@@ -15,16 +15,37 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the graph uses)
 
 from electra_tf.util.atomic import read_json
+from electra_tf.export import ids_folder
 from electra_tf.export.archive import INFO_FILE
+
+# The exports of token ids (`ids_folder`), by their `format`: what they are, and what runs them.
+RUNNERS = {"onnx": ("an ONNX", "onnxruntime.InferenceSession"), "litert": ("a LiteRT", "tf.lite.Interpreter")}
 
 
 def load_export(path):
     """The loaded SavedModel (`.signatures[name]` are its signatures)."""
+    check_saved_model(path)
     return tf.saved_model.load(path)
+
+
+def check_saved_model(path):
+    """Refuses, in one line saying what `path` is, a folder that is not a SavedModel export: an ONNX or LiteRT
+    export (which `onnxruntime` or `tf.lite.Interpreter` runs), or no export at all."""
+    if os.path.isfile(os.path.join(path, "saved_model.pb")):
+        return
+    info_file = os.path.join(path, ids_folder.INFO_FILE)
+    if os.path.isfile(info_file):
+        info = read_json(info_file, expect=dict)
+        kind, runner = RUNNERS.get(info.get("format"), (f"a {info.get('format')}", "its runtime"))
+        raise ValueError(f"{path} is {kind} export ({info.get('model_file')}, token ids in), not a SavedModel: run "
+                         f"it with {runner} on the ids of the tokenizer beside it (docs/serving.md)")
+    raise ValueError(f"{path} holds no export (no saved_model.pb): give a version folder such as "
+                     f"<export_dir>/<model_name>/1")
 
 
 def export_info(path):
     """What `export_model` recorded in `assets.extra/export_info.json` (task, text inputs, labels, ...)."""
+    check_saved_model(path)
     return read_json(os.path.join(path, INFO_FILE), expect=dict)
 
 

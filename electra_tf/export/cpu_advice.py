@@ -2,19 +2,21 @@
 
 The fastest path depends on the CPU's int8 dot-product instructions (VNNI or AMX), as measured by
 `benchmarks/serving.py` side by side with ONNX Runtime and OpenVINO on two kinds of 2-core AMD EPYC
-(docs/serving.md, "Against ONNX Runtime and OpenVINO", has the tables and the command):
+(docs/serving.md, "Benchmark", has the table and the command):
 
-- with VNNI: LiteRT int8 (ids in, the interpreter on all cores) is the fastest path of all from 1 × 32 on
-  (1.01–1.31× the best peer) and level with ONNX Runtime int8 at 1 × 8; in TF Serving (raw text in) the compiled
-  export wins single requests and bfloat16 batches;
-- without (AVX2 only; measured with LiteRT on one thread): ONNX Runtime int8 is fastest in every cell, and the
-  compiled export is TF Serving's fastest.
+- with VNNI: LiteRT int8 (ids in, the interpreter on all cores) and ONNX int8 in ONNX Runtime are the fastest
+  paths; in TF Serving (raw text in) the compiled export wins single requests and bfloat16 batches;
+- without (AVX2 only): ONNX Runtime int8 is fastest in every cell, and the compiled export is TF Serving's fastest.
+
+`done`: the flags of the export just written; the advice then names it "this export" rather than advise it again.
 
 Example:
 >>> fastest_exports({"avx2", "avx512f", "avx512_vnni", "avx512_bf16"})  # doctest: +ELLIPSIS
 'fastest on this CPU (avx512_vnni, avx512_bf16): --format=litert --precision=int8 on all cores ...'
 >>> fastest_exports({"avx2", "fma"})  # doctest: +ELLIPSIS
-'fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; ...'
+'fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; in TF Serving, --compile ...'
+>>> fastest_exports({"avx2", "fma"}, done="--format=onnx --precision=int8")  # doctest: +ELLIPSIS
+'fastest on this CPU (no VNNI/AMX): this export (--format=onnx --precision=int8) in ONNX Runtime; in TF ...'
 """
 
 from electra_tf.export import precision
@@ -23,15 +25,31 @@ INT8_DOT_PRODUCT = ("avx512_vnni", "avx_vnni", "amx_int8")
 BF16 = precision.CPU_FLAGS["bf16"]
 
 
-def fastest_exports(flags=None):
-    """The one-line advice for the CPU with `flags` (default: this one's, `precision.cpu_flags()`)."""
+def export_flags(format="saved_model", precision="fp32", compile=False):  # noqa: A002 -- electra-export's flags
+    """The `electra-export` flags that make an export of this kind (empty for the default one).
+
+    >>> export_flags("onnx", "int8"), export_flags(compile=True), export_flags()
+    ('--format=onnx --precision=int8', '--compile', '')
+    """
+    return " ".join(flag for flag, wanted in ((f"--format={format}", format != "saved_model"),
+                                              (f"--precision={precision}", precision != "fp32"),
+                                              ("--compile", compile)) if wanted)
+
+
+def fastest_exports(flags=None, done=None):
+    """The one-line advice for the CPU with `flags` (default: this one's, `precision.cpu_flags()`); `done`: the
+    flags of the export just written (`export_flags`), named "this export" where the advice would name it."""
     flags = precision.cpu_flags() if flags is None else set(flags)
     int8 = [flag for flag in INT8_DOT_PRODUCT if flag in flags]
     bf16 = [flag for flag in BF16 if flag in flags]
+
+    def path(export):
+        return f"this export ({export})" if export == done else export
+
     if not int8:
-        return ("fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime; in TF Serving, "
-                "--compile (--format=litert --precision=int8 for single requests only)")
-    batches = "--precision=bf16 for batches" if bf16 else "also for batches"
-    return (f"fastest on this CPU ({', '.join(int8 + bf16)}): --format=litert --precision=int8 on all cores "
-            f"(num_threads=os.cpu_count()), or --format=onnx --precision=int8 in ONNX Runtime; in TF Serving, "
-            f"--compile ({batches})")
+        return (f"fastest on this CPU (no VNNI/AMX): {path('--format=onnx --precision=int8')} in ONNX Runtime; in TF "
+                f"Serving, {path('--compile')} ({path('--format=litert --precision=int8')} for single requests only)")
+    batches = f"{path('--precision=bf16')} for batches" if bf16 else "also for batches"
+    return (f"fastest on this CPU ({', '.join(int8 + bf16)}): {path('--format=litert --precision=int8')} on all "
+            f"cores (num_threads=os.cpu_count()), or {path('--format=onnx --precision=int8')} in ONNX Runtime; in "
+            f"TF Serving, {path('--compile')} ({batches})")

@@ -47,8 +47,12 @@ def convert(task, precision="fp32", calibration=None):
         raise ValueError(f"a LiteRT export is fp32 or int8, got --precision={precision}")
 
     def serve_ids(input_ids, attention_mask, token_type_ids):
-        outputs = task.serve_ids(input_ids, attention_mask, token_type_ids)
-        return {name: outputs[name] for name in OUTPUTS}  # label names are in export_info.json
+        # A batch of zero rows gets zero rows, as from the SavedModel: LiteRT's kernels refuse empty tensors
+        # (UNPACK), so the model then runs on one padding row, dropped from the outputs.
+        batch = tf.shape(input_ids)[0]
+        padding = [[0, tf.maximum(1 - batch, 0)], [0, 0]]
+        outputs = task.serve_ids(*(tf.pad(ids, padding) for ids in (input_ids, attention_mask, token_type_ids)))
+        return {name: outputs[name][:batch] for name in OUTPUTS}  # label names are in export_info.json
 
     # Keras's own route (`model.export(format="litert")`): ExportArchive → SavedModel → `from_saved_model`, which
     # freezes the weights (`from_concrete_functions` keeps them as uninitialised resource variables). Not

@@ -26,9 +26,10 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 from electra_tf import ElectraForSequenceClassification
 from electra_tf.export import precision
-from electra_tf.export.cpu_advice import fastest_exports
+from electra_tf.export.client import query_export
+from electra_tf.export.cpu_advice import export_flags, fastest_exports
 from electra_tf.export.litert import MODEL_FILE
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
 DOCS = Path(__file__).parents[2] / "docs" / "serving.md"
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -45,7 +46,7 @@ def classifier(tiny_pretrained_dir, tmp_path_factory):
     """(model folder, model, tokenizer): a 3-class classifier saved as `electra-finetune` saves one."""
     keras.utils.set_random_seed(0)
     model = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=3)
-    tokenizer = ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+    tokenizer = load_tokenizer(tiny_pretrained_dir)
     folder = str(tmp_path_factory.mktemp("classifier") / "model")
     model.save_pretrained(folder, tokenizer=tokenizer, label_names=LABELS, max_seq_length=MAX_LEN)
     return folder, model, tokenizer
@@ -115,9 +116,13 @@ def test_bf16_and_int8_exports_serve_in_a_tf_only_process_close_to_fp32(served, 
             np.testing.assert_allclose(outputs["probabilities"], expected, atol=TOLERANCE[name], err_msg=name)
             assert list(outputs["label"].astype(str)) == [LABELS[i] for i in outputs["label_id"]]
     assert "precision: bf16 (outputs in float32)" in exported["out"]["bf16"]
+    done = {"bf16": export_flags(precision="bf16"), "int8": export_flags(precision="int8"),
+            "litert_fp32": export_flags("litert"), "litert_int8": export_flags("litert", "int8")}
     for name, out in exported["out"].items():  # every export ends with the advice for the CPU (BF16_CPU: no VNNI)
-        assert out.strip().splitlines()[-1] == fastest_exports(BF16_CPU), name
+        assert out.strip().splitlines()[-1] == fastest_exports(BF16_CPU, done=done[name]), name
         assert "fastest on this CPU (no VNNI/AMX): --format=onnx --precision=int8 in ONNX Runtime" in out, name
+    # ... which knows what was just done: no advice to export what was just exported
+    assert "this export (--format=litert --precision=int8) for single requests only" in exported["out"]["litert_int8"]
     for name in ("bf16", "int8"):
         with open(os.path.join(exported["paths"][name], "assets.extra", "export_info.json")) as f:
             assert json.load(f)["precision"] == name
@@ -194,7 +199,21 @@ def test_litert_exports_give_the_keras_outputs_and_describe_themselves(exported,
     assert info["bytes"] == os.path.getsize(os.path.join(folder, MODEL_FILE))
     assert info["bytes"] < 0.6 * os.path.getsize(os.path.join(exported["paths"]["litert_fp32"], MODEL_FILE))
     assert f"{folder}/{MODEL_FILE}" in exported["out"]["litert_int8"]
-    assert ElectraTokenizer.from_pretrained(folder).get_vocabulary() == tokenizer.get_vocabulary()
+    assert load_tokenizer(folder).get_vocabulary() == tokenizer.get_vocabulary()
+
+
+def test_a_litert_export_answers_an_empty_batch_and_query_export_says_what_it_is(exported, classifier):
+    empty = {key: value[:0] for key, value in _ids(classifier[2]).items()}
+    for name in ("litert_fp32", "litert_int8"):  # as the SavedModel answers a batch of zero
+        outputs = _litert(exported["paths"][name], empty)
+        assert {key: value.shape for key, value in outputs.items()} == {
+            "logits": (0, 3), "probabilities": (0, 3), "label_id": (0,)}, name
+    folder = exported["paths"]["litert_int8"]
+    with pytest.raises(ValueError, match=rf"^{re.escape(folder)} is a LiteRT export \(model.tflite, token ids in\), "
+                                         r"not a SavedModel: run it with tf.lite.Interpreter"):
+        query_export(folder, ["a gripping film"])
+    with pytest.raises(ValueError, match=r"holds no export \(no saved_model.pb\)"):
+        query_export(os.path.dirname(folder), ["a gripping film"])
 
 
 def test_litert_refuses_bf16_and_models_other_than_classifiers(classifier, tiny_pretrained_dir, tmp_path, run_tool,

@@ -19,6 +19,7 @@ import pytest
 import tensorflow as tf
 
 from electra_tf import (
+    ElectraConfig,
     ElectraDiscriminator,
     ElectraForMultipleChoice,
     ElectraForQuestionAnswering,
@@ -26,10 +27,13 @@ from electra_tf import (
     ElectraForTokenClassification,
 )
 from electra_tf.util.atomic import read_json
+from electra_tf.export import precision
+from electra_tf.export.client import query_export
 from electra_tf.export.ids_folder import INFO_FILE
 from electra_tf.export.onnx import MODEL_FILE, _require, export_onnx
 from electra_tf.export.signatures import make_serving_task
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
+from electra_tf.text.vocabulary import load_vocabulary
 
 TEXTS = ["The cat sat on the mat.", "a gripping film", "Héllo, Wörld! 北京欢迎你。", "no"]
 LABELS = ["neg", "pos", "mixed"]
@@ -60,7 +64,7 @@ def _close(ours, reference, tolerance):
 
 @pytest.fixture(scope="module")
 def tokenizer(tiny_pretrained_dir):
-    return ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+    return load_tokenizer(tiny_pretrained_dir)
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +110,8 @@ def test_an_onnx_export_describes_itself(classifier_exports):
     assert info["format"] == "onnx" and info["precision"] == "int8" and info["task"] == "classification"
     assert info["label_names"] == LABELS and info["max_seq_length"] == MAX_LEN
     assert info["outputs"] == ["label_id", "logits", "probabilities"] and info["model_file"] == MODEL_FILE
-    assert ElectraTokenizer.from_pretrained(folder).get_vocabulary()[:5] == \
-        ElectraTokenizer.from_pretrained(classifier_exports["onnx"]).get_vocabulary()[:5]
+    assert load_tokenizer(folder).get_vocabulary()[:5] == \
+        load_tokenizer(classifier_exports["onnx"]).get_vocabulary()[:5]
     fp32_size = os.path.getsize(os.path.join(classifier_exports["onnx"], MODEL_FILE))
     assert os.path.getsize(os.path.join(folder, MODEL_FILE)) < fp32_size
 
@@ -139,6 +143,26 @@ def test_onnx_export_refusals(run_tool, refused, tmp_path):
                      "--precision=bf16"), "--format=onnx is --precision=fp32 or int8 (no bfloat16 model)")
     with pytest.raises(ValueError, match=r"pip install 'electra-tf\[onnx\]' \(no_such_onnx_tool is not installed\)"):
         _require("no_such_onnx_tool")
+
+
+def test_the_export_length_follows_the_model_and_the_advice_knows_the_export(run_tool, fixture_vocab, tmp_path,
+                                                                              monkeypatch):
+    """A model of 64 positions exports at 64 by default (was: refused, "got 128"); after an ONNX int8 export on a
+    CPU without VNNI, the advice names it "this export" instead of advising it; query_export names the format."""
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    config = ElectraConfig(vocab_size=len(load_vocabulary(fixture_vocab)), embedding_size=8, hidden_size=8,
+                           num_layers=1, num_heads=1, intermediate_size=8, max_position_embeddings=64)
+    ElectraDiscriminator(config).save(str(tmp_path / "short.keras"))
+    code, out, err = run_tool("export_model", f"--model={tmp_path}/short.keras", f"--vocab={fixture_vocab}",
+                              f"--export_dir={tmp_path}/exports", "--format=onnx", "--precision=int8")
+    assert code in (0, None), err[-3000:]
+    folder = f"{tmp_path}/exports/electra/1"
+    assert read_json(os.path.join(folder, INFO_FILE))["max_seq_length"] == 64
+    assert out.strip().splitlines()[-1].startswith(
+        "fastest on this CPU (no VNNI/AMX): this export (--format=onnx --precision=int8) in ONNX Runtime; "), out
+    with pytest.raises(ValueError, match=rf"^{re.escape(folder)} is an ONNX export \(model.onnx, token ids in\), not a "
+                                         r"SavedModel: run it with onnxruntime.InferenceSession"):
+        query_export(folder, ["a gripping film"])
 
 
 def test_openvino_runs_an_onnx_export(classifier_exports, ids):
