@@ -40,21 +40,21 @@ from electra_tf.checkpoints.google import prefix_written_whole, save_google
 from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.config import PretrainingConfig, generator_config
 from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 from electra_tf.models.generator import ElectraGenerator
-from electra_tf.models.multiple_choice import ElectraForMultipleChoice
-from electra_tf.models.question_answering import ElectraForQuestionAnswering
-from electra_tf.models.sequence_classification import ElectraForSequenceClassification
-from electra_tf.models.token_classification import ElectraForTokenClassification
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.models.multiple_choice import ElectraChoiceClassifier
+from electra_tf.models.question_answering import ElectraQuestionAnswerer
+from electra_tf.models.sequence_classification import ElectraSequenceClassifier
+from electra_tf.models.token_classification import ElectraTokenClassifier
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary, validate_vocabulary
 
 FORMATS = ("ours", "huggingface", "google")
 # Our model for each Hugging Face class; BERT's encoder is ours (its own heads are not ELECTRA's).
 _CLASSES = {cls.hf_class: cls for cls in (
-    ElectraModel, ElectraDiscriminator, ElectraGenerator, ElectraForSequenceClassification,
-    ElectraForTokenClassification, ElectraForQuestionAnswering, ElectraForMultipleChoice)}
-_CLASSES.update(dict.fromkeys(("BertModel", "BertForPreTraining", "BertForMaskedLM"), ElectraModel))
+    ElectraEncoder, ElectraDiscriminator, ElectraGenerator, ElectraSequenceClassifier,
+    ElectraTokenClassifier, ElectraQuestionAnswerer, ElectraChoiceClassifier)}
+_CLASSES.update(dict.fromkeys(("BertModel", "BertForPreTraining", "BertForMaskedLM"), ElectraEncoder))
 
 
 def _our_class(architecture):
@@ -169,7 +169,7 @@ def _write_single(model, output, to, tokenizer, info, dtype="float32"):
             save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
                              dtype=dtype)
     elif to == "google":
-        if type(model) not in (ElectraDiscriminator, ElectraModel):
+        if not isinstance(model, (ElectraDiscriminator, ElectraEncoder)):
             raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
                              f"a lone {type(model).__name__} has no place in it")
         with _whole(output, to) as prefix:
@@ -182,7 +182,7 @@ def _write_single(model, output, to, tokenizer, info, dtype="float32"):
         ours.write_run_folder(output, {"generator": model}, model.config, PretrainingConfig(objective="mlm"),
                               vocabulary)
     else:
-        tokenizer = None if vocabulary is None else ElectraTokenizer(vocabulary, lowercase, strip_accents)
+        tokenizer = None if vocabulary is None else WordPieceTokenizer(vocabulary, lowercase, strip_accents)
         model.save_pretrained(output, tokenizer=tokenizer, **info)
     return [output]
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from electra_tf.checkpoints.keras_hub_preset import hub_name
 from electra_tf.checkpoints.mapping import backbone_of
-from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+from electra_tf.models.sequence_classification import ElectraSequenceClassifier
 
 logger = logging.getLogger("electra_tf")
 _LAYER_NORM_EPSILON = 1e-12  # keras-hub's ElectraBackbone hard-codes it
@@ -117,7 +117,7 @@ def save_keras_hub_preset(model, folder, tokenizer=None):
     hub_tokenizer = None if tokenizer is None else keras_hub.models.ElectraTokenizer(
         vocabulary=tokenizer.get_vocabulary(), lowercase=bool(tokenizer.lowercase),
         strip_accents=bool(tokenizer.strip_accents))
-    if isinstance(model, ElectraForSequenceClassification) and model.head == "original":
+    if isinstance(model, ElectraSequenceClassifier) and model.head == "original":
         preprocessor = None if hub_tokenizer is None else ElectraTextClassifierPreprocessor(
             hub_tokenizer, sequence_length=model.preprocessor.sequence_length if model.preprocessor else 128)
         task = ElectraTextClassifier(backbone, model.num_labels, preprocessor=preprocessor,

@@ -11,7 +11,7 @@
   the files the GLUE server expects (an `mnli` run also predicts the
   diagnostic set, AX).
 
-Head: `ElectraForSequenceClassification` (`num_labels=1` for regression).
+Head: `ElectraSequenceClassifier` (`num_labels=1` for regression).
 
 Example:
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig
@@ -30,7 +30,7 @@ from electra_tf.data import batching
 from electra_tf.data.tasks import classification
 from electra_tf.finetuning.task import FinetuningTask, held_out
 from electra_tf.finetuning.metrics import classification_scores
-from electra_tf.models.sequence_classification import ElectraForSequenceClassification
+from electra_tf.models.sequence_classification import ElectraSequenceClassifier
 from electra_tf.text.preprocessor import ElectraPreprocessor
 
 
@@ -67,7 +67,7 @@ class TextClassificationTask(FinetuningTask):
     `TextClassificationOptions`."""
 
     Options = TextClassificationOptions
-    model_class = ElectraForSequenceClassification
+    model_class = ElectraSequenceClassifier
 
     def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         super().__init__(config, tokenizer, files, data_dir, options)

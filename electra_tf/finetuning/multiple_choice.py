@@ -1,6 +1,6 @@
 """Multiple choice: SWAG (`swag`) and files shaped like it, scored by accuracy.
 
-Readers: `electra_tf.data.tasks.multiple_choice`. Head: `ElectraForMultipleChoice`.
+Readers: `electra_tf.data.tasks.multiple_choice`. Head: `ElectraChoiceClassifier`.
 
 Example:
 >>> MultipleChoiceTask.default_files["dev"], MultipleChoiceTask.model_class.serving_task
@@ -17,7 +17,7 @@ from electra_tf.data.tasks import multiple_choice
 from electra_tf.data.tasks.classification import UNLABELLED
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.finetuning.metrics import classification_scores
-from electra_tf.models.multiple_choice import ElectraForMultipleChoice
+from electra_tf.models.multiple_choice import ElectraChoiceClassifier
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,7 +31,7 @@ class MultipleChoiceTask(FinetuningTask):
     """SWAG-format multiple choice; its options: `MultipleChoiceOptions`."""
 
     Options = MultipleChoiceOptions
-    model_class = ElectraForMultipleChoice
+    model_class = ElectraChoiceClassifier
     default_files = {"train": "train.csv", "dev": "val.csv", "test": "test.csv"}
 
     def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):

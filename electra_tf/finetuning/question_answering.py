@@ -4,7 +4,7 @@ Doc-stride windows, n-best spans and the null-score threshold, as the original
 ELECTRA's `finetune/qa` (`electra_tf.data.tasks.squad`); scored by SQuAD's
 exact match and F1 (or, `qa_metric="cmrc"`/`"drcd"`, as CMRC 2018's and DRCD's script
 does: `electra_tf.finetuning.metrics.cmrc_scores`); predictions are SQuAD's `predictions.json`. Head:
-`ElectraForQuestionAnswering` (the original joint head with an answerable
+`ElectraQuestionAnswerer` (the original joint head with an answerable
 classifier for 2.0, or Hugging Face's). Loss: (start CE + end CE) / 2, plus
 0.5 · the answerable classifier's sigmoid CE.
 
@@ -26,7 +26,7 @@ from electra_tf.data import batching
 from electra_tf.data.tasks import squad
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.finetuning.metrics import QA_METRICS, QA_SCORERS, chinese_share
-from electra_tf.models.question_answering import ElectraForQuestionAnswering
+from electra_tf.models.question_answering import ElectraQuestionAnswerer
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -96,7 +96,7 @@ class QuestionAnsweringTask(FinetuningTask):
     `QuestionAnsweringOptions`."""
 
     Options = QuestionAnsweringOptions
-    model_class = ElectraForQuestionAnswering
+    model_class = ElectraQuestionAnswerer
     default_files = {"train": "train-v2.0.json", "dev": "dev-v2.0.json"}
     default_epochs = 2.0
     default_max_seq_length = 512

@@ -1,7 +1,7 @@
 """`ElectraNetwork`: what every ELECTRA network and task model shares — config, backbone, checkpoints.
 
 Every model of the package is a functional Keras model over one
-`ElectraModel` encoder, held as `self.backbone` (keras-hub's name; the encoder
+`ElectraEncoder`, held as `self.backbone` (keras-hub's name; the encoder
 layer itself is named `electra`, Hugging Face's `base_model_prefix`); the
 encoder is its own backbone (`checkpoints.mapping.backbone_of`). Each
 class *declares* what the checkpoint code needs to know of it, so that code
@@ -16,10 +16,12 @@ never looks at model classes:
   `model.safetensors`) describes this instance entirely, so `save_pretrained`
   writes its weights once, in that form, instead of `model.keras`.
 
-A task model loaded from a folder knows its labels, as `transformers` models
-do: `label_names` (in id order), `id2label` and `label2id`. Every model is also
-called and trained as transformers' TF models were (`model(**tokens, labels=...)`,
-`outputs.loss`, `compile()` without a loss: `electra_tf.transformers.calls`).
+A task model loaded from a folder knows its labels: `label_names` (in id order),
+`id2label` and `label2id`. A model is called as any Keras model: a dict of int32
+`[batch, sequence]` tensors in (`input_ids`, `attention_mask`, `token_type_ids`),
+a dict of tensors out. transformers' conventions (`model(**tokens, labels=...)`,
+`outputs.loss`, `ModelOutput`s) live in subclasses of these models, in
+`electra_tf.transformers`.
 
 Constructor arguments are public attributes and `get_config` lists them, so a
 model saves and loads as any Keras model; `from_pretrained` reads a checkpoint
@@ -29,7 +31,8 @@ where a Hugging Face class has the model's weights).
 
 Example:
 >>> import tempfile
->>> from electra_tf import ElectraConfig, ElectraDiscriminator
+>>> from electra_tf import ElectraConfig
+>>> from electra_tf.models.discriminator import ElectraDiscriminator
 >>> config = ElectraConfig(vocab_size=30, embedding_size=8, hidden_size=16, num_layers=1, num_heads=2,
 ...                        intermediate_size=32)
 >>> folder = tempfile.mkdtemp()
@@ -47,11 +50,10 @@ import tensorflow as tf
 
 from electra_tf.util.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, sources, transfer
-from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer, write_tokenizer_files
 from electra_tf.config import ElectraConfig
 from electra_tf.transformers.calls import TransformersCalls
 from electra_tf.text.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
-from electra_tf.text.tokenizer import ElectraTokenizer
 
 # The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
 DEFAULT_SEQUENCE_LENGTH = 128
@@ -75,12 +77,13 @@ def truncated_normal(config):
     return keras.initializers.TruncatedNormal(stddev=config.initializer_range)
 
 
-class ElectraNetwork(TransformersCalls, keras.Model):
+class ElectraNetwork(keras.Model):
     """The base of every ELECTRA model: a functional Keras model with a config and a backbone.
 
     Subclasses build their graph, call `super().__init__(inputs=..., outputs=..., **kwargs)`, then set
     `self.config`, `self.backbone` and their other constructor arguments as attributes, and extend
-    `get_config` with those arguments. Every model also takes `preprocessor=` (an
+    `get_config` with those arguments, and call `self.keep_encoder_call(inputs, encoded)` with their backbone's
+    call in their graph (`with_hidden_states` cuts the graph there). Every model also takes `preprocessor=` (an
     `electra_tf.text.preprocessor.ElectraPreprocessor`): models that read one text or a pair (`takes_text`)
     then take raw strings in `fit`, `evaluate` and `predict`.
     """
@@ -105,7 +108,40 @@ class ElectraNetwork(TransformersCalls, keras.Model):
         """The Hugging Face class with this model's weight layout, or `None` when it has none."""
         return self.hf_class
 
-    # === Label names, as transformers' configs hold them ===
+    # === Every layer's hidden states, on the same layers ===
+    def keep_encoder_call(self, encoder_inputs, encoded):
+        """Records where the backbone runs in this model's graph (its symbolic inputs and outputs; not state Keras
+        tracks or saves), for `with_hidden_states`."""
+        self.__dict__["_encoder_call"] = (encoder_inputs, encoded)
+
+    def with_hidden_states(self):
+        """A Keras model on this model's own layers (no weight copied) with one more output, `hidden_states`
+        `[batch, L + 1, sequence, H]`: the encoder's input and every layer's output. Built once, on first use.
+
+        >>> from electra_tf import ElectraConfig
+        >>> from electra_tf.models.discriminator import ElectraDiscriminator
+        >>> config = ElectraConfig(vocab_size=30, embedding_size=8, hidden_size=16, num_layers=2, num_heads=2,
+        ...                        intermediate_size=32)
+        >>> sorted(ElectraDiscriminator(config).with_hidden_states().output)
+        ['hidden_states', 'last_hidden_state', 'logits']
+        """
+        graph = self.__dict__.get("_with_hidden_states")
+        if graph is None:
+            graph = self.__dict__["_with_hidden_states"] = self._build_with_hidden_states()
+        return graph
+
+    def _build_with_hidden_states(self):
+        if "hidden_states" in self.output:
+            return self
+        encoder_inputs, encoded = self.__dict__["_encoder_call"]
+        head_outputs = {key: value for key, value in self.output.items() if key not in encoded}
+        head = keras.Model((self.input, encoded["last_hidden_state"]), head_outputs)  # the graph past the encoder
+        states = self.backbone.with_hidden_states()(encoder_inputs)
+        outputs = {key: states[key] for key in self.output if key in encoded}
+        outputs.update(head((self.input, states["last_hidden_state"])))
+        return keras.Model(self.input, {**outputs, "hidden_states": states["hidden_states"]})
+
+    # === Label names ===
     @property
     def label_names(self):
         """The class or tag names in id order (from the folder it was loaded from), or None when unknown."""
@@ -185,18 +221,19 @@ class ElectraNetwork(TransformersCalls, keras.Model):
     # === Checkpoints ===
     @classmethod
     def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, preprocessor="auto", revision=None,
-                        cache_dir=None, token=None, local_files_only=None, force_download=False, from_pt=False,
-                        **arguments):
+                        cache_dir=None, token=None, local_files_only=None, force_download=False, label_names=None,
+                        config_overrides=None, **arguments):
         """This model with the weights of a checkpoint: our own saved model, a Hugging Face folder
         (ELECTRA, or BERT for the encoder) or a Google checkpoint prefix; see `electra_tf.checkpoints`.
         A Hugging Face hub id (`"google/electra-small-discriminator"`) that is no local path is read from the
         Hugging Face cache or downloaded (`revision`, `cache_dir`, `token`, `local_files_only`, `force_download`
-        as in `transformers`; see `electra_tf.checkpoints.hub`). `from_pt` is accepted for transformers' code
-        and changes nothing: the safetensors weights are read, never a pickle.
+        as in `transformers`; see `electra_tf.checkpoints.hub`).
 
         `arguments` go to the constructor (e.g. `num_labels=3`, `output_hidden_states=True`); those a
         checkpoint of the same class implies (a Hugging Face head and its `num_labels`) are taken from
         it when left out. A checkpoint of another class gives its encoder; a head it lacks is new.
+        `config_overrides` (a dict of `ElectraConfig` fields, e.g. `{"hidden_dropout": 0.2}`) change the
+        checkpoint's config; `label_names` name the labels (default: the folder's).
         Strict: a ValueError lists missing, unexpected or mis-shaped weights (`allow_missing` /
         `allow_unexpected` relax it), and a failed load builds nothing.
 
@@ -205,7 +242,6 @@ class ElectraNetwork(TransformersCalls, keras.Model):
         position table if shorter; `max_seq_length=` sets it, within the model's positions); `None`
         gives none, and an `ElectraPreprocessor` is used as it is.
         """
-        del from_pt  # (what transformers' TF classes needed to read PyTorch weights; safetensors need nothing)
         source = sources.read_source(path, revision=revision, cache_dir=cache_dir, token=token,
                                      local_files_only=local_files_only, force_download=force_download)
         given = arguments.pop("max_seq_length", None)
@@ -213,13 +249,16 @@ class ElectraNetwork(TransformersCalls, keras.Model):
         if length is not None and not 3 <= length <= positions:  # before any work: longer texts would fail later
             raise ValueError(f"max_seq_length={length}{'' if given else ' (its electra_tf.json)'} but {source.path} "
                              f"has {positions} positions; pass max_seq_length={positions} or less")
-        model = cls.from_source(source, allow_missing, allow_unexpected, **arguments)
+        model = cls.from_source(source, allow_missing, allow_unexpected, config_overrides, **arguments)
         if preprocessor == "auto":
             preprocessor = model.preprocessor if model.preprocessor is not None else \
                 cls._saved_preprocessor(source, length) if cls.takes_text else None
         model.preprocessor = preprocessor
-        if source.info.get("label_names"):
-            model.label_names = source.info["label_names"]
+        saved_names = source.info.get("label_names")
+        if label_names is not None:
+            model.label_names = label_names
+        elif saved_names and getattr(model, "num_labels", None) in (None, len(saved_names)):
+            model.label_names = saved_names  # (a head of another size given by the caller has new labels)
         return model
 
     @staticmethod
@@ -227,22 +266,33 @@ class ElectraNetwork(TransformersCalls, keras.Model):
         """An `ElectraPreprocessor` (of `length`, default 128 or the positions if fewer) of the tokenizer files
         beside a checkpoint, or None when there are none."""
         try:
-            tokenizer = ElectraTokenizer.from_pretrained(source.folder)
+            tokenizer = load_tokenizer(source.folder)
         except ValueError:
             return None
         return ElectraPreprocessor(tokenizer, length or min(DEFAULT_SEQUENCE_LENGTH,
                                                             source.config.max_position_embeddings))
 
     @classmethod
-    def from_source(cls, source, allow_missing=False, allow_unexpected=False, **arguments):
+    def from_source(cls, source, allow_missing=False, allow_unexpected=False, config_overrides=None, **arguments):
         """`from_pretrained` on a checkpoint already read (`electra_tf.checkpoints.sources.read_source`)."""
-        if source.model is not None and cls._is_built_as(source.model, arguments):
-            return source.model
+        saved = source.model
+        if saved is not None and not config_overrides and cls._is_built_as(saved, arguments):
+            return saved if type(saved) is cls else cls._same_model_as(saved)
         network = source.network_for(cls.hf_class)
-        model = cls(network.config, **cls._implied_arguments(source, network, arguments))
+        config = network.config.replace(**config_overrides) if config_overrides else network.config
+        model = cls(config, **cls._implied_arguments(source, network, arguments))
         transfer.load_state(model, network.state, network.architecture, allow_missing=allow_missing,
                             allow_unexpected=allow_unexpected, source=f"{source.path} ({source.format})")
         return model
+
+    @classmethod
+    def _same_model_as(cls, model):
+        """`model` (saved as a class of the same network: ours, or its `electra_tf.transformers` subclass) as
+        this class, with its weights and preprocessor."""
+        copy = cls.from_config({**model.get_config(), "preprocessor": None})
+        copy.set_weights(model.get_weights())
+        copy.preprocessor = model.preprocessor
+        return copy
 
     @classmethod
     def _implied_arguments(cls, source, network, arguments):
@@ -270,8 +320,10 @@ class ElectraNetwork(TransformersCalls, keras.Model):
 
     @classmethod
     def _is_built_as(cls, model, arguments):
-        """Whether `model` (one of ours, loaded as saved) is what `cls(…, **arguments)` asks for."""
-        return type(model) is cls and all(getattr(model, key, None) == value for key, value in arguments.items())
+        """Whether `model` (one of ours, loaded as saved) is what `cls(…, **arguments)` asks for: the same network
+        (this class, a subclass of it, or the class it subclasses) with those arguments."""
+        return (issubclass(cls, type(model)) or isinstance(model, cls)) and \
+            all(getattr(model, key, None) == value for key, value in arguments.items())
 
     def save_pretrained(self, folder, tokenizer=None, label_names=None, **info):
         """Writes a self-describing model folder: the model's weights once, without its optimizer's state,

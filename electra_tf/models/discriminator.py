@@ -7,14 +7,13 @@ import keras
 
 from electra_tf.layers.activations import activation
 from electra_tf.layers.heads import ReplacedTokenDetectionHead
-from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraDiscriminator(ElectraNetwork):
-    """Per-token "replaced" logits over an `ElectraModel` (a functional Keras model).
+    """Per-token "replaced" logits over an `ElectraEncoder` (a functional Keras model).
 
     Args:
         config: an `ElectraConfig` (or its dict).
@@ -40,13 +39,11 @@ class ElectraDiscriminator(ElectraNetwork):
     takes_text = True
     hf_class = "ElectraForPreTraining"
     serving_task = "discriminator"
-    loss_inputs = ("labels",)  # 1 where a token was replaced
-    head_loss = staticmethod(head_losses.replaced_token_detection)
 
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
         # === Layers ===
-        backbone = ElectraModel(config, embedding=embedding,
+        backbone = ElectraEncoder(config, embedding=embedding,
                                 output_hidden_states=output_hidden_states, name="electra")
         head = ReplacedTokenDetectionHead(config.hidden_size, activation=activation(config.hidden_act),
                                           initializer_range=config.initializer_range,
@@ -56,7 +53,7 @@ class ElectraDiscriminator(ElectraNetwork):
         encoded = backbone(inputs)
         outputs = {**encoded, "logits": head(encoded["last_hidden_state"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
-        self._keep_encoder_call(inputs, encoded)
+        self.keep_encoder_call(inputs, encoded)
         # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states

@@ -1,4 +1,4 @@
-"""`ElectraModel`: the ELECTRA encoder, as Hugging Face's `ElectraModel`.
+"""`ElectraEncoder`: the ELECTRA encoder (Hugging Face's `ElectraModel`, keras-hub's `ElectraBackbone`).
 
 embeddings (E) → `embeddings_project` (E→H, only when E ≠ H) → L post-LN
 transformer blocks with exact GELU. No pooler: ELECTRA has none.
@@ -13,7 +13,7 @@ from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, trun
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraModel(ElectraNetwork):
+class ElectraEncoder(ElectraNetwork):
     """The ELECTRA transformer encoder (a functional Keras model).
 
     Args:
@@ -21,9 +21,7 @@ class ElectraModel(ElectraNetwork):
         embedding: an `ElectraEmbedding` to share with another model; a new
             one is made when `None`.
         output_hidden_states: also output `hidden_states`, the encoder input
-            and every layer's output: a tuple of `L + 1` `[batch, sequence, H]`
-            tensors in an eager call (as transformers), stacked as
-            `[batch, L + 1, sequence, H]` in `predict`, graphs and exports.
+            and every layer's output, stacked: `[batch, L + 1, sequence, H]`.
 
     Inputs: a dict of int32 `[batch, sequence]` tensors `input_ids`,
     `attention_mask` (1 for real tokens, 0 for padding) and `token_type_ids`.
@@ -31,10 +29,10 @@ class ElectraModel(ElectraNetwork):
 
     Example:
     >>> import numpy as np
-    >>> from electra_tf import ElectraConfig, ElectraModel
+    >>> from electra_tf import ElectraConfig
     >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
     ...                        num_layers=2, num_heads=2, intermediate_size=64)
-    >>> model = ElectraModel(config)
+    >>> model = ElectraEncoder(config)
     >>> batch = {"input_ids": np.array([[2, 7, 9, 3]]),
     ...          "attention_mask": np.ones((1, 4), "int32"),
     ...          "token_type_ids": np.zeros((1, 4), "int32")}
@@ -85,7 +83,7 @@ class ElectraModel(ElectraNetwork):
         with_states = {"last_hidden_state": x, "hidden_states": keras.ops.stack(hidden_states, axis=1)}
         outputs = with_states if output_hidden_states else {"last_hidden_state": x}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
-        self._keep_encoder_call(inputs, with_states)
+        self.keep_encoder_call(inputs, with_states)
 
         # === Config ===
         self.config = config
@@ -94,8 +92,8 @@ class ElectraModel(ElectraNetwork):
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
 
-    def _build_hidden_state_graph(self):
-        return keras.Model(*self.__dict__["_encoder_call"])  # the same layers, every hidden state an output
+    def _build_with_hidden_states(self):
+        return self if self.output_hidden_states else keras.Model(*self.__dict__["_encoder_call"])
 
     def get_config(self):
         return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

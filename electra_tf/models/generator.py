@@ -8,9 +8,8 @@ vocab]` projection per step.
 import keras
 
 from electra_tf.layers.heads import masked_lm_head
-from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -23,7 +22,7 @@ class ElectraGenerator(ElectraNetwork):
         embedding: the discriminator's `ElectraEmbedding` to share (the
             original ties the whole embedding block); a new one when `None`.
             The output projection is always tied to the word embeddings.
-        backbone: an `ElectraModel` to run instead of a new one (the
+        backbone: an `ElectraEncoder` to run instead of a new one (the
             paper's "tie all weights": the discriminator's own encoder,
             whose config must be `config`); `embedding` must then be `None`.
         output_hidden_states: also output every layer's hidden states.
@@ -47,14 +46,12 @@ class ElectraGenerator(ElectraNetwork):
     """
 
     hf_class = "ElectraForMaskedLM"
-    loss_inputs = ("labels",)  # the token ids at the logits' positions; -100 where none is predicted
-    head_loss = staticmethod(head_losses.masked_lm)
 
     def __init__(self, config, embedding=None, output_hidden_states=False, backbone=None, **kwargs):
         config = as_config(config)
         # === Layers ===
         if backbone is None:
-            backbone = ElectraModel(config, embedding=embedding,
+            backbone = ElectraEncoder(config, embedding=embedding,
                                     output_hidden_states=output_hidden_states, name="electra")
         elif embedding is not None or backbone.config != config:
             raise ValueError("a shared backbone brings its own embedding and must have the generator's config")
@@ -66,21 +63,12 @@ class ElectraGenerator(ElectraNetwork):
         encoded = backbone(encoder_inputs)
         outputs = {**encoded, "logits": head(encoded["last_hidden_state"], mask_positions=inputs["mask_positions"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
-        self._keep_encoder_call(encoder_inputs, encoded)
+        self.keep_encoder_call(encoder_inputs, encoded)
         # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states
         self.backbone = backbone
         self.head = head
-
-    def complete_inputs(self, features):
-        """Also: without `mask_positions`, logits at every position (`[batch, sequence, vocab]`, as
-        transformers' `ElectraForMaskedLM` gives them)."""
-        features = super().complete_inputs(features)
-        if features.get("mask_positions") is None:
-            positions = keras.ops.arange(keras.ops.shape(features["input_ids"])[1], dtype="int32")
-            features["mask_positions"] = keras.ops.broadcast_to(positions, keras.ops.shape(features["input_ids"]))
-        return features
 
     def get_config(self):
         return {**super().get_config(), "output_hidden_states": self.output_hidden_states}

@@ -1,6 +1,7 @@
-"""`ElectraForMultipleChoice`: one score per choice (SWAG) on the ELECTRA encoder.
+"""`ElectraChoiceClassifier`: one score per choice (SWAG) on the ELECTRA encoder.
 
-Inputs are `[batch, choices, sequence]`; each choice is encoded on its own and
+Inputs are `[batch, choices, sequence]` (`num_choices=None`: any number of choices per call); each choice is
+encoded on its own and
 scored from its [CLS] token by dense(H) → GELU → dropout → dense(1), Hugging
 Face's `SequenceSummary` head, so the weights convert to `transformers`.
 
@@ -10,7 +11,9 @@ Example:
 >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
 ...                        num_layers=1, num_heads=2, intermediate_size=64)
 >>> batch = {name: np.ones((2, 3, 5), "int32") for name in ("input_ids", "attention_mask", "token_type_ids")}
->>> ElectraForMultipleChoice(config, num_choices=3)(batch)["logits"].shape
+>>> ElectraChoiceClassifier(config, num_choices=3)(batch)["logits"].shape
+TensorShape([2, 3])
+>>> ElectraChoiceClassifier(config, num_choices=None)(batch)["logits"].shape
 TensorShape([2, 3])
 """
 
@@ -18,24 +21,21 @@ import keras
 
 from electra_tf.layers.activations import activation
 from electra_tf.layers.choice_reshape import ChoiceReshape
-from electra_tf.models import head_losses
 from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, truncated_normal
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraForMultipleChoice(ElectraNetwork):
+class ElectraChoiceClassifier(ElectraNetwork):
     """Logits `[batch, num_choices]`."""
 
     hf_class = "ElectraForMultipleChoice"
     serving_task = "multiple_choice"
-    loss_inputs = ("labels",)  # the right choice's index
-    head_loss = staticmethod(head_losses.multiple_choice)
 
     def __init__(self, config, num_choices=4, **kwargs):
         config = as_config(config)
         # === Layers ===
-        backbone = ElectraModel(config, name="electra")
+        backbone = ElectraEncoder(config, name="electra")
         # === Functional Model ===
         inputs = {name: keras.Input(shape=(num_choices, None), dtype="int32", name=name) for name in INPUT_NAMES}
         flat = {name: ChoiceReshape(name=f"fold_{name}")(tensor) for name, tensor in inputs.items()}
@@ -45,9 +45,9 @@ class ElectraForMultipleChoice(ElectraNetwork):
                                kernel_initializer=truncated_normal(config), name="summary")(x)
         x = keras.layers.Dropout(config.hidden_dropout)(x)
         scores = keras.layers.Dense(1, kernel_initializer=truncated_normal(config), name="classifier")(x)
-        logits = ChoiceReshape(num_choices, name="choice_logits")(scores)
+        logits = ChoiceReshape(num_choices, unfold=True, name="choice_logits")(scores, like=inputs["input_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._keep_encoder_call(flat, encoded)
+        self.keep_encoder_call(flat, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone

@@ -1,10 +1,10 @@
-"""`ElectraForQuestionAnswering`: extractive question answering (SQuAD) on the ELECTRA encoder.
+"""`ElectraQuestionAnswerer`: extractive question answering (SQuAD) on the ELECTRA encoder.
 
 `head="original"` (default): ELECTRA's joint head (`electra_tf.layers.qa_head`)
 with `start_logits` `[B, L]` and `end_logits` `[B, K, L]` given `start_candidates`
 `[B, K]` (the gold start in training, the `beam_size` best otherwise) and, with
 `answerable_classifier`, `answerable_logits` `[B]` (SQuAD 2.0; higher means
-unanswerable). It takes an optional fourth input `start_positions` `[B]`.
+unanswerable). It takes a fourth input, `start_positions` `[B]` (the gold starts in training; `None` otherwise).
 `head="huggingface"`: one dense(2) (`qa_outputs`), `start_logits` and
 `end_logits` `[B, L]`.
 
@@ -14,8 +14,8 @@ Example:
 >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
 ...                        num_layers=1, num_heads=2, intermediate_size=64)
 >>> batch = {"input_ids": np.array([[2, 7, 3, 9, 8, 3]]), "attention_mask": np.ones((1, 6), "int32"),
-...          "token_type_ids": np.array([[0, 0, 0, 1, 1, 1]])}
->>> outputs = ElectraForQuestionAnswering(config, beam_size=2)(batch)
+...          "token_type_ids": np.array([[0, 0, 0, 1, 1, 1]]), "start_positions": None}
+>>> outputs = ElectraQuestionAnswerer(config, beam_size=2)(batch)
 >>> sorted(outputs), outputs["end_logits"].shape
 (['answerable_logits', 'end_logits', 'start_candidates', 'start_logits'], TensorShape([1, 2, 6]))
 """
@@ -24,14 +24,13 @@ import keras
 
 from electra_tf.layers.activations import gelu_erf
 from electra_tf.layers.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
-from electra_tf.models import head_losses
 from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, model_inputs, truncated_normal
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 from electra_tf.models.sequence_classification import check_head
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraForQuestionAnswering(ElectraNetwork):
+class ElectraQuestionAnswerer(ElectraNetwork):
     """Start and end logits over the sequence (see the module docstring).
 
     Args:
@@ -45,14 +44,13 @@ class ElectraForQuestionAnswering(ElectraNetwork):
     hf_class = "ElectraForQuestionAnswering"
     checkpoint_arguments = ("head",)
     serving_task = "question_answering"
-    head_loss = staticmethod(head_losses.question_answering)
 
     def __init__(self, config, head="original", beam_size=20, answerable_classifier=True, hidden_size=512,
                  **kwargs):
         config = as_config(config)
         check_head(head)
         # === Layers ===
-        backbone = ElectraModel(config, name="electra")
+        backbone = ElectraEncoder(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
@@ -75,7 +73,7 @@ class ElectraForQuestionAnswering(ElectraNetwork):
                 outputs["answerable_logits"] = keras.ops.squeeze(
                     keras.layers.Dense(1, name="answerable_output")(hidden), -1)
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
-        self._keep_encoder_call({name: inputs[name] for name in INPUT_NAMES}, encoded)
+        self.keep_encoder_call({name: inputs[name] for name in INPUT_NAMES}, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone
@@ -91,22 +89,6 @@ class ElectraForQuestionAnswering(ElectraNetwork):
     @property
     def hf_complete(self):
         return self.head == "huggingface"
-
-    @property
-    def loss_inputs(self):
-        """transformers' labels for its head; the original head takes `start_positions` as an input."""
-        return ("start_positions", "end_positions") if self.head == "huggingface" else ()
-
-    @property
-    def no_loss_hint(self):
-        return "head='original' computes no loss: head='huggingface' is transformers' head, with its loss" \
-            if self.head == "original" else None
-
-    def complete_inputs(self, features):
-        features = super().complete_inputs(features)
-        if self.head == "original":  # `start_positions` is optional: Keras wants the key, so None when missing
-            features.setdefault("start_positions", None)
-        return features
 
     def get_config(self):
         return {**super().get_config(), "head": self.head, "beam_size": self.beam_size,

@@ -1,4 +1,4 @@
-"""`ElectraForSequenceClassification`: a sentence (pair) classifier, or a regressor, on the ELECTRA encoder.
+"""`ElectraSequenceClassifier`: a sentence (pair) classifier, or a regressor, on the ELECTRA encoder.
 
 Heads: Hugging Face's (`head="huggingface"`, the default: dropout → dense(H) → GELU → dropout → dense),
 whose weights load in `transformers`' `ElectraForSequenceClassification`, or the original ELECTRA's
@@ -10,7 +10,7 @@ Example:
 >>> from electra_tf import ElectraConfig
 >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
 ...                        num_layers=1, num_heads=2, intermediate_size=64)
->>> model = ElectraForSequenceClassification(config, num_labels=3)
+>>> model = ElectraSequenceClassifier(config, num_labels=3)
 >>> batch = {"input_ids": np.array([[2, 7, 9, 3]]), "attention_mask": np.ones((1, 4), "int32"),
 ...          "token_type_ids": np.zeros((1, 4), "int32")}
 >>> model(batch)["logits"].shape, model.serving_task
@@ -20,9 +20,8 @@ Example:
 import keras
 
 from electra_tf.layers.activations import activation
-from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 
 HEADS = ("original", "huggingface")
 
@@ -33,7 +32,7 @@ def check_head(head):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraForSequenceClassification(ElectraNetwork):
+class ElectraSequenceClassifier(ElectraNetwork):
     """Logits `[batch, num_labels]` from the [CLS] token (see the module docstring).
 
     Args:
@@ -46,15 +45,13 @@ class ElectraForSequenceClassification(ElectraNetwork):
     takes_text = True
     hf_class = "ElectraForSequenceClassification"
     checkpoint_arguments = ("head", "num_labels", "classifier_dropout")
-    loss_inputs = ("labels",)  # class ids; scores for regression; multi-hot floats for multi-label
-    head_loss = staticmethod(head_losses.sequence_classification)
 
     def __init__(self, config, num_labels=2, head="huggingface", classifier_dropout=None, **kwargs):
         config = as_config(config)
         check_head(head)
         dropout = config.hidden_dropout if classifier_dropout is None else classifier_dropout
         # === Layers ===
-        backbone = ElectraModel(config, name="electra")
+        backbone = ElectraEncoder(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
@@ -66,7 +63,7 @@ class ElectraForSequenceClassification(ElectraNetwork):
         x = keras.layers.Dropout(dropout)(x)
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="out_proj")(x)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._keep_encoder_call(inputs, encoded)
+        self.keep_encoder_call(inputs, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone

@@ -1,4 +1,4 @@
-"""`ElectraForTokenClassification`: per-token labels (NER, chunking) on the ELECTRA encoder.
+"""`ElectraTokenClassifier`: per-token labels (NER, chunking) on the ELECTRA encoder.
 
 Hugging Face's head (`head="huggingface"`, the default) is a dropout and one
 dense layer over every token; the original has no dropout (`head="original"`).
@@ -13,34 +13,31 @@ Example:
 ...                        num_layers=1, num_heads=2, intermediate_size=64)
 >>> batch = {"input_ids": np.array([[2, 7, 9, 3]]), "attention_mask": np.ones((1, 4), "int32"),
 ...          "token_type_ids": np.zeros((1, 4), "int32")}
->>> ElectraForTokenClassification(config, num_labels=5)(batch)["logits"].shape
+>>> ElectraTokenClassifier(config, num_labels=5)(batch)["logits"].shape
 TensorShape([1, 4, 5])
 """
 
 import keras
 
-from electra_tf.models import head_losses
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
-from electra_tf.models.encoder import ElectraModel
+from electra_tf.models.encoder import ElectraEncoder
 from electra_tf.models.sequence_classification import check_head
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraForTokenClassification(ElectraNetwork):
+class ElectraTokenClassifier(ElectraNetwork):
     """Logits `[batch, sequence, num_labels]`."""
 
     takes_text = True
     hf_class = "ElectraForTokenClassification"
     checkpoint_arguments = ("head", "num_labels")
-    loss_inputs = ("labels",)  # a tag id per token; -100 where none is scored
-    head_loss = staticmethod(head_losses.token_classification)
     serving_task = "tagging"
 
     def __init__(self, config, num_labels=2, head="huggingface", **kwargs):
         config = as_config(config)
         check_head(head)
         # === Layers ===
-        backbone = ElectraModel(config, name="electra")
+        backbone = ElectraEncoder(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
@@ -49,7 +46,7 @@ class ElectraForTokenClassification(ElectraNetwork):
             x = keras.layers.Dropout(config.hidden_dropout)(x)
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="classifier")(x)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
-        self._keep_encoder_call(inputs, encoded)
+        self.keep_encoder_call(inputs, encoded)
         # === Config ===
         self.config = config
         self.backbone = backbone

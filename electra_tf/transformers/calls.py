@@ -1,24 +1,27 @@
-"""`TransformersCalls`: every model callable and trainable as `transformers`' TF ELECTRA models were.
+"""`TransformersCalls`: a model called, trained and loaded as `transformers`' TF ELECTRA models were.
 
-On top of today's `model({"input_ids": ..., "attention_mask": ..., "token_type_ids": ...})`:
+Mixed into the room's subclasses of the core models (`electra_tf.transformers.modeling`); the core models are plain
+Keras (`model(dict)` → dict). On top of that call:
 
 - `model(**tokens)`, `model(tokens)` (any `Mapping`: a dict, a `BatchEncoding`) and `model(input_ids)` (a
   tensor or array; int64 too); a missing `attention_mask` is all ones, missing `token_type_ids` zeros. Keys of
   a mapping that the model does not take are dropped with a warning (as transformers' TF models dropped
   them); an unknown keyword is a TypeError.
-- `labels=` (`start_positions=`/`end_positions=` for question answering; in the mapping too) adds a scalar
-  `loss`, computed as transformers computes it (`electra_tf.models.head_losses`).
-- `output_hidden_states=True` (in the call, or when the model is built: `from_pretrained(...,
-  output_hidden_states=True)`) gives `hidden_states` as transformers does in an eager call, a tuple of `L + 1`
-  `[batch, sequence, H]` tensors (Keras's `predict`, graph functions and exports get them stacked, `[batch,
-  L + 1, sequence, H]`); on a model built without them, the same layers run through a second graph that also
-  outputs them (built once, on first use; never saved). `False` leaves them out.
-- An eager call returns a `ModelOutput` (`outputs.logits`, `outputs["logits"]`, `outputs[0]`), or its tuple
-  with `return_dict=False`. Keras's own steps, graph functions and exports get the plain dict they always got.
+- `labels=` (`start_positions=`/`end_positions=` for question answering; in the mapping too) adds `loss`,
+  computed as transformers' TF classes compute it, per example or one value (`electra_tf.transformers.losses`);
+  labels of shape `[batch, 1]`, or a scalar for one example, are taken too; `labels=None` is no labels.
+- `output_hidden_states=True` gives `hidden_states`, a tuple of `L + 1` `[batch, sequence, H]` tensors, and
+  `output_attentions=True` gives `attentions`, a tuple of `L` `[batch, heads, sequence, sequence]` tensors
+  (both run the same layers through a second graph, built once; in Keras's `predict` and in graphs they are
+  stacked on axis 1).
+- An eager call returns a `ModelOutput` (`outputs.logits`, `outputs["logits"]`, `outputs[0]`; an absent field is
+  `None`), or its tuple with `return_dict=False`; `predict` returns one too. Keras's own steps, graph functions
+  and exports get the plain dict the core model gives.
 - `compile(optimizer=...)` without a loss trains on the model's own loss when the data yields `(features,
   labels)` (labels a tensor, or a dict with the label names) or features with a `labels` key; a compiled
   loss is used as before. `predict` leaves labels out.
 - `model.config` answers `num_labels`, `id2label` and `label2id` too (`electra_tf.transformers.model_config`).
+- `from_pretrained(path, num_labels=, id2label=, label2id=, <config field>=..., from_pt=)` as transformers'.
 
 Example:
 >>> import numpy as np
@@ -27,28 +30,37 @@ Example:
 ...                        intermediate_size=32)
 >>> model = ElectraForSequenceClassification(config, num_labels=3)
 >>> outputs = model(input_ids=np.array([[2, 7, 9, 3]]), labels=np.array([1]), output_hidden_states=True)
->>> list(outputs), outputs.logits.shape, outputs[0].shape, len(outputs.hidden_states)
-(['loss', 'logits', 'hidden_states'], TensorShape([1, 3]), TensorShape([]), 2)
+>>> list(outputs), outputs.logits.shape, outputs[0].shape, len(outputs.hidden_states), outputs.attentions
+(['loss', 'logits', 'hidden_states'], TensorShape([1, 3]), TensorShape([1]), 2, None)
 """
 
 import contextlib
 import contextvars
+import dataclasses
 import logging
 from collections.abc import Mapping
 
 import keras
 import tensorflow as tf
 
+from electra_tf.config import HF_FIELD_NAMES, ElectraConfig
+from electra_tf.transformers import checks
 from electra_tf.transformers.model_config import ModelConfig
-from electra_tf.transformers.outputs import ordered
+from electra_tf.transformers.outputs import SEQUENCE_CLASSIFIER_FIELDS, ordered
 
 logger = logging.getLogger("electra_tf")
 LABEL_NAMES = ("labels", "start_positions", "end_positions")
 # Keyword arguments Keras itself passes to a model's call.
 _KERAS_CALL_ARGUMENTS = ("training", "mask")
+# What the two optional outputs are called, and how many the encoder gives of each.
+_OPTIONAL_OUTPUTS = ("hidden_states", "attentions")
 # Set while a model runs its graph (a sub-model's outputs feed it) or Keras runs one of its steps: model outputs
 # then stay plain dicts, even when eager.
 _PLAIN_OUTPUTS = contextvars.ContextVar("electra_tf_plain_outputs", default=False)
+_CONFIG_FIELDS = {field.name for field in dataclasses.fields(ElectraConfig)}
+# `from_pretrained` keywords of transformers that read no weights: accepted and left alone.
+_IGNORED_LOADING_OPTIONS = ("from_pt", "trust_remote_code", "use_safetensors", "resume_download", "proxies",
+                            "mirror", "_from_auto", "subfolder")
 
 
 @contextlib.contextmanager
@@ -61,12 +73,15 @@ def _plain_outputs():
 
 
 class TransformersCalls:
-    """Mixed into `ElectraNetwork` (see the module docstring). A head declares `loss_inputs` (the label
-    arguments it takes) and `head_loss` (its function of `electra_tf.models.head_losses`)."""
+    """Mixed into a core model (see the module docstring). A head declares `loss_inputs` (the label arguments it
+    takes), `head_loss` (its function of `electra_tf.transformers.losses`) and `output_fields` (its
+    transformers output class's fields)."""
 
     loss_inputs = ()
     head_loss = None
     no_loss_hint = None  # where a head without a loss says which one has it
+    per_token_labels = False  # a label per token (tagging, masked LM, replaced token detection), else per example
+    output_fields = SEQUENCE_CLASSIFIER_FIELDS
 
     @property
     def config(self):
@@ -79,36 +94,53 @@ class TransformersCalls:
         self.__dict__["_electra_config"] = config  # (not state Keras tracks: get_config writes it)
 
     # === The call ===
-    def __call__(self, inputs=None, *args, output_hidden_states=None, return_dict=None, **kwargs):
+    def __call__(self, inputs=None, *args, output_hidden_states=None, output_attentions=None, return_dict=None,
+                 **kwargs):
         keras_kwargs = {key: kwargs.pop(key) for key in _KERAS_CALL_ARGUMENTS if key in kwargs}
         features, labels = self._split_call(inputs, kwargs)
         features = self.complete_inputs(features)
-        wants_states = output_hidden_states and "hidden_states" not in self.output
-        graph = self._hidden_state_graph() if wants_states else super()
+        if not any(isinstance(value, keras.KerasTensor) for value in features.values()):
+            checks.check_features(features, self.__dict__["_electra_config"], type(self).__name__)
+        wanted = {"hidden_states": output_hidden_states, "attentions": output_attentions}
+        graph = self._graph_with([name for name, wants in wanted.items() if wants and name not in self.output])
         with _plain_outputs():
             outputs = graph.__call__(features, *args, **keras_kwargs)
         if any(isinstance(value, keras.KerasTensor) for value in tf.nest.flatten(outputs)):
             return outputs  # a symbolic call: a functional graph being built
         outputs = dict(outputs)
         if labels:
+            labels = checks.check_labels(labels, outputs, self.per_token_labels, type(self).__name__)
             outputs = {"loss": self.head_loss(outputs, labels, features), **outputs}
-        if output_hidden_states is False:
-            outputs.pop("hidden_states", None)
+        for name, wants in wanted.items():
+            if wants is False:
+                outputs.pop(name, None)
         plain = not tf.executing_eagerly() or _PLAIN_OUTPUTS.get()
-        if "hidden_states" in outputs and not plain:  # transformers' tuple; Keras's steps and graphs: stacked
-            outputs["hidden_states"] = tuple(tf.unstack(outputs["hidden_states"], axis=1))
+        for name in _OPTIONAL_OUTPUTS:  # transformers' tuples; Keras's steps and graphs: stacked
+            if name in outputs and not plain:
+                outputs[name] = tuple(tf.unstack(outputs[name], axis=1))
         if return_dict is False:
-            return ordered(outputs).to_tuple()
-        return outputs if plain else ordered(outputs)
+            return ordered(outputs, self.output_fields).to_tuple()
+        return outputs if plain else ordered(outputs, self.output_fields)
+
+    def _graph_with(self, extra_outputs):
+        """This model, or the same layers with the extra outputs asked for (`with_hidden_states`,
+        `with_attentions` of the core model)."""
+        if not extra_outputs:
+            return super()
+        if extra_outputs == ["hidden_states"]:
+            return self.with_hidden_states()
+        return self.with_attentions(hidden_states="hidden_states" in extra_outputs)
 
     def _input_names(self):
         return tuple(self.input) if isinstance(self.input, dict) else ()
 
     def _split_call(self, inputs, kwargs):
-        """`(features, labels)` from a call's positional input and keywords."""
+        """`(features, labels)` from a call's positional input and keywords (a `None` value is left out)."""
         names = self._input_names()
         for key in kwargs:
             if key not in names and key not in self.loss_inputs:
+                if key in LABEL_NAMES and kwargs[key] is None:
+                    continue  # transformers' default, `labels=batch.get("labels")`
                 hint = f" ({self.no_loss_hint})" if key in LABEL_NAMES and self.no_loss_hint else ""
                 raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {key!r}{hint}")
         if isinstance(inputs, Mapping):
@@ -119,9 +151,10 @@ class TransformersCalls:
             if key in given:
                 raise TypeError(f"{type(self).__name__}() got {key!r} twice: in the inputs and as a keyword")
             given[key] = value
+        given = {key: value for key, value in given.items() if value is not None}
         features = {key: value for key, value in given.items() if key in names}
         labels = {key: value for key, value in given.items() if key in self.loss_inputs}
-        ignored = sorted(set(given) - set(features) - set(labels))
+        ignored = sorted(set(given) - set(features) - set(labels) - set(LABEL_NAMES))
         if ignored:
             logger.warning("%s takes no %s: ignored", type(self).__name__, ", ".join(ignored))
         if "input_ids" not in features:
@@ -134,7 +167,7 @@ class TransformersCalls:
 
     def complete_inputs(self, features):
         """`features` with transformers' defaults for the inputs left out: a mask of ones, types of zeros."""
-        features = {key: value if value is None or isinstance(value, keras.KerasTensor) else tf.convert_to_tensor(value)
+        features = {key: value if isinstance(value, keras.KerasTensor) else checks.as_tensor(key, value)
                     for key, value in features.items()}  # (Keras takes no mix of arrays and tensors)
         ids = features["input_ids"]
         if features.get("attention_mask") is None:
@@ -142,28 +175,6 @@ class TransformersCalls:
         if features.get("token_type_ids") is None:
             features["token_type_ids"] = keras.ops.zeros_like(ids, dtype="int32")
         return features
-
-    # === Hidden states on demand ===
-    def _keep_encoder_call(self, encoder_inputs, encoded):
-        """Keeps the backbone's call in this model's graph (symbolic tensors; not state Keras tracks or saves),
-        where `_hidden_state_graph` cuts it."""
-        self.__dict__["_encoder_call"] = (encoder_inputs, encoded)
-
-    def _hidden_state_graph(self):
-        """This model's graph with the backbone's hidden states as one more output, on the same layers."""
-        graph = self.__dict__.get("_hidden_state_model")
-        if graph is None:
-            graph = self.__dict__["_hidden_state_model"] = self._build_hidden_state_graph()
-        return graph
-
-    def _build_hidden_state_graph(self):
-        encoder_inputs, encoded = self.__dict__["_encoder_call"]
-        head_outputs = {key: value for key, value in self.output.items() if key not in encoded}
-        head = keras.Model((self.input, encoded["last_hidden_state"]), head_outputs)  # the graph past the encoder
-        states = self.backbone._hidden_state_graph()(encoder_inputs)
-        outputs = {key: states[key] for key in self.output if key in encoded}
-        outputs.update(head((self.input, states["last_hidden_state"])))
-        return keras.Model(self.input, {**outputs, "hidden_states": states["hidden_states"]})
 
     # === Keras training on the model's own loss ===
     def train_step(self, data):
@@ -181,6 +192,11 @@ class TransformersCalls:
         with _plain_outputs():
             return self(x, training=False)
 
+    def predict(self, x, *args, **kwargs):
+        """Keras's `predict`, its dict of arrays read as a `ModelOutput` (`predictions.logits`)."""
+        predictions = super().predict(x, *args, **kwargs)
+        return ordered(predictions, self.output_fields) if isinstance(predictions, dict) else predictions
+
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """Keras's loss when `compile` was given one; else the model's own (from the labels in `x` or `y`)."""
         if self.loss is not None or not self.loss_inputs:
@@ -191,6 +207,7 @@ class TransformersCalls:
         if loss is None:
             features = self.complete_inputs(x if isinstance(x, Mapping) else {"input_ids": x})
             loss = self.head_loss(y_pred, self._labels_of(y), features)
+        loss = tf.reduce_mean(loss)  # (per example, or one value: transformers' shapes)
         for extra in self.losses:  # add_loss and regularizers, as Keras adds them
             loss += tf.cast(tf.reduce_sum(extra), loss.dtype)
         # Per replica, as Keras's own losses are (its loss tracker multiplies back).
@@ -206,3 +223,46 @@ class TransformersCalls:
                          f"{' and '.join(self.loss_inputs)}: give them in the features or as y "
                          f"(a dict with those keys{'' if len(self.loss_inputs) > 1 else ', or a tensor'}), "
                          "or give compile() a loss")
+
+    # === Loading as transformers loads ===
+    @classmethod
+    def from_pretrained(cls, path, *args, num_labels=None, id2label=None, label2id=None, **kwargs):
+        """transformers' `from_pretrained`: the core model's (any checkpoint format, hub ids), also taking
+        `num_labels`, `id2label`/`label2id` (the label names; they imply `num_labels`) and any `ElectraConfig`
+        field under either name (`hidden_dropout_prob=0.2`, `classifier_dropout=...`); `from_pt` and the other
+        loading options transformers needed for PyTorch files are accepted and change nothing (safetensors are
+        read, never a pickle)."""
+        for option in _IGNORED_LOADING_OPTIONS:
+            kwargs.pop(option, None)
+        label_names = _label_names(id2label, label2id, num_labels)
+        if label_names is not None and "num_labels" in _constructor_arguments(cls):
+            num_labels = len(label_names)
+        if num_labels is not None and "num_labels" in _constructor_arguments(cls):
+            kwargs["num_labels"] = num_labels
+        overrides = {HF_FIELD_NAMES.get(name, name): kwargs.pop(name) for name in list(kwargs)
+                     if HF_FIELD_NAMES.get(name, name) in _CONFIG_FIELDS and name not in _constructor_arguments(cls)}
+        if overrides:
+            kwargs["config_overrides"] = overrides
+        return super().from_pretrained(path, *args, label_names=label_names, **kwargs)
+
+
+def _constructor_arguments(cls):
+    return cls.__init__.__code__.co_varnames[:cls.__init__.__code__.co_argcount]
+
+
+def _label_names(id2label, label2id, num_labels):
+    """The label names in id order from transformers' `id2label` (or `label2id`), or None; one line when they
+    disagree with each other or with `num_labels`."""
+    if id2label is None and label2id is None:
+        return None
+    id2label = {int(i): str(name) for i, name in (id2label or {v: k for k, v in label2id.items()}).items()}
+    if sorted(id2label) != list(range(len(id2label))):
+        raise ValueError(f"id2label: ids {sorted(id2label)} are not 0..{len(id2label) - 1}")
+    if label2id is not None and {name: i for i, name in id2label.items()} != {str(k): int(v) for k, v in
+                                                                               label2id.items()}:
+        raise ValueError(f"id2label {id2label} and label2id {label2id} disagree")
+    if num_labels is not None and num_labels != len(id2label):
+        raise ValueError(f"num_labels={num_labels} but id2label names {len(id2label)} labels")
+    return [id2label[i] for i in range(len(id2label))]
+
+

@@ -12,15 +12,15 @@ import tensorflow as tf
 
 from electra_tf import (
     ElectraConfig,
-    ElectraDiscriminator,
+    ElectraForMaskedLM,
     ElectraForMultipleChoice,
+    ElectraForPreTraining,
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
     ElectraModel,
 )
-from electra_tf.models import head_losses
-from electra_tf.models.generator import ElectraGenerator
+from electra_tf.transformers import losses as head_losses
 from electra_tf.transformers.outputs import ModelOutput
 
 CONFIG = ElectraConfig(vocab_size=40, embedding_size=8, hidden_size=16, num_layers=2, num_heads=2,
@@ -30,8 +30,8 @@ MASK = np.array([[1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1]], "int64")
 TYPES = np.array([[0, 0, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1]], "int64")
 HEADS = {
     "encoder": lambda: ElectraModel(CONFIG),
-    "discriminator": lambda: ElectraDiscriminator(CONFIG),
-    "generator": lambda: ElectraGenerator(CONFIG),
+    "discriminator": lambda: ElectraForPreTraining(CONFIG),
+    "generator": lambda: ElectraForMaskedLM(CONFIG),
     "classification": lambda: ElectraForSequenceClassification(CONFIG, num_labels=3),
     "tagging": lambda: ElectraForTokenClassification(CONFIG, num_labels=4),
     "qa": lambda: ElectraForQuestionAnswering(CONFIG, head="huggingface"),
@@ -103,7 +103,9 @@ def test_labels_give_the_head_s_loss_first(models, name):
     model = models[name]
     inputs = _inputs(name, input_ids=IDS, attention_mask=MASK, token_type_ids=TYPES)
     outputs = model(**inputs, **LABELS[name])
-    assert list(outputs)[0] == "loss" and outputs.loss.shape == () and outputs[0] is outputs.loss
+    per_example = name in ("classification", "qa", "multiple_choice")  # transformers' TF shapes: [batch] or [1]
+    assert list(outputs)[0] == "loss" and outputs[0] is outputs.loss
+    assert outputs.loss.shape == ((len(IDS),) if per_example else (1,))
     expected = type(model).head_loss(model(inputs), LABELS[name], model.complete_inputs(inputs))
     np.testing.assert_allclose(outputs.loss, expected, rtol=1e-6)
     in_mapping = model({**inputs, **LABELS[name]})  # the labels in the features, as a dataset yields them
@@ -113,8 +115,10 @@ def test_labels_give_the_head_s_loss_first(models, name):
 def test_outputs_read_by_attribute_key_and_position_in_transformers_order(models):
     model = models["discriminator"]
     outputs = model(IDS, labels=LABELS["discriminator"]["labels"], output_hidden_states=True)
-    assert list(outputs) == ["loss", "logits", "last_hidden_state", "hidden_states"]
+    # transformers' fields in its order (TFElectraForPreTrainingOutput), then ours
+    assert list(outputs) == ["loss", "logits", "hidden_states", "last_hidden_state"]
     assert outputs[1] is outputs.logits is outputs["logits"] and len(outputs) == 4
+    assert outputs.attentions is None and model(IDS).loss is None  # fields not produced read as None
     assert outputs.to_tuple() == tuple(outputs.values())
     assert isinstance(model(IDS, return_dict=False), tuple)
     with pytest.raises(AttributeError, match="no 'start_logits'"):
@@ -176,24 +180,24 @@ def test_losses_are_transformers_formulas():
     active = tags != -100
     picked = np.take_along_axis(_log_softmax(logits), np.where(active, tags, 0)[..., None], -1)[..., 0]
     np.testing.assert_allclose(head_losses.token_classification({"logits": logits}, {"labels": tags}, {}),
-                               -picked[active].mean(), rtol=1e-5)
+                               [-picked[active].mean()], rtol=1e-5)
     sentence = logits[:, 0]
     classes = np.array([3, 0, 1])
     np.testing.assert_allclose(
         head_losses.sequence_classification({"logits": sentence}, {"labels": classes}, {}),
-        -_log_softmax(sentence)[np.arange(3), classes].mean(), rtol=1e-5)
+        -_log_softmax(sentence)[np.arange(3), classes], rtol=1e-5)
     multi_hot = np.array([[1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 1, 0]], "float32")
     np.testing.assert_allclose(
         head_losses.sequence_classification({"logits": sentence}, {"labels": multi_hot}, {}),
-        _bce(sentence, multi_hot).mean(), rtol=1e-5)
+        _bce(sentence, multi_hot).mean(-1), rtol=1e-5)
     scores = np.array([0.5, -1.0, 2.0], "float32")
     np.testing.assert_allclose(
         head_losses.sequence_classification({"logits": sentence[:, :1]}, {"labels": scores}, {}),
-        ((sentence[:, 0] - scores) ** 2).mean(), rtol=1e-5)
+        (sentence[:, 0] - scores) ** 2, rtol=1e-5)
     start, end = logits[..., 0], logits[..., 1]  # [3, 5]
     starts, ends = np.array([1, -2, 7]), np.array([4, 2, 3])  # clamped to [0, 5]: -2 -> 0; 7 -> 5, ignored
-    ce_start = -_log_softmax(start)[[0, 1], [1, 0]].mean()
-    ce_end = -_log_softmax(end)[np.arange(3), ends].mean()
+    ce_start = np.append(-_log_softmax(start)[[0, 1], [1, 0]], 0.0)  # the ignored position counts 0
+    ce_end = -_log_softmax(end)[np.arange(3), ends]
     np.testing.assert_allclose(
         head_losses.question_answering({"start_logits": start, "end_logits": end},
                                        {"start_positions": starts, "end_positions": ends}, {}),
@@ -202,8 +206,8 @@ def test_losses_are_transformers_formulas():
     mask = np.array([[1, 1, 1, 0, 0], [1] * 5, [1, 1, 0, 0, 0]])
     np.testing.assert_allclose(
         head_losses.replaced_token_detection({"logits": start}, {"labels": replaced}, {"attention_mask": mask}),
-        _bce(start, replaced)[mask == 1].mean(), rtol=1e-5)
-    assert float(head_losses.masked_lm({"logits": logits}, {"labels": np.full((3, 5), -100)}, {})) == 0.0
+        [_bce(start, replaced)[mask == 1].mean()], rtol=1e-5)
+    assert float(head_losses.masked_lm({"logits": logits}, {"labels": np.full((3, 5), -100)}, {})[0]) == 0.0
 
 
 def test_the_generator_without_mask_positions_predicts_every_position(models):
@@ -254,7 +258,7 @@ def test_compile_without_a_loss_trains_on_the_model_s_own_as_on_the_same_compile
                  (tf.data.Dataset.from_tensor_slices((features, {"labels": labels})).batch(8), None)):
         trained, losses = _fit(model, x, y)
         np.testing.assert_allclose(losses, expected, rtol=1e-5)
-    own_loss = float(trained(**features, labels=labels).loss)
+    own_loss = float(tf.reduce_mean(trained(**features, labels=labels).loss))
     assert trained.evaluate(features, labels, verbose=0) == pytest.approx(own_loss, rel=1e-5)
     predicted = trained.predict({**features, "labels": labels}, verbose=0)  # the labels left out
     assert list(predicted) == ["logits"] and predicted["logits"].shape == (8, 3)
