@@ -18,11 +18,13 @@ weights and dropout seeds.
 
 The math is written once, in the shape TensorFlow's CPU graph rewrites match: every projection is one 2-D
 `MatMul` on `[batch·sequence, hidden]` followed by its `BiasAdd` (Grappler fuses the pair into `_FusedMatMul`),
-and the attention scores are `matmul(q, k) · scale + mask bias` (one additive mask instead of Keras's two
-`where`s around the softmax). How it runs is chosen by name (`block_options.BlockOptions`: one trace shared by a
-network's blocks, own-gradient transposes and concatenations, q/k/v in one `MatMul`); a block quantized by
-`model.quantize("int8")` projects through its layers' own calls, which apply the int8 kernels' scales. No library
-offers the block in this shape, hence this module.
+q, k and v are one `MatMul` on their kernels stacked side by side, and the attention scores are
+`matmul(q, k) · scale + mask bias` (one additive mask instead of Keras's two `where`s around the softmax). The
+heads are moved to and from their axis by `einsum`s, whose gradients are written by their equations alone (a
+transpose's gradient reads its permutation from the forward graph, which made an XLA step through
+`training.shared_trace.SharedTrace` compile anew every step). A block quantized by `model.quantize("int8")`
+projects through its layers' own calls, which apply the int8 kernels' scales. No library offers the block in this
+shape, hence this module.
 """
 
 import math
@@ -30,35 +32,9 @@ import math
 import keras
 import tensorflow as tf
 
-from electra_tf.layers.block_options import BlockOptions
 from electra_tf.layers.counter_dropout import CounterDropout
-from electra_tf.layers.shared_trace import SharedTrace
 
 _MASKED = -1e9  # as Keras's masked softmax
-
-
-def _transposed(x, perm, own_gradient):
-    """`tf.transpose(x, perm)` for a Python `perm`; with `own_gradient`, its gradient holds the inverse one."""
-    if not own_gradient:
-        return tf.transpose(x, perm)
-    inverse = [perm.index(axis) for axis in range(len(perm))]
-
-    @tf.custom_gradient
-    def transpose(x):
-        return tf.transpose(x, perm), lambda gradient: tf.transpose(gradient, inverse)
-    return transpose(x)
-
-
-def _concatenated(tensors, axis, own_gradient):
-    """`tf.concat(tensors, axis)`; with `own_gradient`, its gradient is a split by the tensors' static sizes."""
-    if not own_gradient:
-        return tf.concat(tensors, axis)
-    sizes = [tensor.shape[axis] for tensor in tensors]
-
-    @tf.custom_gradient
-    def concat(*tensors):
-        return tf.concat(tensors, axis), lambda gradient: tf.split(gradient, sizes, axis)
-    return concat(*tensors)
 
 
 def _project(dense, rows, inputs_shape):
@@ -72,7 +48,7 @@ def _project(dense, rows, inputs_shape):
     return tf.nn.bias_add(tf.matmul(rows, kernel), bias if bias.shape.rank == 1 else tf.reshape(bias, [-1]))
 
 
-def _training(training):
+def is_training(training):
     """Keras's `training` argument as a bool: any truthy value (`True`, `1`, a constant tensor) is training."""
     value = tf.get_static_value(training)
     return bool(training if value is None else value)
@@ -143,29 +119,25 @@ class SelfAttention(keras.layers.Layer):
     def output_dense(self):
         return self._output_dense
 
-    def call(self, rows, shape, mask_bias, options=BlockOptions(), training=None):
-        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores, `options`
-        the block's `BlockOptions`."""
+    def call(self, rows, shape, mask_bias, training=None):
+        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores."""
         heads, size = self.num_heads, self.key_dim
-        training = _training(training)
-        own = training and options.own_gradients
+        training = is_training(training)
         qkv = (self._query_dense, self._key_dense, self._value_dense)
-        if options.fused_qkv and self._query_dense.quantization_mode is None:
-            kernel = _concatenated([tf.reshape(tf.cast(dense.kernel, rows.dtype), [-1, heads * size])
-                                    for dense in qkv], 1, own)
-            bias = _concatenated([tf.reshape(tf.cast(dense.bias, rows.dtype), [-1]) for dense in qkv], 0, own)
-            projected = tf.reshape(tf.nn.bias_add(tf.matmul(rows, kernel), bias), [shape[0], shape[1], 3, heads, size])
-            query, key, value = tf.unstack(_transposed(projected, [2, 0, 3, 1, 4], own))
+        if self._query_dense.quantization_mode is None:
+            kernel = tf.stack([tf.reshape(tf.cast(dense.kernel, rows.dtype), [-1, heads * size]) for dense in qkv], 1)
+            bias = tf.stack([tf.reshape(tf.cast(dense.bias, rows.dtype), [-1]) for dense in qkv])
+            projected = tf.nn.bias_add(tf.matmul(rows, tf.reshape(kernel, [rows.shape[-1], -1])),
+                                       tf.reshape(bias, [-1]))
         else:
-            query, key, value = (_transposed(tf.reshape(_project(dense, rows, [1, -1, rows.shape[-1]]),
-                                                        [shape[0], shape[1], heads, size]), [0, 2, 1, 3], own)
-                                 for dense in qkv)
-        # [batch, heads, sequence, size] each
+            projected = tf.stack([_project(dense, rows, [1, -1, rows.shape[-1]]) for dense in qkv], 1)
+        projected = tf.reshape(projected, [shape[0], shape[1], 3, heads, size])
+        query, key, value = tf.unstack(tf.einsum("bsphd->pbhsd", projected))  # [batch, heads, sequence, size] each
         scores = tf.matmul(query, key, transpose_b=True) * tf.constant(size ** -0.5, rows.dtype)
         if mask_bias is not None:
             scores += mask_bias
         probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        context = _transposed(tf.matmul(probabilities, value), [0, 2, 1, 3], own)  # [batch, sequence, heads, size]
+        context = tf.einsum("bhsd->bshd", tf.matmul(probabilities, value))  # [batch, sequence, heads, size]
         return _project(self._output_dense, tf.reshape(context, [-1, heads * size]), [1, -1, heads, size])
 
     def get_config(self):
@@ -214,8 +186,6 @@ class ElectraTransformerLayer(keras.layers.Layer):
         self.layer_norm_epsilon = layer_norm_epsilon
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
         self.bias_initializer = keras.initializers.get(bias_initializer)
-        self.options = BlockOptions()  # `set_block_options` chooses others
-        self._shared_trace = None
 
     def build(self, inputs_shape):
         width = inputs_shape[-1]
@@ -250,18 +220,11 @@ class ElectraTransformerLayer(keras.layers.Layer):
         return layer
 
     def call(self, inputs, padding_mask=None, attention_mask=None, training=None):
-        training = _training(training)
-        if training and self._shared_trace is not None and tf.inside_function() and \
-                self._self_attention_layer.query_dense.quantization_mode is None:
-            return self._shared_trace(self, inputs, padding_mask, attention_mask)
-        return self.block_call(inputs, padding_mask, attention_mask, training)
-
-    def block_call(self, inputs, padding_mask=None, attention_mask=None, training=None):
-        """The block's computation on its own weights (`call` may run it through a shared trace instead)."""
+        training = is_training(training)
         shape = tf.shape(inputs)
         x = tf.reshape(inputs, [-1, inputs.shape[-1]])  # [batch·sequence, hidden]
         attended = self._self_attention_layer(x, shape=shape[:2], mask_bias=self._mask_bias(
-            padding_mask, attention_mask, x.dtype), options=self.options, training=training)
+            padding_mask, attention_mask, x.dtype), training=training)
         x = self._self_attention_layer_norm(self._self_attention_dropout(attended, training=training) + x)
         hidden = self._feedforward_output_dense(self._feedforward_intermediate_dense(x))
         x = self._feedforward_layer_norm(self._feedforward_dropout(hidden, training=training) + x)
@@ -290,31 +253,3 @@ class ElectraTransformerLayer(keras.layers.Layer):
                 "layer_norm_epsilon": self.layer_norm_epsilon,
                 "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
                 "bias_initializer": keras.initializers.serialize(self.bias_initializer)}
-
-
-def set_block_options(model, options):
-    """Runs every `ElectraTransformerLayer` of `model` with `options` (a `BlockOptions`); with
-    `options.shared_trace`, the blocks of each network share one `SharedTrace`. Returns how many networks.
-
-    Example:
-    >>> from electra_tf import ElectraConfig, ElectraModel
-    >>> encoder = ElectraModel(ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32, num_layers=2,
-    ...                                      num_heads=2, intermediate_size=64))
-    >>> set_block_options(encoder, BlockOptions(shared_trace=True))  # the networks whose blocks now share a trace
-    1
-    """
-    groups = 0
-    for layer in [model, *_sublayers(model)]:
-        blocks = [child for child in getattr(layer, "layers", []) if isinstance(child, ElectraTransformerLayer)]
-        if blocks:
-            trace = SharedTrace(blocks[0]) if options.shared_trace else None
-            for block in blocks:
-                block.options, block._shared_trace = options, trace
-            groups += 1
-    return groups
-
-
-def _sublayers(layer):
-    for child in getattr(layer, "layers", []):
-        yield child
-        yield from _sublayers(child)

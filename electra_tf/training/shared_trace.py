@@ -5,11 +5,14 @@ graph on its own state (its variables' values in, its dropout seeds' next values
 the owner's variables to them while the owner's code runs). TensorFlow builds the call's gradient once per trace,
 and the call stays a call (not inlined), so a network's graph and its gradient's are instantiated and optimised
 once, not once per block. Keras and keras-hub trace every layer call anew; hence this small module.
+`share_traces` puts a model's blocks on it (`training.speed.StepSpeed.shared_trace`); the blocks' math does not
+know of it.
 """
 
 import keras
 import tensorflow as tf
 
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer, is_training
 from electra_tf.util.library_internals import uninlined_function
 
 
@@ -18,7 +21,6 @@ class SharedTrace:
 
     Example:
     >>> import numpy as np
-    >>> from electra_tf.layers.transformer_layer import ElectraTransformerLayer
     >>> blocks = [ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.1) for _ in range(2)]
     >>> trace = SharedTrace(blocks[0])
     >>> step = tf.function(lambda x: trace(blocks[1], trace(blocks[0], x, None, None), None, None))
@@ -33,7 +35,7 @@ class SharedTrace:
     def _owner_call(self, inputs, padding_mask, attention_mask, state):
         owner = self.owner
         with keras.StatelessScope(state_mapping=list(zip(owner.variables, state))) as scope:
-            outputs = owner.block_call(inputs, padding_mask, attention_mask, training=True)
+            outputs = type(owner).call(owner, inputs, padding_mask, attention_mask, training=True)
             return outputs, [scope.get_current_value(v) for v in owner.non_trainable_variables]
 
     def __call__(self, block, inputs, padding_mask, attention_mask):
@@ -46,3 +48,46 @@ class SharedTrace:
         for variable, value in zip(block.non_trainable_variables, seeds):
             variable.assign(value)
         return outputs
+
+
+def _calling_through(trace, block):
+    """`block`'s `call`, its training calls inside a `tf.function` run through `trace` (its `trace` attribute)."""
+    own_call = type(block).call.__get__(block)
+
+    def call(inputs, padding_mask=None, attention_mask=None, training=None):
+        if is_training(training) and tf.inside_function():
+            return trace(block, inputs, padding_mask, attention_mask)
+        return own_call(inputs, padding_mask, attention_mask, training)
+    call.trace = trace
+    return call
+
+
+def share_traces(model, shared=True):
+    """With `shared`, the `ElectraTransformerLayer`s of each network in `model` run their training calls through
+    one `SharedTrace` of its first block; without, through their own calls. Returns how many networks hold blocks.
+
+    Example:
+    >>> from electra_tf import ElectraConfig, ElectraModel
+    >>> encoder = ElectraModel(ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32, num_layers=2,
+    ...                                      num_heads=2, intermediate_size=64))
+    >>> share_traces(encoder)
+    1
+    """
+    groups = 0
+    for layer in [model, *_sublayers(model)]:
+        blocks = [child for child in getattr(layer, "layers", []) if isinstance(child, ElectraTransformerLayer)]
+        if blocks:
+            trace = SharedTrace(blocks[0]) if shared else None
+            for block in blocks:
+                if trace:
+                    block.call = _calling_through(trace, block)
+                else:
+                    vars(block).pop("call", None)  # the class's own
+            groups += 1
+    return groups
+
+
+def _sublayers(layer):
+    for child in getattr(layer, "layers", []):
+        yield child
+        yield from _sublayers(child)

@@ -6,7 +6,7 @@ Example:
 >>> from electra_tf import ElectraConfig, ElectraModel
 >>> encoder = ElectraModel(ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32, num_layers=2,
 ...                                      num_heads=2, intermediate_size=64))
->>> speed = StepSpeed(fused_qkv=False).resolved(mixed_precision=False, train_steps=10)
+>>> speed = StepSpeed().resolved(mixed_precision=False, train_steps=10)
 >>> speed.jit_compile  # a short run does not earn XLA's compilation back
 False
 >>> with speed.running():  # Grappler off, as on every pre-training step by default
@@ -17,9 +17,8 @@ False
 import contextlib
 import dataclasses
 
-from electra_tf.layers.block_options import BlockOptions
-from electra_tf.layers.transformer_layer import set_block_options
 from electra_tf.training.graph_optimizer import graph_optimizer
+from electra_tf.training.shared_trace import share_traces
 from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
 
 
@@ -27,14 +26,13 @@ from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
 class StepSpeed:
     """The switches, with the pre-training step's defaults.
 
-    shared_trace, own_gradients, fused_qkv: the transformer blocks' (`layers.block_options.BlockOptions`).
+    shared_trace: each network's transformer blocks run their training calls through one traced call of its first
+        block (`training.shared_trace.SharedTrace`), kept a call rather than inlined: a shorter first step.
     jit_compile: XLA with oneDNN's matmuls; None: where it pays (`xla_step.xla_pays`: fp32 runs of 1000 steps on).
     graph_optimizer: Grappler on the step.
     """
 
     shared_trace: bool = True
-    own_gradients: bool = True
-    fused_qkv: bool = True
     jit_compile: bool | None = None
     graph_optimizer: bool = False
 
@@ -45,8 +43,8 @@ class StepSpeed:
         return dataclasses.replace(self, jit_compile=xla_pays(mixed_precision, train_steps))
 
     def apply(self, model):
-        """Runs the blocks of `model` with the block switches; returns how many networks hold blocks."""
-        return set_block_options(model, BlockOptions(self.shared_trace, self.own_gradients, self.fused_qkv))
+        """Runs the blocks of `model` with the block switch; returns how many networks hold blocks."""
+        return share_traces(model, self.shared_trace)
 
     @contextlib.contextmanager
     def running(self):

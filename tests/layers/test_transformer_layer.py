@@ -1,7 +1,5 @@
 """`ElectraTransformerLayer`, our own block, computes what keras-hub's `TransformerEncoder` computes (which it
 replaced): same weight layout and names, same seeded initial weights, same outputs and gradients."""
-import dataclasses
-
 import keras
 import keras_hub
 import numpy as np
@@ -9,9 +7,8 @@ import pytest
 import tensorflow as tf
 
 from electra_tf.config import PretrainingConfig
-from electra_tf.layers.block_options import BlockOptions
-from electra_tf.layers.shared_trace import SharedTrace
-from electra_tf.layers.transformer_layer import ElectraTransformerLayer, set_block_options
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer
+from electra_tf.training.shared_trace import share_traces
 
 SETTINGS = dict(intermediate_dim=48, num_heads=3, dropout=0.1, activation="gelu", layer_norm_epsilon=1e-12,
                 kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02), name="block")
@@ -75,12 +72,12 @@ def test_dropout_rates_apply_apart_and_a_pre_ln_block_is_refused():
         ElectraTransformerLayer(intermediate_dim=8, num_heads=2, normalize_first=True)
 
 
-def _stack(shared, seed=0, options=BlockOptions()):
+def _stack(shared, seed=0):
     keras.utils.set_random_seed(seed)
     blocks = [ElectraTransformerLayer(attention_dropout=0.1, **{**SETTINGS, "name": f"block_{i}"}) for i in range(3)]
     for block in blocks:
         block.build([None, 7, 24])
-    set_block_options(keras.Sequential(blocks), dataclasses.replace(options, shared_trace=shared))
+    share_traces(keras.Sequential(blocks), shared)
     return blocks
 
 
@@ -95,6 +92,7 @@ def _traced_step(blocks, training=True):
     return step
 
 
+@pytest.mark.perf
 def test_blocks_sharing_one_trace_compute_what_each_computes_alone_with_the_same_masks_and_fewer_nodes():
     x = tf.constant(np.random.default_rng(0).normal(size=(2, 7, 24)), tf.float32)
     padding = tf.constant([[1] * 7, [1] * 4 + [0] * 3])
@@ -116,18 +114,6 @@ def test_blocks_sharing_one_trace_compute_what_each_computes_alone_with_the_same
     assert nodes[1] < nodes[0] / 2, nodes
 
 
-@pytest.mark.parametrize("options", [BlockOptions(own_gradients=False), BlockOptions(fused_qkv=False),
-                                     BlockOptions(shared_trace=True, own_gradients=False, fused_qkv=False)])
-def test_every_speed_switch_computes_the_same_training_step(options):
-    x = tf.constant(np.random.default_rng(0).normal(size=(2, 7, 24)), tf.float32)
-    padding = tf.constant([[1] * 7, [1] * 4 + [0] * 3])
-    (default_out, default_grads), (out, grads) = (
-        _traced_step(_stack(False, options=chosen))(x, padding) for chosen in (BlockOptions(), options))
-    np.testing.assert_allclose(out, default_out, atol=1e-6)
-    for a, b in zip(grads, default_grads, strict=True):
-        np.testing.assert_allclose(a, b, atol=1e-6)
-
-
 @pytest.mark.parametrize("training", [1, np.True_, tf.constant(True)])
 def test_any_truthy_training_value_takes_the_training_path_through_the_shared_trace(training):
     x = tf.constant(np.random.default_rng(0).normal(size=(2, 7, 24)), tf.float32)
@@ -135,12 +121,13 @@ def test_any_truthy_training_value_takes_the_training_path_through_the_shared_tr
     expected = _traced_step(_stack(True))(x, padding)
     blocks = _stack(True)
     got = _traced_step(blocks, training)(x, padding)
-    assert blocks[0]._shared_trace.function.experimental_get_tracing_count() == 1
+    assert blocks[0].call.trace.function.experimental_get_tracing_count() == 1
     for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(expected), strict=True):
         np.testing.assert_allclose(a, b, atol=1e-6)
     assert np.allclose(blocks[0](x, training=0), blocks[0](x, training=tf.constant(False)))  # inference: no dropout
 
 
+@pytest.mark.perf
 @pytest.mark.parametrize("jit_compile", [False, True])
 def test_the_pretrainer_s_blocks_share_one_trace_per_network(jit_compile, tiny_config):
     from electra_tf.pretraining.pretrainer import ElectraPretrainer
@@ -150,19 +137,18 @@ def test_the_pretrainer_s_blocks_share_one_trace_per_network(jit_compile, tiny_c
     blocks = [layer for network in (pretrainer.generator, pretrainer.discriminator) for layer in network.layers
               for layer in getattr(layer, "layers", [layer]) if isinstance(layer, ElectraTransformerLayer)]
     assert len(blocks) == 2 * tiny_config.num_layers
-    assert None not in {block._shared_trace for block in blocks}
-    assert len({id(block._shared_trace) for block in blocks}) == 2
+    assert len({id(block.call.trace) for block in blocks}) == 2
 
 
 XLA_STEPS = """
 import keras, numpy as np, tensorflow as tf
-from electra_tf.layers.block_options import BlockOptions
-from electra_tf.layers.transformer_layer import ElectraTransformerLayer, set_block_options
+from electra_tf.layers.transformer_layer import ElectraTransformerLayer
+from electra_tf.training.shared_trace import share_traces
 blocks = [ElectraTransformerLayer(intermediate_dim=8, num_heads=2, dropout=0.1) for _ in range(2)]
 x = np.ones((1, 3, 4), "float32")
 model = keras.Sequential(blocks)
 model(x)
-set_block_options(model, BlockOptions(shared_trace=True))
+share_traces(model)
 
 @tf.function(jit_compile=True, autograph=False)
 def step(x):
@@ -175,6 +161,7 @@ for _ in range(3):
 """
 
 
+@pytest.mark.perf
 def test_an_xla_step_through_a_shared_trace_compiles_once(tmp_path):
     # XLA's persistent cache writes one file per compilation: a step whose dropout seeds became compile-time
     # constants (TensorFlow's own transpose and concat gradients did that) would write one per step.
