@@ -15,14 +15,13 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # layer is that of the longest entry naming it or a package above it (`text.vocabulary`, else `text`).
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
-    ("util", "config", "text.vocabulary", "text.normalization", "transformers.batch_encoding"),
-    ("text", "checkpoints", "layers", "training", "transformers.outputs", "transformers.model_config",
-     "transformers.calls"),
+    ("version", "util", "config", "text.vocabulary", "text.normalization"),
+    ("text", "checkpoints", "layers", "training"),
     ("models",),
-    ("pretraining", "data", "finetuning.metrics", "transformers.names"),
+    ("pretraining", "data", "finetuning.metrics"),
     ("finetuning",),
     ("export", "checkpoints.convert"),
-    ("transformers",),
+    ("transformers",),  # transformers' face: above everything, imported by nothing but the package's front door
 )
 
 # Function-local imports of other modules, each with its reason. Nothing else may hide an import in a function.
@@ -79,7 +78,10 @@ def import_graph():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         targets = {}
         for node in ast.walk(tree):
-            for imported in imported_names(node):
+            names = imported_names(node)
+            if isinstance(node, ast.ImportFrom) and any(sub in known for sub in names[1:]):
+                names = [sub for sub in names[1:] if sub in known]  # submodules: not their package's __init__
+            for imported in names:
                 target = resolve(imported, known) if imported.startswith("electra_tf") else None
                 if target and target not in (name, "electra_tf"):
                     targets.setdefault(target, node.lineno)

@@ -52,7 +52,6 @@ from electra_tf.util.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, sources, transfer
 from electra_tf.checkpoints.tokenizer_files import load_tokenizer, write_tokenizer_files
 from electra_tf.config import ElectraConfig
-from electra_tf.transformers.calls import TransformersCalls
 from electra_tf.text.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
 
 # The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
