@@ -9,9 +9,9 @@ the published results were produced with it): `original_top_layer=True`
 reproduces that.
 
 Keras has no per-variable learning rate (and Adam is invariant to scaling
-gradients, so that is no way round it), hence `LayerwiseAdamW`: Keras's
-AdamW with each variable's step (Adam update and decoupled weight decay, as
-the original) scaled by its multiplier.
+gradients, so that is no way round it): `training.optimization.AdamW` takes
+these multipliers (`lr_multipliers`) and scales each variable's step (Adam
+update and decoupled weight decay, as the original) by its own.
 
 Example:
 >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
@@ -23,11 +23,7 @@ rates["embeddings/word_embeddings/embeddings"]
 (1.0, 0.5, 0.125)
 """
 
-import keras
-
 from electra_tf.checkpoints.mapping import backbone_of
-from electra_tf.util.library_internals import DecayInUpdateStep
-from electra_tf.training.variable_state import PerVariableState
 
 
 def _encoder_depths(encoder):
@@ -55,34 +51,3 @@ def layerwise_lr_multipliers(model, decay=0.8, original_top_layer=False):
     for variable in model.trainable_variables:
         multipliers.setdefault(variable.path, 1.0)
     return multipliers
-
-
-@keras.saving.register_keras_serializable(package="electra_tf")
-class LayerwiseAdamW(DecayInUpdateStep, PerVariableState, keras.optimizers.AdamW):
-    """AdamW whose step for each variable is scaled by `lr_multipliers[variable.path]`.
-
-    Every trainable variable must have a multiplier: a missing one is an
-    error at `build`, never a silent full rate.
-    """
-
-    def __init__(self, lr_multipliers, **kwargs):
-        super().__init__(**kwargs)
-        self.lr_multipliers = dict(lr_multipliers)
-
-    def build(self, var_list):
-        missing = [v.path for v in var_list if v.path not in self.lr_multipliers]
-        if missing:
-            raise ValueError(f"no learning-rate multiplier for {missing[:5]} ({len(missing)} variables)")
-        self._multipliers = [self.lr_multipliers[v.path] for v in var_list]
-        self._decays = [self.decays(v) for v in var_list]
-        super().build(var_list)
-
-    def update_step(self, gradient, variable, learning_rate):
-        index = self.index_of(variable)
-        learning_rate = keras.ops.cast(learning_rate, variable.dtype) * self._multipliers[index]
-        if self._decays[index]:
-            variable.assign_sub(variable * keras.ops.cast(self.weight_decay, variable.dtype) * learning_rate)
-        super().update_step(gradient, variable, learning_rate)
-
-    def get_config(self):
-        return {**super().get_config(), "lr_multipliers": self.lr_multipliers}

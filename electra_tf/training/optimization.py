@@ -6,8 +6,7 @@ multiplies the warm-up into an already decaying rate
 (`lr * (1 - step/total) * min(1, step/warmup)`); `original_formula=True`
 reproduces it. The original's `AdamWeightDecayOptimizer` also has no bias
 correction (Adam's `1/(1 - β^t)` factors, which make the first steps as large
-as later ones): `bias_correction=False` reproduces that. AdamW is Keras's, its
-update fused per variable (`FusedAdamW`).
+as later ones): `AdamW(bias_correction=False)` reproduces that.
 
 Example:
 >>> schedule = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100)
@@ -18,12 +17,17 @@ Example:
 [0.0, 0.000475, 0.0009, 0.00045, 0.0]
 """
 
+import re
+
 import keras
 import tensorflow as tf
 
-from electra_tf.util.library_internals import DecayInUpdateStep, StepStartHook, resource_apply_adam
-from electra_tf.training.layerwise_decay import LayerwiseAdamW
-from electra_tf.training.variable_state import PerVariableState
+from electra_tf.util.library_internals import (
+    fused_adam_checked,
+    fused_adam_update,
+    micro_step_counter,
+    variable_index,
+)
 
 # LayerNormalization's variables are `gamma`/`beta`; every bias ends in `bias`.
 # As the original, these are not weight-decayed.
@@ -58,103 +62,116 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class FusedAdamW(DecayInUpdateStep, StepStartHook, PerVariableState, keras.optimizers.AdamW):
-    """Keras's AdamW with each variable's update in one TensorFlow kernel, and the original's Adam as an option.
+@keras.saving.register_keras_serializable(package="electra_tf", name="LayerwiseAdamW")  # the names it had before
+@keras.saving.register_keras_serializable(package="electra_tf", name="FusedAdamW")  # (in saved `.keras` files)
+class AdamW(keras.optimizers.Adam):
+    """Keras's Adam with decoupled weight decay (`w ← w - lr·wd·w`, as Keras's AdamW, skipped for the names
+    `exclude_from_weight_decay` lists), and ELECTRA's options, each a constructor argument:
 
-    Keras (3.15) builds some thirty graph ops per variable for an AdamW step,
-    evaluating the learning-rate schedule again for every weight-decayed one:
-    half of the pre-training step's graph, and so of its tracing and graph
-    optimisation time. Here a variable's step is its decoupled weight decay
-    (`w ← w - lr·wd·w`, as Keras's AdamW, skipped for the excluded names) and
-    TensorFlow's `ResourceApplyAdam`, which computes Keras's Adam update
-    (`m ← m + (1-β1)(g - m)`, `v ← v + (1-β2)(g² - v)`,
-    `w ← w - lr·√(1-β2^t)/(1-β1^t)·m/(√v + ε)`) in one pass.
+    - `lr_multipliers` (variable path → factor, see `layerwise_decay`): each variable's rate, for its Adam step
+      and its decay (the original's layer-wise decay); every variable must have one.
+    - `bias_correction=False`: the original `AdamWeightDecayOptimizer`'s Adam, without the `√(1-β2^t)/(1-β1^t)`
+      factor: the same from a few thousand steps on, but the early updates are larger (at step 1 about 3.2
+      times Keras's; the warm-up keeps them small).
+    - `fused=True`: each variable's Adam update in TensorFlow's one `ResourceApplyAdam` kernel (some thirty
+      graph ops fewer per variable; `util.library_internals.fused_adam_update`, checked Keras versions only).
 
-    `bias_correction=False` drops the `√(1-β2^t)/(1-β1^t)` factor, as the
-    original `AdamWeightDecayOptimizer` (which has none): the same from a few
-    thousand steps on, but the early updates are larger (at step 1 about 3.2
-    times Keras's; the warm-up keeps them small). Keras has neither the fused
-    step nor the switch, hence this class.
+    Only Keras's public optimizer API is overridden (`build`, `update_step`, `exclude_from_weight_decay`): the
+    decay is applied in `update_step`, at the step's rate computed once (Keras's AdamW evaluates the schedule again
+    per decayed variable), so Keras's own decay is left off.
 
     Example:
     >>> import numpy as np
     >>> w = keras.Variable(np.ones(2, "float32"))
-    >>> optimizer = FusedAdamW(learning_rate=0.1, weight_decay=0.0, epsilon=0.0, bias_correction=False)
+    >>> optimizer = AdamW(learning_rate=0.1, weight_decay=0.0, epsilon=0.0, bias_correction=False)
     >>> optimizer.apply([np.array([1.0, -2.0], "float32")], [w])
     >>> [round(float(x), 4) for x in w.numpy()]  # 1 - 0.1 · (0.1·g) / √(0.001·g²)
     [0.6838, 1.3162]
     """
 
-    def __init__(self, bias_correction=True, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, weight_decay=0.004, lr_multipliers=None, bias_correction=True, fused=False, **kwargs):
+        super().__init__(**kwargs)  # Keras's own decay left off (weight_decay None): `update_step` applies it
         if self.amsgrad:
-            raise ValueError("FusedAdamW has no amsgrad")
+            raise ValueError("AdamW has no amsgrad")
+        if fused and not fused_adam_checked():
+            raise ValueError(f"fused=True: TensorFlow's fused Adam kernel is not checked on keras {keras.version()} "
+                             "(util.library_internals.FUSED_ADAM_KERAS); use fused=False")
+        self.decoupled_weight_decay = weight_decay
+        self.lr_multipliers = None if lr_multipliers is None else dict(lr_multipliers)
         self.bias_correction = bias_correction
+        self.fused = fused
+        self.excluded = (frozenset(), ())  # ids of variables and name patterns kept from decay
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        super().exclude_from_weight_decay(var_list=var_list, var_names=var_names)
+        self.excluded = (frozenset(id(variable) for variable in var_list or ()), tuple(var_names or ()))
 
     def build(self, var_list):
+        if self.built:
+            return
+        rates = self.lr_multipliers
+        missing = [] if rates is None else [v.path for v in var_list if v.path not in rates]
+        if missing:
+            raise ValueError(f"no learning-rate multiplier for {missing[:5]} ({len(missing)} variables)")
+        self._multipliers = [1.0 if rates is None else rates[v.path] for v in var_list]
+        excluded_ids, excluded_names = self.excluded
+        self._decays = [bool(self.decoupled_weight_decay) and id(v) not in excluded_ids and not any(
+            re.search(pattern, v.name) for pattern in excluded_names) for v in var_list]  # Keras's rule
         super().build(var_list)
-        self._decays = [self.decays(v) for v in var_list]
-
-    def start_step(self, distribution, learning_rate):
-        """The step's scalars, computed once per update rather than in every variable's `update_step`."""
-        dtype = "float32"  # the variables' dtype (Keras keeps them float32 under mixed precision)
-        # Under a multi-replica strategy the step's rate arrives per replica (the same on each): take one.
-        learning_rate = tf.cast(distribution.experimental_local_results(learning_rate)[0], dtype)
-        if self.bias_correction:
-            step = tf.cast(self.iterations + 1, dtype)
-            powers = tf.pow(tf.constant([self.beta_1, self.beta_2], dtype), step)
-        else:  # the kernel's step size lr·√(1-β2^t)/(1-β1^t) is then lr
-            powers = tf.zeros([2], dtype)
-        self._step_scalars = {
-            "lr": learning_rate, "beta1_power": powers[0], "beta2_power": powers[1],
-            "beta1": tf.constant(self.beta_1, dtype), "beta2": tf.constant(self.beta_2, dtype),
-            "epsilon": tf.constant(self.epsilon, dtype),
-            "decay": tf.cast(self.weight_decay, dtype) * learning_rate}
 
     def update_step(self, gradient, variable, learning_rate):
-        index = self.index_of(variable)
-        scalars = {name: tf.cast(value, variable.dtype) for name, value in self._step_scalars.items()}
-        decay = scalars.pop("decay")
+        index = variable_index(self, variable)
+        dtype = variable.dtype
+        learning_rate = tf.cast(learning_rate, dtype)
+        if self._multipliers[index] != 1.0:
+            learning_rate *= self._multipliers[index]
         if self._decays[index]:
-            variable.assign_sub(variable * decay)
-        resource_apply_adam(variable, self.slot(index, "momentum"), self.slot(index, "velocity"),
-                            tf.cast(gradient, variable.dtype), **scalars)
+            variable.assign_sub(variable * (tf.cast(self.decoupled_weight_decay, dtype) * learning_rate))
+        if self.bias_correction or not self.fused:
+            powers = tf.pow(tf.constant([self.beta_1, self.beta_2], dtype), tf.cast(self.iterations + 1, dtype))
+        if not self.fused:
+            if not self.bias_correction:  # cancels the factor Keras's step applies
+                learning_rate *= (1 - powers[0]) / tf.sqrt(1 - powers[1])
+            return super().update_step(gradient, variable, learning_rate)
+        if not self.bias_correction:  # the kernel's step size lr·√(1-β2^t)/(1-β1^t) is then lr
+            powers = tf.zeros([2], dtype)
+        fused_adam_update(self, variable, tf.cast(gradient, dtype), lr=learning_rate, beta1_power=powers[0],
+                          beta2_power=powers[1], beta1=tf.constant(self.beta_1, dtype),
+                          beta2=tf.constant(self.beta_2, dtype), epsilon=tf.constant(self.epsilon, dtype))
 
     def get_config(self):
-        return {**super().get_config(), "bias_correction": self.bias_correction}
+        return {**super().get_config(), "weight_decay": self.decoupled_weight_decay,
+                "lr_multipliers": self.lr_multipliers, "bias_correction": self.bias_correction, "fused": self.fused}
 
 
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
                      clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw",
-                     lr_multipliers=None, bias_correction=True):
-    """AdamW (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
+                     lr_multipliers=None, bias_correction=True, fused=None):
+    """`AdamW` (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
 
     With `gradient_accumulation_steps=k` (Keras's own accumulation) the
     optimizer counts micro-steps, so the schedule is stretched k times: it
     still warms up over `warmup_steps` updates and ends after `total_steps`.
-    `lr_multipliers` (variable path → factor, see `layerwise_decay`) gives
-    each variable its own rate (AdamW only). `bias_correction=False` is the
-    original's Adam (`FusedAdamW`, AdamW without layer-wise rates only).
+    `lr_multipliers`, `bias_correction` and `fused` are `AdamW`'s options
+    (AdamW only); `fused=None` takes the fused kernel on the Keras versions it
+    was checked on (`util.library_internals.fused_adam_checked`), Keras's own
+    Adam step on others.
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
-    >>> type(optimizer).__name__, float(optimizer.global_clipnorm)
-    ('FusedAdamW', 1.0)
+    >>> type(optimizer).__name__, optimizer.fused, float(optimizer.global_clipnorm)
+    ('AdamW', True, 1.0)
     """
     k = gradient_accumulation_steps
-    classes = {"adamw": FusedAdamW, "lamb": keras.optimizers.Lamb}
-    if name not in classes:
-        raise ValueError(f"optimizer {name!r} is not one of {sorted(classes)}")
+    if name not in ("adamw", "lamb"):
+        raise ValueError(f"optimizer {name!r} is not one of ['adamw', 'lamb']")
     options = {}
-    if lr_multipliers is not None:
-        if name != "adamw":
-            raise ValueError("layer-wise learning rates are implemented for adamw only")
-        classes["adamw"], options = LayerwiseAdamW, {"lr_multipliers": lr_multipliers}
-    if not bias_correction:
-        if name != "adamw" or lr_multipliers is not None:
-            raise ValueError("Adam without bias correction is implemented for adamw without layer-wise rates only")
-        options = {"bias_correction": False}
-    optimizer = classes[name](
+    if name == "adamw":
+        fused = fused_adam_checked() if fused is None else fused
+        options = {"lr_multipliers": lr_multipliers, "bias_correction": bias_correction, "fused": fused}
+    elif lr_multipliers is not None or not bias_correction or fused:
+        raise ValueError("lr_multipliers, bias_correction=False and fused are implemented for adamw only")
+    optimizer = (AdamW if name == "adamw" else keras.optimizers.Lamb)(
         **options, learning_rate=WarmupLinearDecay(learning_rate, warmup_steps * k, total_steps * k, original_schedule),
         weight_decay=weight_decay, beta_1=0.9, beta_2=0.999, epsilon=epsilon,
         global_clipnorm=clip_norm, gradient_accumulation_steps=k if k > 1 else None)
@@ -184,15 +201,12 @@ def learning_rate_schedule(pretraining_config):
 
 
 def micro_steps(optimizer):
-    """Gradient computations so far: with accumulation over k, k per update.
+    """Gradient computations so far (the variable): with accumulation over k, k per update.
 
     Keras's `optimizer.iterations` counts updates; its learning-rate schedules
-    read the micro-step count, its variable named "iteration".
+    read the micro-step count (`util.library_internals.micro_step_counter`).
     """
-    optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # under a LossScaleOptimizer
-    if not optimizer.gradient_accumulation_steps:
-        return optimizer.iterations  # that variable itself
-    return next(variable for variable in optimizer.variables if variable.name == "iteration")
+    return micro_step_counter(getattr(optimizer, "inner_optimizer", optimizer))  # under a LossScaleOptimizer
 
 
 def accumulation_steps(optimizer):

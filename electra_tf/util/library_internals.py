@@ -1,8 +1,7 @@
-"""Every use the package makes of another library's non-public API, each in one small named piece: Keras's
-optimizer hooks (`DecayInUpdateStep`, `StepStartHook`), Keras's model build before `fit` (`BuiltAtConstruction`),
-TensorFlow's fused Adam kernel on raw handles, Keras's
-optree namespace, TensorFlow's `_noinline` attribute and raw `SaveV2` and `ResourceApplyAdam` ops, and
-tensorflow-text's vocabulary learner.
+"""Every use the package makes of another library's non-public API, each in one small named piece: Keras's model
+build before `fit` (`BuiltAtConstruction`), Keras's optimizer bookkeeping (`variable_index`, `micro_step_counter`),
+TensorFlow's fused Adam kernel on Keras's slots (`fused_adam_update`, behind `fused_adam_checked`), Keras's optree
+namespace, TensorFlow's `_noinline` attribute and raw `SaveV2` op, and tensorflow-text's vocabulary learner.
 
 Each piece says what it relies on, the versions it was checked against and why no public API does it;
 `tests/util/test_library_internals.py` checks each one against the installed libraries (a failure names the
@@ -11,47 +10,16 @@ piece) and that no other module of the package touches a library's internals.
 Checked against keras 3.15.1, keras-hub 0.32.0, tensorflow 2.21.0, tensorflow-text 2.21.1, optree 0.20.0.
 
 Example:
->>> class SGD(StepStartHook, keras.optimizers.SGD):
-...     def start_step(self, distribution, learning_rate):
-...         self.started = getattr(self, "started", 0) + 1
->>> optimizer = SGD()
+>>> optimizer = keras.optimizers.SGD(gradient_accumulation_steps=2)
 >>> optimizer.apply([keras.ops.ones(2)], [keras.Variable(keras.ops.zeros(2))])
->>> optimizer.started
-1
+>>> int(micro_step_counter(optimizer)), int(optimizer.iterations)
+(1, 0)
 """
 
 import keras
 import optree
 import tensorflow as tf
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
-
-
-class DecayInUpdateStep:
-    """Mixin for a Keras optimizer (before it in the bases) whose `update_step` applies the decoupled weight
-    decay itself: Keras then applies none of its own.
-
-    Relies on: Keras's optimizers apply the decay in the private `_apply_weight_decay(self, variables)`
-    before the updates (keras 3.12-3.16; checked 3.15.1). Why: Keras has no public switch for where the decay
-    is applied; ours runs inside each variable's step (at its own rate, with the step's rate computed once).
-    """
-
-    def _apply_weight_decay(self, variables):
-        """None here: `update_step` applies it."""
-
-
-class StepStartHook:
-    """Mixin for a Keras optimizer (before it in the bases): `start_step(distribution, learning_rate)` runs
-    once per update, in cross-replica context, before the per-variable `update_step`s.
-
-    Relies on: Keras's TensorFlow backend calls the private `_distributed_tf_update_step(self, distribution,
-    grads_and_vars, learning_rate)` once per update, and it calls `update_step` per variable (keras
-    3.12-3.16; checked 3.15.1). Why: Keras has no public hook between the step's learning rate and the
-    per-variable updates, so a step's scalars would otherwise be computed again for every variable.
-    """
-
-    def _distributed_tf_update_step(self, distribution, grads_and_vars, learning_rate):
-        self.start_step(distribution, learning_rate)
-        return super()._distributed_tf_update_step(distribution, grads_and_vars, learning_rate)
 
 
 class BuiltAtConstruction:
@@ -70,16 +38,53 @@ class BuiltAtConstruction:
                 self.optimizer.build(self.trainable_variables)
 
 
-def resource_apply_adam(variable, momentum, velocity, gradient, **scalars):
-    """TensorFlow's fused Adam kernel (`ResourceApplyAdam`) on a variable and its two slots, in place.
+def variable_index(optimizer, variable):
+    """The index in `optimizer`'s built variable list of `variable`, or of the replica copy `update_step`
+    receives under a `tf.distribute` strategy.
+
+    Relies on: Keras's private `Optimizer._get_variable_index(variable)` (keras 3.12-3.16; checked 3.15.1), the
+    lookup Keras's own optimizers and its custom-optimizer example (`keras.optimizers.Optimizer`'s docstring)
+    use. Why: Keras's public API gives `update_step` a variable, not its index.
+    """
+    return optimizer._get_variable_index(variable)
+
+
+def micro_step_counter(optimizer):
+    """`optimizer`'s counter of `apply` calls (with gradient accumulation over k, k per update; the public
+    `iterations` counts updates), the variable its learning-rate schedule reads.
+
+    Relies on: Keras's private `Optimizer._iterations` (keras 3.12-3.16; checked 3.15.1). Why: no public
+    attribute holds it under gradient accumulation.
+    """
+    return optimizer._iterations
+
+
+FUSED_ADAM_KERAS = ((3, 12), (3, 16))  # the Keras minor versions `fused_adam_update` was checked on
+
+
+def fused_adam_checked(version=keras.version()):
+    """Whether `fused_adam_update` was checked on Keras `version` (`FUSED_ADAM_KERAS`; default: the installed one).
+
+    >>> fused_adam_checked("3.15.1"), fused_adam_checked("3.99.0")
+    (True, False)
+    """
+    low, high = FUSED_ADAM_KERAS
+    return low <= tuple(int(part) for part in version.split(".")[:2]) <= high
+
+
+def fused_adam_update(optimizer, variable, gradient, **scalars):
+    """TensorFlow's fused Adam kernel (`ResourceApplyAdam`) on `variable` and its two slots in `optimizer` (a
+    Keras Adam), in place: Keras's Adam update in one op.
 
     `scalars`: `lr`, `beta1_power`, `beta2_power`, `beta1`, `beta2`, `epsilon` (the op's names).
-    Relies on: the resource handle of the `tf.Variable` under a `keras.Variable` (`.value.handle`; `handle`
-    is not in `tf.Variable`'s public API; keras 3.15.1 TF backend, tensorflow 2.21.0); the op itself is
-    public (`tf.raw_ops`). Why: neither Keras nor TensorFlow's public API has a fused Adam update.
+    Relies on: Keras's Adam keeps a variable's slots in the private lists `_momentums` and `_velocities` at
+    `variable_index`, and the resource handle of the `tf.Variable` under a `keras.Variable` (`.value.handle`;
+    `handle` is not in `tf.Variable`'s public API) (keras 3.12-3.16, checked 3.15.1; tensorflow 2.21.0); the op
+    itself is public (`tf.raw_ops`). Why: neither Keras nor TensorFlow's public API has a fused Adam update.
     """
+    index = variable_index(optimizer, variable)
     handles = [(item.value if isinstance(item, keras.Variable) else item).handle
-               for item in (variable, momentum, velocity)]
+               for item in (variable, optimizer._momentums[index], optimizer._velocities[index])]
     tf.raw_ops.ResourceApplyAdam(var=handles[0], m=handles[1], v=handles[2], grad=gradient, **scalars)
 
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from electra_tf import ElectraForMultipleChoice, ElectraForQuestionAnswering, ElectraForSequenceClassification
-from electra_tf.training.layerwise_decay import LayerwiseAdamW, layerwise_lr_multipliers
-from electra_tf.training.optimization import create_optimizer
+from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
+from electra_tf.training.optimization import AdamW, create_optimizer
 
 
 def _expected_depth(path, num_layers):
@@ -47,7 +47,7 @@ def test_layerwise_adamw_scales_each_variables_step(tiny_config, tiny_vocab):
         start = {v.path: v.numpy().copy() for v in model.trainable_variables}
         rates = layerwise_lr_multipliers(model, decay=decay)
         optimizer = create_optimizer(1e-2, total_steps=10, warmup_steps=0, weight_decay=0.1, lr_multipliers=rates)
-        assert isinstance(optimizer, LayerwiseAdamW)
+        assert isinstance(optimizer, AdamW) and optimizer.lr_multipliers == rates
         model.compile(optimizer=optimizer, loss={"logits": keras.losses.SparseCategoricalCrossentropy(True)})
         model.fit(batch, {"logits": labels}, epochs=2, verbose=0)
         results[name] = {v.path: np.abs(v.numpy() - start[v.path]).max() for v in model.trainable_variables}
@@ -70,7 +70,7 @@ def test_layerwise_adamw_equals_adamw_at_decay_one_and_round_trips(tiny_config, 
         weights.append(model.get_weights())
     for a, b in zip(*weights):
         np.testing.assert_allclose(a, b, atol=1e-6)
-    restored = LayerwiseAdamW.from_config(model.optimizer.get_config())
+    restored = AdamW.from_config(model.optimizer.get_config())
     assert restored.lr_multipliers == model.optimizer.lr_multipliers
 
 
@@ -79,6 +79,6 @@ def test_a_variable_without_a_rate_is_an_error(tiny_config):
     rates = layerwise_lr_multipliers(model)
     rates.pop("out_proj/kernel")
     with pytest.raises(ValueError, match="no learning-rate multiplier for \\['out_proj/kernel'\\]"):
-        LayerwiseAdamW(rates, learning_rate=1e-3).build(model.trainable_variables)
+        AdamW(lr_multipliers=rates, learning_rate=1e-3).build(model.trainable_variables)
     with pytest.raises(ValueError, match="adamw only"):
         create_optimizer(1e-3, 10, 1, name="lamb", lr_multipliers=rates)

@@ -1,11 +1,13 @@
-"""`adam_bias_correction=False` is the original `AdamWeightDecayOptimizer`, checked against its formula in NumPy."""
+"""Our `AdamW` is Keras's AdamW, with or without the fused kernel; `adam_bias_correction=False` is the original
+`AdamWeightDecayOptimizer`, checked against its formula in NumPy."""
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from electra_tf import PretrainingConfig, pretraining_optimizer
-from electra_tf.training.optimization import FusedAdamW, WarmupLinearDecay, create_optimizer
+from electra_tf.training import optimization
+from electra_tf.training.optimization import AdamW, WarmupLinearDecay, create_optimizer
 
 
 def original_adam_weight_decay(weights, gradients, steps, lr, warmup, total, wd, beta_1=0.9, beta_2=0.999,
@@ -30,15 +32,16 @@ def original_adam_weight_decay(weights, gradients, steps, lr, warmup, total, wd,
     return weights
 
 
-def test_original_adam_matches_the_original_formula():
+@pytest.mark.parametrize("fused", [False, True], ids=["keras_step", "fused_kernel"])
+def test_original_adam_matches_the_original_formula(fused):
     rng = np.random.default_rng(0)
     start = {"kernel": rng.normal(size=(3, 4)), "bias": rng.normal(size=4)}
     grads = {name: (lambda step, shape=value.shape, seed=i: np.random.default_rng([seed, step]).normal(size=shape))
              for i, (name, value) in enumerate(start.items())}
     variables = [keras.Variable(start[name].astype("float32"), name=name) for name in start]
     optimizer = create_optimizer(1e-2, total_steps=10, warmup_steps=3, weight_decay=0.1, original_schedule=True,
-                                 bias_correction=False)
-    assert isinstance(optimizer, FusedAdamW) and not optimizer.bias_correction
+                                 bias_correction=False, fused=fused)
+    assert isinstance(optimizer, AdamW) and not optimizer.bias_correction
     for step in range(6):
         optimizer.apply([keras.ops.convert_to_tensor(grads[name](step).astype("float32")) for name in start],
                         variables)
@@ -61,12 +64,13 @@ def test_the_config_switch_picks_the_original_adam_and_refuses_it_for_lamb():
         PretrainingConfig(adam_bias_correction=False, optimizer="lamb")
 
 
-def test_the_fused_step_is_keras_adamw():
-    """Default settings: Keras's AdamW update (bias correction, decoupled decay, clipping, schedule), fused."""
+@pytest.mark.parametrize("fused", [False, True], ids=["keras_step", "fused_kernel"])
+def test_our_adamw_is_keras_adamw(fused):
+    """Default settings: Keras's AdamW update (bias correction, decoupled decay, clipping, schedule)."""
     rng = np.random.default_rng(1)
     start = {"kernel": rng.normal(size=(3, 4)), "gamma": rng.normal(size=4)}
     results = []
-    for optimizer in (create_optimizer(1e-2, total_steps=10, warmup_steps=3, weight_decay=0.1),
+    for optimizer in (create_optimizer(1e-2, total_steps=10, warmup_steps=3, weight_decay=0.1, fused=fused),
                       keras.optimizers.AdamW(learning_rate=WarmupLinearDecay(1e-2, 3, 10), weight_decay=0.1, beta_1=0.9,
                                              beta_2=0.999, epsilon=1e-6, global_clipnorm=1.0)):
         optimizer.exclude_from_weight_decay(var_names=["gamma"])
@@ -75,13 +79,15 @@ def test_the_fused_step_is_keras_adamw():
             optimizer.apply([keras.ops.convert_to_tensor(np.random.default_rng([i, step]).normal(
                 size=start[name].shape).astype("float32")) for i, name in enumerate(start)], variables)
         results.append([v.numpy() for v in variables])
-    assert isinstance(optimizer, keras.optimizers.AdamW) and type(optimizer) is not FusedAdamW
+    assert type(optimizer) is keras.optimizers.AdamW
     for fused, reference in zip(*results, strict=True):
         np.testing.assert_allclose(fused, reference, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("options", [{}, {"bias_correction": False}], ids=["adamw", "original_adam"])
-def test_fused_adamw_on_two_replicas_steps_as_on_one_device(mirrored, options):
+@pytest.mark.parametrize("options", [{}, {"bias_correction": False}, {"fused": True},
+                                     {"fused": True, "bias_correction": False}],
+                         ids=["adamw", "original_adam", "fused", "fused_original_adam"])
+def test_adamw_on_two_replicas_steps_as_on_one_device(mirrored, options):
     """Each replica's variables are updated with their own slots (found by the optimizer's own index) and the
     step's one learning rate, which reaches the update per replica under a strategy. (No clipping: Keras clips
     each replica's share of the gradient before the sum.)"""
@@ -101,3 +107,11 @@ def test_fused_adamw_on_two_replicas_steps_as_on_one_device(mirrored, options):
         return weights.numpy()
 
     np.testing.assert_allclose(train(mirrored, 2), train(tf.distribute.get_strategy(), 1), atol=1e-6)
+
+
+def test_the_fused_kernel_is_taken_only_on_the_keras_versions_it_was_checked_on(monkeypatch):
+    assert create_optimizer(1e-3, 10, 1).fused
+    monkeypatch.setattr(optimization, "fused_adam_checked", lambda: False)
+    assert not create_optimizer(1e-3, 10, 1).fused  # Keras's own Adam step
+    with pytest.raises(ValueError, match="fused=True: TensorFlow's fused Adam kernel is not checked on keras"):
+        AdamW(fused=True)

@@ -143,38 +143,6 @@ tf.raw_ops.SaveV2(prefix="p", tensor_names=[], shape_and_slices=[], tensors=[])
 
 # One check per piece of library_internals, named after it.
 
-def check_DecayInUpdateStep():
-    assert list(inspect.signature(keras.optimizers.AdamW._apply_weight_decay).parameters) == ["self", "variables"]
-
-    class Quiet(library_internals.DecayInUpdateStep, keras.optimizers.SGD):
-        pass
-
-    for cls, expected in ((keras.optimizers.SGD, 0.5), (Quiet, 1.0)):  # lr 1, zero gradient: only the decay
-        variable, optimizer = keras.Variable([1.0]), cls(learning_rate=1.0, weight_decay=0.5)
-        optimizer.build([variable])
-        tf.function(lambda: optimizer.apply([tf.zeros(1)], [variable]))()
-        assert variable.numpy()[0] == expected, cls
-
-
-def check_StepStartHook():
-    assert list(inspect.signature(keras.optimizers.Optimizer._distributed_tf_update_step).parameters) == [
-        "self", "distribution", "grads_and_vars", "learning_rate"]
-    calls = []
-
-    class Recording(library_internals.StepStartHook, keras.optimizers.SGD):
-        def start_step(self, distribution, learning_rate):
-            calls.append("start")
-
-        def update_step(self, gradient, variable, learning_rate):
-            calls.append("update")
-
-    variables = [keras.Variable([1.0]), keras.Variable([2.0])]
-    optimizer = Recording()
-    optimizer.build(variables)
-    tf.function(lambda: optimizer.apply([tf.ones(1)] * 2, variables))()
-    assert calls == ["start", "update", "update"]
-
-
 def check_BuiltAtConstruction():
     assert list(inspect.signature(keras.Model._maybe_symbolic_build).parameters) == ["self", "iterator",
                                                                                      "data_batch"]
@@ -203,14 +171,49 @@ def check_BuiltAtConstruction():
     assert calls == ["build"] and model.optimizer.built
 
 
-def check_resource_apply_adam():
-    for make in (keras.Variable, tf.Variable):
-        variable, momentum, velocity = make([1.0, 1.0]), make([0.0, 0.0]), make([0.0, 0.0])
-        library_internals.resource_apply_adam(variable, momentum, velocity, tf.constant([1.0, -2.0]), lr=0.1,
-                                              beta1_power=0.0, beta2_power=0.0, beta1=0.9, beta2=0.999, epsilon=0.0)
-        # m = 0.1·g, v = 0.001·g², w -= lr·m/√v (the β powers 0: no bias correction)
-        np.testing.assert_allclose(variable.numpy(), [0.6837722, 1.3162278], rtol=1e-5)
-        np.testing.assert_allclose(momentum.numpy(), [0.1, -0.2], rtol=1e-6)
+def check_variable_index():
+    """Keras's own index, for a variable and, under a strategy, for the replica copy `update_step` receives."""
+    indices = []
+
+    class Recording(keras.optimizers.SGD):
+        def update_step(self, gradient, variable, learning_rate):
+            indices.append(library_internals.variable_index(self, variable))
+
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        variables = [keras.Variable([1.0]), keras.Variable([2.0])]
+        optimizer = Recording()
+        optimizer.build(variables)
+    tf.function(lambda: strategy.run(lambda: optimizer.apply([tf.ones(1)] * 2, variables)))()
+    assert indices == [0, 1]
+
+
+def check_micro_step_counter():
+    variable, optimizer = keras.Variable([1.0]), keras.optimizers.SGD(gradient_accumulation_steps=2)
+    optimizer.build([variable])
+    for _ in range(3):
+        optimizer.apply([tf.ones(1)], [variable])
+    counter = library_internals.micro_step_counter(optimizer)
+    assert isinstance(counter, keras.Variable) and int(counter) == 3 and int(optimizer.iterations) == 1
+
+
+def check_fused_adam_checked():
+    assert library_internals.fused_adam_checked()  # the installed Keras is one it was checked on
+    assert not library_internals.fused_adam_checked("3.17.0")
+
+
+def check_fused_adam_update():
+    """The kernel updates the variable and Keras's own slots of it as Keras's Adam step does."""
+    variables = [keras.Variable([1.0, 1.0]), keras.Variable([3.0, 3.0])]
+    optimizer = keras.optimizers.Adam()
+    optimizer.build(variables)
+    library_internals.fused_adam_update(optimizer, variables[1], tf.constant([1.0, -2.0]), lr=0.1, beta1_power=0.0,
+                                        beta2_power=0.0, beta1=0.9, beta2=0.999, epsilon=0.0)
+    # m = 0.1·g, v = 0.001·g², w -= lr·m/√v (the β powers 0: no bias correction)
+    np.testing.assert_allclose(variables[1].numpy(), [2.6837722, 3.3162278], rtol=1e-5)
+    np.testing.assert_allclose(variables[0].numpy(), [1.0, 1.0])
+    momentum = [v for v in optimizer.variables if v.path.endswith("_momentum")]
+    np.testing.assert_allclose(np.stack(momentum), [[0.0, 0.0], [0.1, -0.2]], rtol=1e-6)
 
 
 def check_save_name_keyed_checkpoint():
