@@ -55,12 +55,12 @@ def main(argv):
     del argv
     from electra_tf.util.atomic import write_json
     from electra_tf.pretraining.flops import training_flops_per_step
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.text.tokenizer import WordPieceTokenizer
 
     out = FLAGS.output_dir
     vocab, shards = prepare_data(os.path.join(out, "data"))
     files = task_files(os.path.join(out, "task"))
-    vocab_size = ElectraTokenizer(vocab).vocabulary_size()
+    vocab_size = WordPieceTokenizer(vocab).vocabulary_size()
     electra_flops = training_flops_per_step(*configs(vocab_size, 1, objective="electra"))
     mlm_flops = training_flops_per_step(*configs(vocab_size, 1, objective="mlm"))
     total = FLAGS.electra_steps * electra_flops

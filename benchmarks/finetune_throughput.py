@@ -92,13 +92,14 @@ def time_model(name, batch_size, texts, data, work):
     """Ours (length-aware and padded) and the peer on `name`'s shape; returns the rows."""
     import keras
 
-    from electra_tf import ElectraDiscriminator, ElectraTokenizer, FinetuningConfig, finetune, make_task
+    from electra_tf import ElectraDiscriminator, FinetuningConfig, finetune, make_task
+    from electra_tf.text.tokenizer import WordPieceTokenizer
     from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.config import PretrainingConfig, load_run_config
     from electra_tf.text.vocabulary import load_vocabulary
 
     vocab, train, labels = data
-    tokenizer = ElectraTokenizer(vocab)
+    tokenizer = WordPieceTokenizer(vocab)
     model_config = load_run_config(name)[0].replace(vocab_size=tokenizer.vocabulary_size())
     pretrained = os.path.join(work, name)
     keras.utils.set_random_seed(0)

@@ -47,10 +47,10 @@ def main(argv):
     from electra_tf.export import export_model, load_export
     from electra_tf.export import litert, onnx
     from electra_tf.export.precision import cpu_flags
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
     model, info = load_model(FLAGS.model)
-    tokenizer = ElectraTokenizer.from_pretrained(FLAGS.model)
+    tokenizer = load_tokenizer(FLAGS.model)
     labels, length = list(info["label_names"]), int(info.get("max_seq_length") or 128)
     with open(FLAGS.dev_file, encoding="utf-8") as f:
         examples = [json.loads(line) for line in f if line.strip()]

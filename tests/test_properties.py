@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from electra_tf.data.packing import ExampleBuilder
 from electra_tf.pretraining.masking import mask_tokens
 from electra_tf.text.normalization import bert_normalize
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary
 
 # No example database: nothing is written into the tree.
@@ -26,8 +26,8 @@ PROPERTY = settings(max_examples=40, deadline=None, database=None,
 
 FIXTURE_VOCAB = "tests/fixtures/tokenizer/vocab.txt"
 VOCABULARY = load_vocabulary(FIXTURE_VOCAB)
-TOKENIZER = ElectraTokenizer(FIXTURE_VOCAB)
-CASED = ElectraTokenizer(FIXTURE_VOCAB, lowercase=False)
+TOKENIZER = WordPieceTokenizer(FIXTURE_VOCAB)
+CASED = WordPieceTokenizer(FIXTURE_VOCAB, lowercase=False)
 
 # Text with every kind of character: letters of many scripts, marks, CJK, emoji, punctuation, symbols,
 # controls, format characters, all Unicode whitespace (surrogates cannot be encoded, so they are left out).

@@ -96,10 +96,10 @@ def finetune_docstring_kinds(output_dir, model_dir, seed):
     """Fine-tunes the discriminator to tell module, class and function docstrings apart, with the default
     settings (the learning rate follows the model's width); returns (dev accuracy, majority-class accuracy)."""
     from electra_tf.finetuning import finetune, make_task
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
     config = FinetuningConfig.for_task("docstring_kinds", max_seq_length=64, epochs=3.0, seed=seed)
-    task = make_task(config, ElectraTokenizer.from_pretrained(model_dir),
+    task = make_task(config, load_tokenizer(model_dir),
                      data_dir=os.path.join(output_dir, "docstring_kinds"))
     train, dev = task.load("train"), task.load("dev")
     _step(f"fine-tuning on a labelled task from the same corpus: is a docstring a module's, a class's or a "

@@ -2,10 +2,10 @@
 `tokenizer.json`, read into `(vocabulary, lowercase, strip_accents)` and written back.
 
 Our own folders, Hugging Face folders and the released Google checkpoints all
-keep the vocabulary beside the weights; `ElectraTokenizer.from_pretrained`
-reads it from here. `lowercase`/`strip_accents` are `None` where the files do
-not say (the caller's default then applies: lower-case, as BERT's uncased
-models).
+keep the vocabulary beside the weights; `load_tokenizer` (the core code's way to
+a checkpoint's tokenizer) and `ElectraTokenizer.from_pretrained` read it from
+here. `lowercase`/`strip_accents` are `None` where the files do not say (the
+caller's default then applies: lower-case, as BERT's uncased models).
 
 Example:
 >>> import tempfile
@@ -14,6 +14,8 @@ Example:
 >>> vocabulary, lowercase, strip_accents = tokenizer_arguments(folder)
 >>> os.path.basename(vocabulary), lowercase, strip_accents
 ('vocab.txt', False, None)
+>>> load_tokenizer(folder).tokenize("The").numpy().tolist()
+[5]
 """
 
 import logging
@@ -21,6 +23,7 @@ import os
 
 from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints import google, hub, keras_hub_preset, ours
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
 
 logger = logging.getLogger("electra_tf")
@@ -120,6 +123,33 @@ def tokenizer_arguments(path, **hub_options):
                 return _warn_if_cased_on_uncased(settings, folder)
     raise ValueError(f"{path}: no vocab.txt (nor tokenizer.json) here; tools/run_pretraining.py writes one in "
                      "<model_dir>/final, Hugging Face and Google checkpoints ship one beside the weights")
+
+
+def tokenizer_options(path, lowercase=None, strip_accents=None, **hub_options):
+    """`(vocabulary, {"lowercase", "strip_accents"})` of the checkpoint at `path` (see `tokenizer_arguments`):
+    the files' casing where the caller gives none, else lower-case."""
+    vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path, **hub_options)
+    if lowercase is None:
+        lowercase = True if saved_lowercase is None else saved_lowercase
+    return vocabulary, {"lowercase": lowercase,
+                        "strip_accents": saved_strip_accents if strip_accents is None else strip_accents}
+
+
+def load_tokenizer(path, lowercase=None, strip_accents=None, **hub_options):
+    """The `WordPieceTokenizer` of the checkpoint at `path` (a folder, a `.keras` file, a Google prefix, a hub
+    id, a `vocab.txt`/`tokenizer.json`), with the casing its files give unless `lowercase`/`strip_accents`
+    are given."""
+    vocabulary, casing = tokenizer_options(path, lowercase, strip_accents, **hub_options)
+    return WordPieceTokenizer(vocabulary, **casing)
+
+
+def saved_model_max_length(vocabulary):
+    """`model_max_length` of the `tokenizer_config.json` beside a `vocab.txt` path when it gives one (not
+    transformers' 10**30 for "unbounded"), else `None`."""
+    config = os.path.join(os.path.dirname(vocabulary), TOKENIZER_CONFIG) if isinstance(vocabulary, str) else ""
+    value = read_json(config, expect=dict).get("model_max_length") if os.path.isfile(config) else None
+    bounded = isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**9
+    return value if bounded else None
 
 
 def write_tokenizer_files(folder, vocabulary, lowercase=True, strip_accents=None, model_max_length=None):

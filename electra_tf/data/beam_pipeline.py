@@ -57,7 +57,7 @@ from electra_tf.data.pretraining_data import (
 )
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.data.word_segmentation import load_segmenter
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary
 
 COUNTS_DIR = ".counts"
@@ -156,7 +156,7 @@ class TokenizePiece(beam.DoFn):
         self.tokenize = self.cut = None
 
     def setup(self):
-        self.tokenize = batch_tokenizer(ElectraTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
+        self.tokenize = batch_tokenizer(WordPieceTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
                                                          strip_accents=self.settings["strip_accents"]))
         self.cut = load_segmenter()[1] if "word_segmenter" in self.settings else None
 

@@ -20,7 +20,7 @@ import tensorflow as tf
 from electra_tf.data.corpus_readers import TFDS_PREFIX, read_part
 from electra_tf.data.packing import DocumentPacker
 from electra_tf.data.pretraining_data import batch_tokenizer, read_documents, tokenized_documents
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 
 def text_documents(input_files, blanks_separate_docs=True):
@@ -56,9 +56,9 @@ def streaming_dataset(documents, vocabulary, batch_size, seq_length, *, lowercas
                       seed=0, shuffle_buffer_size=1000, input_context=None, long_lines="split"):
     """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]`, forever;
     `long_lines` as `DocumentPacker`'s. `vocabulary`: a `vocab.txt` path or its tokens, tokenized with
-    `lowercase` and `strip_accents`, or an `ElectraTokenizer` (its own casing; a run's, not built again)."""
-    tokenizer = (vocabulary if isinstance(vocabulary, ElectraTokenizer)
-                 else ElectraTokenizer(vocabulary, lowercase=lowercase, strip_accents=strip_accents))
+    `lowercase` and `strip_accents`, or an `WordPieceTokenizer` (its own casing; a run's, not built again)."""
+    tokenizer = (vocabulary if isinstance(vocabulary, WordPieceTokenizer)
+                 else WordPieceTokenizer(vocabulary, lowercase=lowercase, strip_accents=strip_accents))
     pipeline_id, num_pipelines = 0, 1
     if input_context is not None:
         pipeline_id, num_pipelines = input_context.input_pipeline_id, input_context.num_input_pipelines

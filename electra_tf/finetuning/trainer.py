@@ -57,8 +57,8 @@ def unknown_token_warning(tokenizer, texts):
     it is above `UNKNOWN_SHARE`, else None: e.g. Chinese text on an English vocabulary, which would fine-tune
     on `[UNK]`s.
 
-    >>> from electra_tf.text.tokenizer import ElectraTokenizer
-    >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
+    >>> from electra_tf.text.tokenizer import WordPieceTokenizer
+    >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
     >>> unknown_token_warning(tokenizer, ["good film", "film"]) is None
     True
     >>> print(unknown_token_warning(tokenizer, ["好电影", "film"]))  # doctest: +ELLIPSIS

@@ -31,8 +31,8 @@ because that one runs tf-text's trimmer ops; the exported graph keeps to the
 long-standing ops TF Serving bundles (see `docs/serving.md`).
 
 Example:
->>> from electra_tf.text.tokenizer import ElectraTokenizer
->>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."])
+>>> from electra_tf.text.tokenizer import WordPieceTokenizer
+>>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."])
 >>> words = split_words(tf.constant(["  Thé foxes."]))
 >>> words.words.to_list(), words.start.to_list(), words.end.to_list()
 ([[b'Th\\xc3\\xa9', b'foxes.']], [[2, 6]], [[5, 12]])

@@ -7,8 +7,8 @@ the package's one featurizer (`electra_tf.text.featurize.encode`), so its ids ar
 serving graph's.
 
 Example:
->>> from electra_tf.text.tokenizer import ElectraTokenizer
->>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
+>>> from electra_tf.text.tokenizer import WordPieceTokenizer
+>>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
 >>> preprocessor = ElectraPreprocessor(tokenizer, sequence_length=6)
 >>> preprocessor(["The fox"])["input_ids"].numpy().tolist()
 [[2, 5, 6, 3, 0, 0]]
@@ -30,7 +30,7 @@ class ElectraPreprocessor(keras.layers.Layer):
     """Texts (`[batch]` strings), or `(texts, pairs)`, → `input_ids`, `attention_mask`, `token_type_ids`.
 
     Args:
-        tokenizer: the model's `ElectraTokenizer`.
+        tokenizer: the model's `WordPieceTokenizer`.
         sequence_length: texts are truncated (the longer of a pair first) and padded to this many tokens.
     """
 
@@ -80,7 +80,7 @@ class TextPredictor:
 
     Example:
     >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification, ElectraTokenizer
-    >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
+    >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
     >>> config = ElectraConfig(vocab_size=7, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
     ...                        intermediate_size=8)
     >>> model = ElectraForSequenceClassification(config, num_labels=2,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from electra_tf.data.tasks import classification, multiple_choice, squad, tagging
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 VOCAB = "tests/fixtures/tokenizer/vocab.txt"
 COUNT = 5  # examples; batches of 2: training drops the fifth, evaluation keeps it
@@ -12,7 +12,7 @@ COUNT = 5  # examples; batches of 2: training drops the fifth, evaluation keeps 
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return ElectraTokenizer(VOCAB)
+    return WordPieceTokenizer(VOCAB)
 
 
 def _classification(tokenizer, shuffle):

@@ -7,7 +7,7 @@ import pytest
 from electra_tf.data.packing import DocumentPacker
 from electra_tf.data.pretraining_data import tokenized_documents
 from electra_tf.data.sentences import split_sentences
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import save_vocabulary
 
 SENTENCES = ["今天早上下了一场大雨。", "街上的行人都撑着伞，走向车站！", "你带伞了吗？", "我忘了带……",
@@ -21,7 +21,7 @@ SENTENCE_END_CHARACTERS = set("。！？；…”）?")
 def tokenizer(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("vocab") / "vocab.txt")
     save_vocabulary(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(set(LONG_LINE)), path)
-    return ElectraTokenizer(path)
+    return WordPieceTokenizer(path)
 
 
 @pytest.mark.parametrize("text, sentences", [

@@ -16,14 +16,14 @@ from electra_tf.data.tasks.classification import (
     read_text_file,
 )
 from electra_tf.data.tasks.multiple_choice import choice_dataset, read_swag
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 VOCAB = "tests/fixtures/tokenizer/vocab.txt"
 
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return ElectraTokenizer(VOCAB)
+    return WordPieceTokenizer(VOCAB)
 
 
 def _write(path, lines):

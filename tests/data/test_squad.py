@@ -18,7 +18,7 @@ from electra_tf.data.tasks.squad import (
     write_predictions,
 )
 from electra_tf.finetuning.metrics import squad_scores
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 VOCAB = pathlib.Path(__file__).parents[1] / "fixtures" / "tokenizer" / "vocab.txt"
 CONTEXT = ("In 1901, Marie Curie's laboratory in Paris (France) measured radium. The Nobel committee, "
@@ -31,7 +31,7 @@ ANSWERS = ["1901", "Marie Curie's", "Paris (France)", "Stockholm", "Pierre O'Nei
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return ElectraTokenizer(str(VOCAB))
+    return WordPieceTokenizer(str(VOCAB))
 
 
 def _example(qas_id, answer, context=CONTEXT, question="Who or what is it?"):

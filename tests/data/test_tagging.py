@@ -16,7 +16,7 @@ from electra_tf.data.tasks.tagging import (
     to_bioes,
     to_iob2,
 )
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 VOCAB = pathlib.Path(__file__).parents[1] / "fixtures" / "tokenizer" / "vocab.txt"
 
@@ -55,7 +55,7 @@ SPANS = {("PER", 0, 2), ("PER", 2, 3), ("LOC", 5, 6), ("ORG", 7, 10), ("MISC", 1
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return ElectraTokenizer(str(VOCAB))
+    return WordPieceTokenizer(str(VOCAB))
 
 
 def _write(tmp_path, content, name="data.txt"):

@@ -9,7 +9,7 @@ from electra_tf.export import constants as constants_module
 from electra_tf.export import export_info, export_model
 from electra_tf.export.compiled import CompiledCall
 from electra_tf.export.constants import ConstantWeights, constant_weights
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 SPEC = {name: tf.TensorSpec([None, None], tf.int32) for name in ("input_ids", "attention_mask", "token_type_ids")}
 VOCABULARY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "red", "blue", "green", "cat", "dog", "tree", "car"]
@@ -60,7 +60,7 @@ def test_weights_above_the_limit_stay_variables_with_a_warning(model, monkeypatc
 
 def test_an_export_with_variables_writes_each_weight_once(model, tmp_path):
     """Tracking the Keras model wrote every weight twice (keras-team/keras#23553)."""
-    path = export_model(model, ElectraTokenizer(VOCABULARY), str(tmp_path), max_seq_length=16,
+    path = export_model(model, WordPieceTokenizer(VOCABULARY), str(tmp_path), max_seq_length=16,
                         constant_weights=False)
     stored = sum(int(np.prod(shape)) for key, shape in tf.train.list_variables(
         f"{path}/variables/variables") if key != "_CHECKPOINTABLE_OBJECT_GRAPH")

@@ -32,7 +32,7 @@ from electra_tf.text import featurize
 from electra_tf.util import atomic
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 DOCS = Path(__file__).parents[2] / "docs" / "serving.md"
@@ -94,7 +94,7 @@ def exported(tiny_pretrained_dir, tmp_path_factory):
     tool = subprocess.Popen([sys.executable, "-m", "electra_tf.tools.export_model", f"--model={tiny_pretrained_dir}",
                              f"--export_dir={export_dir}", "--model_name=electra", f"--max_seq_length={MAX_LEN}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    tokenizer = ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+    tokenizer = load_tokenizer(tiny_pretrained_dir)
     exports = {}
     models = _models(tiny_pretrained_dir)
     for name, (model, options) in models.items():

@@ -9,14 +9,14 @@ import pytest
 import electra_tf
 from electra_tf.config import FinetuningConfig, default_learning_rate
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
 
 
 @pytest.fixture(scope="module")
 def tokenizer(tiny_pretrained_dir):
-    return ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+    return load_tokenizer(tiny_pretrained_dir)
 
 
 def config(task, **changes):

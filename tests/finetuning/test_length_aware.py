@@ -10,14 +10,14 @@ from electra_tf.config import FinetuningConfig
 from electra_tf.data.tasks import classification
 from electra_tf.text.featurize import PAD_MULTIPLE, SHORT_LENGTH
 from electra_tf.finetuning import make_task
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river", "zebra", "paris"]
 
 
 @pytest.fixture(scope="module")
 def tokenizer(tiny_pretrained_dir):
-    return ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+    return load_tokenizer(tiny_pretrained_dir)
 
 
 def text(rng, low=1, high=40):

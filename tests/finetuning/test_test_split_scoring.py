@@ -7,12 +7,12 @@ import pytest
 from electra_tf.config import FinetuningConfig
 from electra_tf.data.tasks.squad import SquadExample
 from electra_tf.finetuning import make_task
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "red", "cat", "sat"])
+    return WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "red", "cat", "sat"])
 
 
 def _squad(answered):

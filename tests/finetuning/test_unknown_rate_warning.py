@@ -10,7 +10,7 @@ from electra_tf.data.tasks.squad import SquadExample
 from electra_tf.data.tasks.tagging import TaggedSentence
 from electra_tf.finetuning import finetune, make_task
 from electra_tf.finetuning.trainer import unknown_token_warning
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
 CHINESE = ["这部电影非常好看，我很喜欢。", "剧情拖沓，演员的表演也很一般。", "江泽民主席在北京会见了克林顿。",
            "今天天气很好，我们去公园散步吧。"]
@@ -18,7 +18,7 @@ CHINESE = ["这部电影非常好看，我很喜欢。", "剧情拖沓，演员�
 
 @pytest.fixture(scope="module")
 def tokenizer(tiny_pretrained_dir):
-    return ElectraTokenizer.from_pretrained(tiny_pretrained_dir)
+    return load_tokenizer(tiny_pretrained_dir)
 
 
 def config(task):

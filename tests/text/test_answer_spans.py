@@ -6,14 +6,14 @@ import tensorflow as tf
 
 from electra_tf.text import answer_spans as spans
 from electra_tf.data.tasks import squad
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 WORDS = "the of and in to a was is for on as by with he at from his an were are which this be".split()
 
 
 @pytest.fixture(scope="module")
 def features():
-    tokenizer = ElectraTokenizer("tests/fixtures/tokenizer/vocab.txt")
+    tokenizer = WordPieceTokenizer("tests/fixtures/tokenizer/vocab.txt")
     rng = np.random.default_rng(0)
     examples = [squad.SquadExample(str(i), " ".join(rng.choice(WORDS, 3)), " ".join(rng.choice(WORDS, n)))
                 for i, n in enumerate(rng.integers(0, 30, size=48))]

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from electra_tf.text import featurize
 from electra_tf.data.tasks import squad, tagging
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "tokenizer"
 FIXTURE = json.loads((FIXTURES / "bert_tokenizer_fast.json").read_text(encoding="utf-8"))
@@ -24,7 +24,7 @@ TEXTS = FIXTURE["texts"] + EXTRA
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return ElectraTokenizer(str(FIXTURES / "vocab.txt"))
+    return WordPieceTokenizer(str(FIXTURES / "vocab.txt"))
 
 
 def reference_spans(texts, tokenizer):
@@ -59,7 +59,7 @@ def reference_spans(texts, tokenizer):
 
 @pytest.mark.parametrize("setting", sorted(FIXTURE["settings"]))
 def test_word_pieces_give_the_tokenizers_ids_and_squads_character_spans(setting):
-    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"), **FIXTURE["settings"][setting])
+    tokenizer = WordPieceTokenizer(str(FIXTURES / "vocab.txt"), **FIXTURE["settings"][setting])
     texts = tf.constant(TEXTS)
     pieces = featurize.word_pieces(tokenizer, featurize.split_words(texts, featurize.BERT_WHITESPACE))
     assert pieces.ids.to_list() == tokenizer(texts).to_list()

@@ -1,5 +1,6 @@
-"""Our tokenizer against Hugging Face `BertTokenizerFast` (fixture from tools/make_tokenizer_fixtures.py), and its
-fused path (tf-text's end-to-end WordPiece) against BERT's rules written as string ops."""
+"""The core in-graph `WordPieceTokenizer` against Hugging Face `BertTokenizerFast` (fixture from
+tools/make_tokenizer_fixtures.py), its fused path (tf-text's end-to-end WordPiece) against BERT's rules written as
+string ops, and its one convention: strings in, ids out (Python strings too)."""
 
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "tokenizer"
 FIXTURE = json.loads((FIXTURES / "bert_tokenizer_fast.json").read_text(encoding="utf-8"))
@@ -18,7 +19,7 @@ FIXTURE = json.loads((FIXTURES / "bert_tokenizer_fast.json").read_text(encoding=
 @pytest.mark.parametrize("setting", sorted(FIXTURE["settings"]))
 def test_ids_equal_bert_tokenizer_fast(setting):
     options = FIXTURE["settings"][setting]
-    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"), **options)
+    tokenizer = WordPieceTokenizer(str(FIXTURES / "vocab.txt"), **options)
     texts = FIXTURE["texts"]
     ours = tokenizer(tf.constant(texts)).to_list()
     mismatches = [(text, expected, got) for text, expected, got in zip(texts, FIXTURE["ids"][setting], ours)
@@ -27,18 +28,23 @@ def test_ids_equal_bert_tokenizer_fast(setting):
 
 
 def test_in_graph_and_eager_ids_agree():
-    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"))
+    tokenizer = WordPieceTokenizer(str(FIXTURES / "vocab.txt"))
     texts = FIXTURE["texts"][:50]
     graph = tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
     dataset = tf.data.Dataset.from_tensor_slices(texts).batch(10).map(tokenizer)
     from_dataset = [row for batch in dataset for row in batch.to_list()]
     assert graph(tf.constant(texts)).to_list() == tokenizer(tf.constant(texts)).to_list() == from_dataset
+    assert tokenizer(texts[:3]).to_list() == tokenizer.tokenize(texts[:3]).to_list() == from_dataset[:3]
+    assert tokenizer(texts[0]).numpy().tolist() == from_dataset[0]
+    assert tokenizer.encode(texts[0], texts[1], sequence_length=8)["input_ids"].numpy().tolist() == [
+        [2, *from_dataset[0][:3], 3, *from_dataset[1][:2], 3]]
 
 
+@pytest.mark.perf
 def test_eager_encode_is_one_graph_call_with_the_featurization_s_outputs():
     from electra_tf.text import featurize
 
-    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"))
+    tokenizer = WordPieceTokenizer(str(FIXTURES / "vocab.txt"))
     texts, pairs = tf.constant(FIXTURE["texts"][:8]), tf.constant(FIXTURE["texts"][8:16])
     for arguments in ((texts,), (texts, pairs)):
         eager, expected = tokenizer.encode(*arguments, sequence_length=24), featurize.encode(tokenizer, 24, *arguments)
@@ -56,7 +62,7 @@ _SPECIAL = (" \t\n\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2009\u3000\u200b\u00ad\ufffd"
 _TEXT = st.text(alphabet=st.one_of(st.characters(exclude_categories=("Cs",)), st.sampled_from(_SPECIAL),
                                    st.sampled_from("abcdefghij ABC [SEP]")), max_size=40)
 _ASCII = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=40)
-_TOKENIZERS = {name: ElectraTokenizer(str(FIXTURES / "vocab.txt"), **options)
+_TOKENIZERS = {name: WordPieceTokenizer(str(FIXTURES / "vocab.txt"), **options)
                for name, options in FIXTURE["settings"].items()}
 
 
@@ -85,9 +91,9 @@ def test_long_words_are_unknown_by_characters_on_both_paths():
 
 
 def test_the_fused_op_does_the_work_on_ascii_and_on_text_without_unknown_pieces(monkeypatch):
-    tokenizer = ElectraTokenizer(str(FIXTURES / "vocab.txt"))
+    tokenizer = WordPieceTokenizer(str(FIXTURES / "vocab.txt"))
     # The fallback marks the rows it tokenizes (it is traced into a graph, so it must give tensors, not raise).
-    monkeypatch.setattr(tokenizer, "tokenize_by_rules", lambda texts: ElectraTokenizer.tokenize_by_rules(
+    monkeypatch.setattr(tokenizer, "tokenize_by_rules", lambda texts: WordPieceTokenizer.tokenize_by_rules(
         tokenizer, texts) + 10_000)
     ids = tokenizer(tf.constant(["The foxes, 3$!", "Héllo Wörld", "中文 \U0001e5ff"])).to_list()
     assert [max(row) >= 10_000 for row in ids] == [False, False, True]
@@ -95,6 +101,7 @@ def test_the_fused_op_does_the_work_on_ascii_and_on_text_without_unknown_pieces(
     assert graph(tf.constant(["The foxes, 3$!", "中文 \U0001e5ff"])).to_list() == [ids[0], ids[2]]
 
 
+@pytest.mark.perf
 def test_a_graph_keeps_the_non_ascii_path_as_one_uninlined_call():
     """Inlined, the non-ASCII path's ops would all be visited (dead) on every ASCII batch (see `tokenize`)."""
     graph = tf.function(_TOKENIZERS["uncased"].tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
@@ -110,7 +117,7 @@ def test_a_graph_keeps_the_non_ascii_path_as_one_uninlined_call():
 def test_vocabulary_entries_holding_whitespace_are_never_matched_across_a_space():
     """keras-hub's vocabulary learner keeps entries such as "## ": the fused op must not match them."""
     vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "of", "the", "## ", "##f", "o", " the", "##\u00a0of"]
-    tokenizer = ElectraTokenizer(vocabulary)
+    tokenizer = WordPieceTokenizer(vocabulary)
     texts = tf.constant(["of the of", "the\u00a0of  the", "o f"])
     assert tokenizer(texts).to_list() == tokenizer.tokenize_by_rules(texts).to_list() == [[5, 6, 5], [6, 5, 6],
                                                                                         [9, 1]]
@@ -126,11 +133,11 @@ def test_a_tokenizer_saved_as_keras_hub_s_subclass_loads(tmp_path):
         "special_tokens_in_strings": False}
     vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "\u2028", "the", "##\u2028", "fox"]
     (tmp_path / "vocabulary.txt").write_text("".join(f"{token}\n" for token in vocabulary), encoding="utf-8")
-    tokenizer = ElectraTokenizer.from_config(config)
+    tokenizer = WordPieceTokenizer.from_config(config)
     tokenizer.load_assets(str(tmp_path))
     assert tokenizer.get_vocabulary() == vocabulary and tokenizer.lowercase and tokenizer.strip_accents
     assert tokenizer(tf.constant(["The\u2028fox"])).to_list() == [[6, 8]]
     tokenizer.save_assets(str(tmp_path))
     assert (tmp_path / "vocabulary.txt").read_text(encoding="utf-8").split("\n")[:-1] == vocabulary
     with pytest.raises(ValueError, match="split can only be True"):
-        ElectraTokenizer(vocabulary, split=False)
+        WordPieceTokenizer(vocabulary, split=False)

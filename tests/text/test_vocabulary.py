@@ -12,7 +12,8 @@ import tensorflow as tf
 
 from electra_tf.checkpoints.tokenizer_files import tokenizer_arguments
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary, vocabulary_hash
 
 TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."]
@@ -37,7 +38,7 @@ def test_a_bom_or_crlf_copy_is_the_same_vocabulary_with_the_same_hash(tmp_path, 
             assert load_vocabulary(str(path)) == TOKENS, name
             assert vocabulary_hash(str(path)) == vocabulary_hash(TOKENS), name
     assert not caplog.records  # nothing to warn about
-    tokenizer = ElectraTokenizer(str(paths["bom_crlf_no_final_newline"]))
+    tokenizer = WordPieceTokenizer(str(paths["bom_crlf_no_final_newline"]))
     assert tokenizer.tokenize("The foxes.").numpy().tolist() == [5, 6, 7, 8]
 
 
@@ -49,7 +50,7 @@ def test_spaces_around_tokens_are_stripped_with_one_warning(tmp_path, caplog):
     (record,) = caplog.records
     assert record.getMessage() == (f"{path}: 2 token(s) had spaces around them, which the tokenizer could never "
                                    "match; stripped (line 6: 'the ')")
-    assert ElectraTokenizer(str(path)).tokenize("the fox").numpy().tolist() == [5, 6]  # not [UNK]s
+    assert WordPieceTokenizer(str(path)).tokenize("the fox").numpy().tolist() == [5, 6]  # not [UNK]s
 
 
 def test_a_padded_token_that_would_repeat_another_keeps_its_spaces_and_its_id(tmp_path, caplog):
@@ -61,7 +62,7 @@ def test_a_padded_token_that_would_repeat_another_keeps_its_spaces_and_its_id(tm
     (record,) = caplog.records
     assert record.getMessage() == (f"{path}: 3 token(s) the tokenizer never produces (empty, or holding whitespace "
                                    "or a control character) kept at their ids (line 10: 'the ')")
-    assert ElectraTokenizer(str(path)).tokenize("the  fox\t").numpy().tolist() == [5, 6]
+    assert WordPieceTokenizer(str(path)).tokenize("the  fox\t").numpy().tolist() == [5, 6]
 
 
 def test_shards_accept_a_crlf_copy_of_their_vocabulary(tmp_path):
@@ -102,7 +103,7 @@ def test_the_bert_chinese_vocabulary_keeps_its_line_separator_tokens_at_their_id
     shutil.copyfile(bert_chinese_vocab, original)
     with caplog.at_level(logging.WARNING, logger="electra_tf"):
         vocabulary = load_vocabulary(str(original))
-        ElectraTokenizer(str(original))
+        WordPieceTokenizer(str(original))
     assert len(vocabulary) == 21128 and vocabulary[100:104] == ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     assert vocabulary[343] == "\u2028" and vocabulary[13502] == "##\u2028" and vocabulary[13503] == "##一"
     assert [record.getMessage() for record in caplog.records] == [
@@ -117,7 +118,7 @@ def test_the_bert_chinese_vocabulary_keeps_its_line_separator_tokens_at_their_id
 def test_chinese_text_gets_the_ids_of_its_characters_with_the_bert_chinese_vocabulary(bert_chinese_vocab):
     vocabulary = load_vocabulary(bert_chinese_vocab)
     ids = {token: index for index, token in enumerate(vocabulary)}
-    tokenizer = ElectraTokenizer(bert_chinese_vocab)
+    tokenizer = WordPieceTokenizer(bert_chinese_vocab)
     texts = ["江泽民在北京。", "江泽民在北京会见了The Year 1998年的朋友！", "北京\u2028上海", "the year 1998."]
     expected = [[ids[c] for c in "江泽民在北京。"],
                 [*(ids[c] for c in "江泽民在北京会见了"), ids["the"], ids["year"], ids["1998"],
@@ -130,9 +131,9 @@ def test_chinese_text_gets_the_ids_of_its_characters_with_the_bert_chinese_vocab
 
 
 def test_a_tokenizer_saved_in_a_keras_file_keeps_the_line_separator_tokens(bert_chinese_vocab, tmp_path):
-    tokenizer = ElectraTokenizer(bert_chinese_vocab)
+    tokenizer = WordPieceTokenizer(bert_chinese_vocab)
     tokenizer.save_assets(str(tmp_path))  # what a .keras archive or a keras-hub preset holds
-    restored = ElectraTokenizer()
+    restored = WordPieceTokenizer()
     restored.load_assets(str(tmp_path))
     assert restored.get_vocabulary() == tokenizer.get_vocabulary()
 
@@ -142,7 +143,7 @@ def test_a_tokenizer_json_with_line_separator_tokens_reads_as_its_vocab_txt(bert
     tokenizer_json = {"model": {"type": "WordPiece", "vocab": {token: i for i, token in enumerate(vocabulary)}},
                       "normalizer": {"type": "BertNormalizer", "lowercase": True, "strip_accents": None}}
     (tmp_path / "tokenizer.json").write_text(json.dumps(tokenizer_json), encoding="utf-8")
-    assert ElectraTokenizer.from_pretrained(str(tmp_path)).get_vocabulary() == vocabulary
+    assert load_tokenizer(str(tmp_path)).get_vocabulary() == vocabulary
 
 
 def test_a_token_holding_a_line_break_is_refused_before_it_is_written(tmp_path):

@@ -4,7 +4,7 @@ threshold kept (no 1,000-character alphabet), no whitespace token, and the [UNK]
 import json
 from pathlib import Path
 
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import is_unreachable, load_vocabulary
 from electra_tf.text.vocabulary_learning import build_vocabulary, learn_vocabulary, unknown_token_rate
 
@@ -25,7 +25,7 @@ def test_every_word_of_the_corpus_is_tokenized_without_unk_by_its_own_vocabulary
     vocabulary = build_vocabulary([str(corpus)], 500)
     assert not [token for token in vocabulary if is_unreachable(token)]  # no "## " nor "##\xa0"
     assert {"，", "！", "１", "ﬁ", "ß", "😀"} <= set(vocabulary)
-    assert unknown_token_rate(ElectraTokenizer(vocabulary), texts) == 0.0
+    assert unknown_token_rate(WordPieceTokenizer(vocabulary), texts) == 0.0
 
 
 def test_every_character_seen_often_enough_gets_a_token_however_many_there_are():
@@ -41,8 +41,8 @@ def test_every_character_seen_often_enough_gets_a_token_however_many_there_are()
 def test_a_vocabulary_learned_on_the_chinese_sample_leaves_as_few_unk_as_bert_chinese(bert_chinese_vocab):
     lines = _lines(CHINESE)
     vocabulary = build_vocabulary([str(CHINESE)], 21128)
-    learned = unknown_token_rate(ElectraTokenizer(vocabulary), lines)
-    reference = unknown_token_rate(ElectraTokenizer(bert_chinese_vocab), lines)
+    learned = unknown_token_rate(WordPieceTokenizer(vocabulary), lines)
+    reference = unknown_token_rate(WordPieceTokenizer(bert_chinese_vocab), lines)
     assert {"，", "。", "！", "？", "；", "“", "”", "１"} <= set(vocabulary)
     assert learned <= reference + 0.005, (learned, reference)
     assert not [token for token in vocabulary if token.startswith("##") and "\u4e00" <= token[2:] <= "\u9fff"]
@@ -54,7 +54,7 @@ def test_the_tool_reports_and_records_the_unk_rate_and_warns_when_high(tmp_path,
                               "--min_char_count=3")
     assert code == 0, err[-2000:]
     report = json.loads((tmp_path / "zh" / "vocab_report.json").read_text(encoding="utf-8"))
-    rate = unknown_token_rate(ElectraTokenizer(str(output)), _lines(CHINESE))
+    rate = unknown_token_rate(WordPieceTokenizer(str(output)), _lines(CHINESE))
     assert report["unknown_token_rate"] == rate > 0.02 and report["min_char_count"] == 3
     assert report["tokens"] == len(load_vocabulary(str(output)))
     assert f"[UNK] rate: {rate:.2%} of the tokens of the corpus's first " in out

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.streaming import streaming_dataset, text_documents, tfds_documents
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 
@@ -154,7 +154,7 @@ def test_the_build_prints_the_tokens_read_written_and_dropped(vocab_file, tmp_pa
     line = "Every word here counts. " * 40
     corpus = tmp_path / "paragraph.txt"
     corpus.write_text(line + "\n", encoding="utf-8")
-    n = len(ElectraTokenizer(vocab_file).tokenize(line))
+    n = len(WordPieceTokenizer(vocab_file).tokenize(line))
     code, out, err = run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab_file}",
                               f"--output_dir={tmp_path / 'split'}", "--max_seq_length=32", "--num_shards=1")
     assert code in (0, None), err[-2000:]

@@ -8,7 +8,7 @@ from tensorflow.python.framework import config as tf_config
 
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning import finetune, make_task
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 from electra_tf.training.determinism import enable_determinism
 
 WORDS = ["red", "blue", "green", "cat", "dog", "house", "tree", "car", "book", "river"]
@@ -32,7 +32,7 @@ def test_two_deterministic_runs_give_identical_weights(tmp_path, tiny_pretrained
     weights = []
     for _ in range(2):
         determinism(seed=0)
-        task = make_task(config, ElectraTokenizer.from_pretrained(tiny_pretrained_dir),
+        task = make_task(config, load_tokenizer(tiny_pretrained_dir),
                          files={"train": str(tmp_path / "train.jsonl")})
         model = finetune(task, tiny_pretrained_dir, task.load("train"), report=None).model
         weights.append(model.get_weights())

@@ -21,9 +21,9 @@ whole words. This also does what BERT's `_improve_answer_span` does: "1895" in
 "(1895-1943)." is its own span.
 
 Example:
->>> from electra_tf.text.tokenizer import ElectraTokenizer
+>>> from electra_tf.text.tokenizer import WordPieceTokenizer
 >>> vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "who", "met", "bob", "ann", "?", "."]
->>> tokenizer = ElectraTokenizer(vocabulary)
+>>> tokenizer = WordPieceTokenizer(vocabulary)
 >>> example = SquadExample("q1", "Who met Bob?", "Ann met Bob.", (("Ann", 0),), False)
 >>> features = squad_features([example], tokenizer, max_seq_length=12, training=True)
 >>> features.input_ids.tolist(), features.start_positions.tolist(), features.end_positions.tolist()
@@ -196,7 +196,7 @@ def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_
     """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (see the module doc),
     with `electra_tf.text.featurize.squad_windows` (in-graph, a context shared by several questions tokenized once).
 
-    `tokenizer` is an `ElectraTokenizer`. `training=True` adds the labels from each example's first
+    `tokenizer` is a `WordPieceTokenizer`. `training=True` adds the labels from each example's first
     answer; use it also for a dev set that needs an evaluation loss.
     """
     if not examples:

@@ -1,0 +1,77 @@
+"""BERT's words of a Python string with where each came from: the rules of `electra_tf.text.normalization`
+(Hugging Face's `BertNormalizer` + `BertPreTokenizer`) run per character in Python, so that every character of
+a word knows its index in the original text (what a fast tokenizer's offsets are made of).
+
+Special tokens written in the text (`[MASK]`, `[SEP]`, ...) are cut out first and
+kept whole, as `BertTokenizerFast` keeps its special tokens (matched as written,
+before lower-casing).
+
+Example:
+>>> [(text[start:end], origins) for text in ["Héllo, [MASK]!"]
+...  for start, end, origins in split_words(text, lowercase=True, strip_accents=True, special_tokens=["[MASK]"])]
+[('Héllo', [0, 1, 2, 3, 4]), (',', [5]), ('[MASK]', None), ('!', [13])]
+"""
+
+import re
+import unicodedata
+
+# The CJK Unified Ideograph blocks of BERT's `_is_chinese_char` (`normalization.CJK_IDEOGRAPH`).
+CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
+              (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization._CONTROL` (tab, newline, return are whitespace)
+
+
+def split_words(text, lowercase, strip_accents, special_tokens=()):
+    """`[(start, end, origins)]`: each word's span in `text` and, per character of the normalised word, the
+    index of the character of `text` it comes from; `origins` is `None` for a special token written in the
+    text. `strip_accents=None` follows `lowercase`."""
+    strip_accents = lowercase if strip_accents is None else strip_accents
+    words, position = [], 0
+    pattern = "|".join(re.escape(token) for token in sorted(special_tokens, key=len, reverse=True))
+    for match in re.finditer(pattern, text) if pattern else ():
+        words += _plain_words(text, position, match.start(), lowercase, strip_accents)
+        words.append((match.start(), match.end(), None))
+        position = match.end()
+    return words + _plain_words(text, position, len(text), lowercase, strip_accents)
+
+
+def _plain_words(text, start, end, lowercase, strip_accents):
+    """The words of `text[start:end]` (no special tokens in it) as `split_words` gives them."""
+    words, current = [], []
+    for index in range(start, end):
+        character = text[index]
+        if character in "\t\n\r" or unicodedata.category(character).startswith("Z"):
+            words, current = _flush(words, current), []
+        elif character == "\ufffd" or unicodedata.category(character) in REMOVED_CATEGORIES:
+            continue
+        elif _is_cjk(character):
+            words, current = _flush(words, current) + [[index]], []
+        else:
+            for normalized in _normalize(character, lowercase, strip_accents):
+                if _is_punctuation(normalized):
+                    words, current = _flush(words, current) + [[index]], []
+                else:
+                    current.append(index)
+    words = _flush(words, current)
+    return [(origins[0], origins[-1] + 1, origins) for origins in words]
+
+
+def _flush(words, current):
+    return words + [current] if current else words
+
+
+def _normalize(character, lowercase, strip_accents):
+    if strip_accents:
+        character = "".join(c for c in unicodedata.normalize("NFD", character) if unicodedata.category(c) != "Mn")
+    return character.lower() if lowercase else character
+
+
+def _is_cjk(character):
+    return any(low <= ord(character) <= high for low, high in CJK_RANGES)
+
+
+def _is_punctuation(character):
+    """ASCII punctuation and symbols (33-47, 58-64, 91-96, 123-126) and Unicode `P*`, as BERT's."""
+    code = ord(character)
+    return 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126 or \
+        unicodedata.category(character).startswith("P")
