@@ -169,12 +169,12 @@ def main(argv):
     del argv
     from electra_tf.util.atomic import write_json
     from electra_tf.pretraining.flops import training_flops
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.text.tokenizer import WordPieceTokenizer
 
     study, out = FLAGS.study, os.path.join(FLAGS.output_dir, FLAGS.study)
     vocab, shards = prepare_data(os.path.join(FLAGS.output_dir, "data"))
     files = task_files(os.path.join(FLAGS.output_dir, "task"))
-    vocab_size = ElectraTokenizer(vocab).vocabulary_size()
+    vocab_size = WordPieceTokenizer(vocab).vocabulary_size()
     budgets = [float(b) for b in FLAGS.budgets or (["0.5", "1"] if study == "algorithms" else ["1"])]
     results = {"study": study, "settings": {**{k: FLAGS[k].value for k in SETTINGS},
                                             "steps": FLAGS.steps or DEFAULT_STEPS[study]},

@@ -133,24 +133,26 @@ def random_encoder(vocab, folder):
     """An untrained discriminator saved as a pre-trained folder: the no-pre-training floor."""
     import keras
 
-    from electra_tf import ElectraDiscriminator, ElectraTokenizer
+    from electra_tf import ElectraDiscriminator
+    from electra_tf.text.tokenizer import WordPieceTokenizer
     from electra_tf.checkpoints.ours import write_run_folder
     from electra_tf.text.vocabulary import load_vocabulary
 
     keras.utils.set_random_seed(0)
-    model, pretraining = configs(ElectraTokenizer(vocab).vocabulary_size(), 1)
+    model, pretraining = configs(WordPieceTokenizer(vocab).vocabulary_size(), 1)
     path = os.path.join(folder, "random")
     write_run_folder(path, {"discriminator": ElectraDiscriminator(model)}, model, pretraining, load_vocabulary(vocab))
     return path
 
 
 def finetune_accuracy(pretrained, files, seed):
-    from electra_tf import ElectraTokenizer, FinetuningConfig, finetune, make_task
+    from electra_tf import FinetuningConfig, finetune, make_task
+    from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
     config = FinetuningConfig.for_task("text_classification", "small", learning_rate=FLAGS.finetune_learning_rate,
                                        layerwise_lr_decay=FLAGS.finetune_layerwise_decay,
                                        max_seq_length=FLAGS.seq_length, epochs=3.0, seed=seed)
-    task = make_task(config, ElectraTokenizer.from_pretrained(pretrained), files=files,
+    task = make_task(config, load_tokenizer(pretrained), files=files,
                      text_columns=[FLAGS.text_column], label_column=FLAGS.label_column)
     train, dev = task.load("train"), task.load("dev")
     model = finetune(task, pretrained, train).model

@@ -63,7 +63,7 @@ def run(argv):
 
     from electra_tf.data.corpus_readers import check_parts, corpus_texts
     from electra_tf.data.tfrecord_dataset import corpus_parts
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.text.tokenizer import WordPieceTokenizer
     from electra_tf.text.vocabulary_learning import (
         UNKNOWN_RATE_WARNING,
         build_vocabulary,
@@ -96,7 +96,7 @@ def run(argv):
             tf.io.gfile.makedirs(folder)
         save_vocabulary(vocabulary, FLAGS.output)
     sample = corpus_sample(corpus_texts(files, FLAGS.text_field, FLAGS.tfds_data_dir))
-    rate = unknown_token_rate(ElectraTokenizer(vocabulary, lowercase=FLAGS.lowercase, strip_accents=strip_accents),
+    rate = unknown_token_rate(WordPieceTokenizer(vocabulary, lowercase=FLAGS.lowercase, strip_accents=strip_accents),
                               sample)
     sample_chars = sum(map(len, sample))
     print(f"[UNK] rate: {rate:.2%} of the tokens of the corpus's first {sample_chars:,} characters")

@@ -83,7 +83,7 @@ def run(argv):
     from electra_tf.export.cpu_advice import export_flags, fastest_exports
     from electra_tf.export.precision import check_cpu
     from electra_tf.finetuning.trainer import check_vocabulary_size
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
     if FLAGS.format != "saved_model":
         if FLAGS.precision == "bf16":
@@ -99,8 +99,8 @@ def run(argv):
         raise ValueError(f"{FLAGS.model}: no such file")
     model, info = load_model(FLAGS.model)
     try:
-        tokenizer = ElectraTokenizer.from_pretrained(FLAGS.vocab or FLAGS.model, lowercase=FLAGS.lowercase,
-                                                     strip_accents=FLAGS.strip_accents)
+        tokenizer = load_tokenizer(FLAGS.vocab or FLAGS.model, lowercase=FLAGS.lowercase,
+                                   strip_accents=FLAGS.strip_accents)
     except ValueError as e:
         raise ValueError(f"{e} (pass --vocab)" if not FLAGS.vocab else str(e)) from None
     check_vocabulary_size(tokenizer, model, FLAGS.model, FLAGS.vocab)

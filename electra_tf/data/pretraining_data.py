@@ -43,7 +43,7 @@ from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.data.word_segmentation import INSTALL_HINT, has_cjk, load_segmenter, word_runs
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, vocabulary_hash
 
 MANIFEST = "manifest.json"
@@ -394,7 +394,7 @@ def _build_reporting(vocab_file, output_dir, settings, shards, tfds_data_dir, qu
 
 
 def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
-    tokenizer = ElectraTokenizer(vocab_file, lowercase=settings["lowercase"],
+    tokenizer = WordPieceTokenizer(vocab_file, lowercase=settings["lowercase"],
                                  strip_accents=settings["strip_accents"])
     num_shards = settings["num_shards"]
     packers = {i: shard_packer(settings, i, tokenizer.cls_token_id, tokenizer.sep_token_id) for i in wanted}

@@ -28,8 +28,8 @@ exclusive, -1 where there is nothing. `docs/serving.md` has shapes and examples.
 Example:
 >>> import numpy as np
 >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
->>> from electra_tf.text.tokenizer import ElectraTokenizer
->>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"])
+>>> from electra_tf.text.tokenizer import WordPieceTokenizer
+>>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"])
 >>> config = ElectraConfig(vocab_size=8, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
 ...                        intermediate_size=8)
 >>> task = make_serving_task(ElectraForSequenceClassification(config, num_labels=2), tokenizer, max_seq_length=8,

@@ -21,13 +21,13 @@ import statistics
 from electra_tf import finetuning  # `finetuning.make_task`, `finetuning.finetune`: what a test may replace
 from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints.saving_progress import saying_saved
+from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.task import held_out
 from electra_tf.finetuning.trainer import check_sequence_length
 from electra_tf.util.folder_lock import lock_folder
-from electra_tf.text.tokenizer import ElectraTokenizer
 from electra_tf.training.determinism import enable_determinism
 
 # The task data options among `RunOptions`' fields (each a field of some task's `Options`).
@@ -207,7 +207,7 @@ def run_finetuning(task, options, **config_changes):
             trials.append(kept_trial(done, config, options))
             print(f"trial {trial}: done before, kept")
         else:
-            tokenizer = tokenizer or ElectraTokenizer.from_pretrained(options.init_checkpoint)
+            tokenizer = tokenizer or load_tokenizer(options.init_checkpoint)
             trials.append(run_trial(config, folder, options, tokenizer, model_config))
         majority = trials[-1].get("dev_majority_class")
         print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}"

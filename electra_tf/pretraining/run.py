@@ -33,7 +33,7 @@ from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.pretraining.registry import source_class
 from electra_tf.pretraining.variant_inputs import variant_inputs
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.training import callbacks as cb
 from electra_tf.training.determinism import enable_determinism
 from electra_tf.training.distribute import get_strategy, is_chief, worker_dir
@@ -193,9 +193,9 @@ def describe_extension(old, new, step):
 
 def build_pretrainer(model, pretraining, vocabulary, train_files=None, jit_compile=False, counts_file=None):
     """A compiled `ElectraPretrainer` of the configs, with the special tokens of `vocabulary` (a `vocab.txt`
-    path, its tokens, or an `ElectraTokenizer`) and what its variant needs (a unigram generator's token counts
+    path, its tokens, or an `WordPieceTokenizer`) and what its variant needs (a unigram generator's token counts
     from `train_files`, kept in `counts_file`), in the current distribution strategy's scope."""
-    tokenizer = vocabulary if isinstance(vocabulary, ElectraTokenizer) else ElectraTokenizer(vocabulary)
+    tokenizer = vocabulary if isinstance(vocabulary, WordPieceTokenizer) else WordPieceTokenizer(vocabulary)
     extra = variant_inputs(pretraining, tokenizer.vocabulary, train_files, counts_file=counts_file)
     pretrainer = ElectraPretrainer(model, pretraining, tokenizer.mask_token_id, tokenizer.special_token_ids, **extra)
     pretrainer.compile(optimizer=pretraining_optimizer(pretraining), jit_compile=jit_compile)
@@ -346,7 +346,7 @@ def _run(model, pretraining, options, vocabulary):
     if model.vocab_size != len(vocabulary):
         raise ValueError(f"ElectraConfig.vocab_size={model.vocab_size} but {options.vocab_file} holds "
                          f"{len(vocabulary)} tokens")
-    tokenizer = ElectraTokenizer(vocabulary, **casing)  # the run's one: special tokens, streamed text
+    tokenizer = WordPieceTokenizer(vocabulary, **casing)  # the run's one: special tokens, streamed text
     warn_if_still_warming_up(pretraining)
     for patterns in filter(None, [train_files, options.eval_files]):  # before anything is written
         check_record_length(list_files(patterns), pretraining.max_seq_length, patterns)

@@ -197,11 +197,11 @@ tokenizer splits them), which make no longer pieces; a larger corpus gives more 
 
 
 def unknown_token_rate(tokenizer, texts, batch_size=256):
-    """The share of `[UNK]` among the tokens an `ElectraTokenizer` gives `texts` (an iterable of strings): a
+    """The share of `[UNK]` among the tokens a `WordPieceTokenizer` gives `texts` (an iterable of strings): a
     float in [0, 1], 0.0 when they hold no token.
 
-    >>> from electra_tf.text.tokenizer import ElectraTokenizer
-    >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "，"])
+    >>> from electra_tf.text.tokenizer import WordPieceTokenizer
+    >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "，"])
     >>> unknown_token_rate(tokenizer, ["the fox，", "the cat"])
     0.2
     """

@@ -62,7 +62,7 @@ from electra_tf.checkpoints.convert import load_model
 from electra_tf.data.tasks.tagging import is_span_tag, tag_spans
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.transformers.tokenizer import ElectraTokenizer
 
 PIPELINE_TASKS = {"text-classification": "classification", "sentiment-analysis": "classification",
          "token-classification": "tagging", "ner": "tagging", "question-answering": "question_answering"}

@@ -20,7 +20,7 @@ from electra_tf.data.word_segmentation import word_runs
 from electra_tf.pretraining.masking import mask_tokens
 from electra_tf.pretraining.run import RunOptions, run_pretraining
 from electra_tf.pretraining.variant_inputs import variant_inputs
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import save_vocabulary
 
 # One line a document, each short enough to be one example: token p of an example is character p - 1 of its line.
@@ -67,7 +67,7 @@ def test_word_runs_mark_the_characters_that_continue_a_segmenter_word():
 
 def test_segmented_tokenization_gives_the_line_s_ids(chinese):
     _, vocab, _ = chinese
-    tokenizer = ElectraTokenizer(vocab)
+    tokenizer = WordPieceTokenizer(vocab)
     lines = LINES + ["混合 English 文本 s，北京。"]
     ((_, document, marks),) = marked_documents([(0, lines)], tokenizer, cut=jieba.lcut)
     assert [s for line in document for s in line] == tokenizer.tokenize(tf.constant(lines)).to_list()

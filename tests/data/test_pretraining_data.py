@@ -18,7 +18,7 @@ from electra_tf.data.pretraining_data import (
 )
 from electra_tf.data.streaming import packed_examples
 from electra_tf.data.tfrecord import detect_format, write_shard
-from electra_tf.text.tokenizer import ElectraTokenizer
+from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary
 from electra_tf.text.vocabulary_learning import build_vocabulary
 
@@ -63,7 +63,7 @@ def test_vocabulary_has_special_tokens_first(vocab_file):
 
 
 def test_tokenizer_on_real_text(vocab_file):
-    tokenizer = ElectraTokenizer(vocab_file)
+    tokenizer = WordPieceTokenizer(vocab_file)
     ids = tokenizer.tokenize(["Return the Number of items, e.g. 3!"])[0].numpy().tolist()
     vocabulary = load_vocabulary(vocab_file)
     tokens = [vocabulary[i] for i in ids]
@@ -83,7 +83,7 @@ def test_bert_layout_vocabulary_is_accepted_as_is(tmp_path):
     vocabulary += ["[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world"]
     path = tmp_path / "vocab.txt"
     path.write_text("".join(t + "\n" for t in vocabulary), encoding="utf-8")
-    tokenizer = ElectraTokenizer(str(path))
+    tokenizer = WordPieceTokenizer(str(path))
     assert (tokenizer.pad_token_id, tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.mask_token_id) == (
         0, 101, 102, 103)
     assert tokenizer.tokenize(["Hello world"])[0].numpy().tolist() == [104, 105]
@@ -116,7 +116,7 @@ def _pack(documents, max_length, seed):
 
 
 def test_packing_invariants_on_real_text(vocab_file):
-    tokenizer = ElectraTokenizer(vocab_file)
+    tokenizer = WordPieceTokenizer(vocab_file)
     documents = [[tokenizer.tokenize([s])[0].numpy().tolist() for s in doc] for doc in default_corpus_documents(60)]
     # Tag every token with its document and its place in it: doc * offset + index.
     offset = 1_000_000
@@ -222,7 +222,7 @@ def test_truncate_packing_is_the_original_rule_and_counts_what_it_drops():
 
 
 def test_long_lines_are_tokenized_as_their_sentences(vocab_file):
-    tokenizer = ElectraTokenizer(vocab_file)
+    tokenizer = WordPieceTokenizer(vocab_file)
     long_line = "Return the sum. It is fast! Why? (Because.) " * 3 + "the end"
     documents = [(0, ["Short line. Not split.", long_line])]
     ((_, (short, long)),) = tokenized_documents(documents, tokenizer, split_longer_than=40)
@@ -233,7 +233,7 @@ def test_long_lines_are_tokenized_as_their_sentences(vocab_file):
 
 
 def test_streaming_packs_over_long_lines_whole_too(vocab_file):
-    tokenizer = ElectraTokenizer(vocab_file)
+    tokenizer = WordPieceTokenizer(vocab_file)
     line = "Return the sum of the items. It is fast! " * 20
     expected = tokenizer.tokenize(line).numpy().tolist()
     stream = packed_examples(lambda: iter([[line]]), tokenizer, seq_length=32)
@@ -318,7 +318,7 @@ def test_build_shards_round_trip_and_resume(corpus, vocab_file, tmp_path):
     seen = 0
     for batch in dataset:
         assert batch["input_ids"].dtype == tf.int32 and batch["input_ids"].shape == (16, 32)
-        assert np.all(batch["input_ids"][:, 0] == ElectraTokenizer(vocab_file).cls_token_id)
+        assert np.all(batch["input_ids"][:, 0] == WordPieceTokenizer(vocab_file).cls_token_id)
         seen += 16
     assert total - 16 * 3 < seen <= total
 

@@ -302,8 +302,8 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
         (see `first_token_positions`, in sentence order: the dataset's order
         when not shuffled) for `decode_tags`, and "lengths" (packed).
 
-    >>> from electra_tf.text.tokenizer import ElectraTokenizer
-    >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ann", "met", "bo", "##b"])
+    >>> from electra_tf.text.tokenizer import WordPieceTokenizer
+    >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ann", "met", "bo", "##b"])
     >>> sentences = [TaggedSentence(("Ann", "met", "Bob"), ("I-PER", "O", "I-PER"))]
     >>> names = label_names(sentences)
     >>> dataset, stats = tagging_dataset(sentences, tokenizer, names, sequence_length=8)
