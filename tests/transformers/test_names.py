@@ -4,7 +4,6 @@ The fixtures (tests/fixtures/hf, written by tools/make_hf_fixtures.py) hold tran
 need neither transformers nor a network.
 """
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -76,27 +75,6 @@ def test_tf_question_answering_has_transformers_head_where_ours_has_the_original
     assert ElectraForQuestionAnswering.from_pretrained(discriminator).head == "original"
     again = type(theirs).from_config(theirs.get_config())
     assert type(again) is electra_tf.TFElectraForQuestionAnswering and again.head == "huggingface"
-
-
-def test_the_tokenizer_names_read_the_folder_and_auto_tokenizer_refuses_other_kinds(tmp_path):
-    text_ids = read_safetensors(str(FIXTURES / "discriminator" / "io.safetensors"))["text_ids"].tolist()
-    for tokenizer in (electra_tf.ElectraTokenizerFast.from_pretrained(str(FIXTURES / "discriminator")),
-                      electra_tf.AutoTokenizer.from_pretrained(str(FIXTURES / "discriminator"), use_fast=True)):
-        assert type(tokenizer) is ElectraTokenizer and tokenizer.lowercase
-        assert tokenizer.tokenize("Hello, world! (tiny)").numpy().tolist() == text_ids
-    assert not electra_tf.AutoTokenizer.from_pretrained(str(FIXTURES / "bert_model"), do_lower_case=False).lowercase
-    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n")
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "xlnet"}))
-    with pytest.raises(ValueError, match=r": config\.json says 'xlnet', not a BERT or ELECTRA WordPiece tokenizer; "
-                                         r"electra_tf reads only those \(AutoTokenizer gives an ElectraTokenizer\)$"):
-        electra_tf.AutoTokenizer.from_pretrained(str(tmp_path))
-    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "BertJapaneseTokenizer"}))
-    with pytest.raises(ValueError, match=r"tokenizer_config\.json says 'BertJapaneseTokenizer', not a BERT"):
-        electra_tf.AutoTokenizer.from_pretrained(str(tmp_path))
-    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "ElectraTokenizer"}))
-    assert electra_tf.AutoTokenizer.from_pretrained(str(tmp_path)).vocabulary_size() == 6
-    with pytest.raises(TypeError, match="AutoTokenizer is not instantiated"):
-        electra_tf.AutoTokenizer()
 
 
 def test_electra_config_takes_transformers_names():
