@@ -1,0 +1,73 @@
+"""`PushToHubCallback`: a Keras callback that saves the model being trained and pushes it to the Hugging Face hub.
+
+As transformers' TensorFlow `PushToHubCallback`: every epoch (`save_strategy="epoch"`) or every `save_steps`
+batches (`"steps"`), the model is saved with `save_pretrained(output_dir, tokenizer=...)` (with its model card)
+and the folder is pushed (`checkpoints.publish.push_to_hub`), and once more when training ends. The repository
+and the offline check are made when the callback is built, before any training.
+
+Example:
+>>> import os, tempfile
+>>> callback = PushToHubCallback(tempfile.mkdtemp(), "me/electra-sst2", save_strategy="steps", save_steps=100)
+>>> callback.save_steps
+100
+"""
+
+import keras
+
+from electra_tf.checkpoints.publish import check_push_target, push_to_hub
+
+SAVE_STRATEGIES = ("epoch", "steps")
+
+
+class PushToHubCallback(keras.callbacks.Callback):
+    """Saves the model to `output_dir` and pushes it to `repo_id` every epoch or every `save_steps` batches.
+
+    Args:
+        output_dir: the folder the model is saved in (and pushed from).
+        repo_id: `<owner>/<name>` on the hub.
+        save_strategy: "epoch" or "steps".
+        save_steps: with "steps", push every this many batches.
+        tokenizer: saved beside the model (its vocabulary), so the pushed folder loads alone.
+        token, private, revision: as `push_to_hub`.
+    """
+
+    def __init__(self, output_dir: str, repo_id: str, save_strategy: str = "epoch", save_steps: int | None = None,
+                 tokenizer=None, token: str | None = None, private: bool | None = None,
+                 revision: str | None = None):
+        super().__init__()
+        if save_strategy not in SAVE_STRATEGIES:
+            raise ValueError(f"save_strategy={save_strategy!r}: one of {', '.join(SAVE_STRATEGIES)}")
+        if save_strategy == "steps" and (save_steps is None or save_steps < 1):
+            raise ValueError(f"save_steps={save_steps!r}: save_strategy='steps' needs a positive save_steps")
+        check_push_target(repo_id)
+        self.output_dir, self.repo_id, self.save_strategy, self.save_steps = output_dir, repo_id, save_strategy, \
+            save_steps
+        self.tokenizer, self.token, self.private, self.revision = tokenizer, token, private, revision
+        self.pushed = []  # the URL of each commit made
+        self._step = 0
+        self._pushed_at = None  # the step of the last push
+
+    def set_model(self, model):
+        if not hasattr(model, "save_pretrained"):
+            raise ValueError(f"PushToHubCallback: a {type(model).__name__} has no save_pretrained; train one of "
+                             "electra_tf's models")
+        super().set_model(model)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._step += 1
+        if self.save_strategy == "steps" and self._step % self.save_steps == 0:
+            self._push(f"step {self._step}")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_strategy == "epoch":
+            self._push(f"epoch {epoch + 1}")
+
+    def on_train_end(self, logs=None):
+        if self._pushed_at != self._step:  # not pushed yet at this step
+            self._push("end of training")
+
+    def _push(self, when):
+        self._pushed_at = self._step
+        self.model.save_pretrained(self.output_dir, tokenizer=self.tokenizer)
+        self.pushed.append(push_to_hub(self.output_dir, self.repo_id, token=self.token, private=self.private,
+                                       revision=self.revision, commit_message=f"Training in progress: {when}"))

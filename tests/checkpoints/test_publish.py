@@ -1,0 +1,120 @@
+"""Model cards and pushing to the hub: `push_to_hub`, `PushToHubCallback`, without a network.
+
+Pushes land on the loopback hub (tools/local_hub.py), which serves them back through the routes
+`huggingface_hub` downloads from: what is pushed is read back as a user would, by id.
+"""
+
+import os
+
+import huggingface_hub
+import keras
+import numpy as np
+import pytest
+
+from electra_tf import ElectraDiscriminator, ElectraForSequenceClassification, ElectraTokenizer
+from electra_tf.checkpoints.hub import resolve
+from electra_tf.checkpoints.model_card import write_model_card
+from electra_tf.checkpoints.publish import push_to_hub
+from electra_tf.tools.local_hub import LocalHub
+from electra_tf.training.hub_callback import PushToHubCallback
+from electra_tf.version import __version__
+
+
+@pytest.fixture
+def online(tmp_path, monkeypatch):
+    """An empty cache, online, with the xet transfer off (the loopback hub speaks the hub's git routes)."""
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # (read at its import)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_XET", True)
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_TOKEN", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    with LocalHub({}) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        yield hub
+
+
+def served_card(repo_id, token=None, revision=None):
+    """The model card the hub serves for `repo_id` (its README.md, downloaded from `HF_ENDPOINT`)."""
+    return huggingface_hub.ModelCard.load(huggingface_hub.hf_hub_download(
+        repo_id, "README.md", revision=revision, token=token, endpoint=os.environ["HF_ENDPOINT"]))
+
+
+def test_a_pushed_model_folder_loads_back_by_id_with_its_card(online, tiny_pretrained_dir, tmp_path):
+    folder = tmp_path / "model"
+    ElectraDiscriminator.from_pretrained(str(tiny_pretrained_dir)).save_pretrained(
+        str(folder), tokenizer=ElectraTokenizer.from_pretrained(str(tiny_pretrained_dir)))
+    write_model_card(str(folder), serving_task="discriminator", base_model="google/electra-small-discriminator",
+                     command="electra-pretrain --model_dir=runs/tiny", language="en")
+    url = push_to_hub(str(folder), "me/electra-tiny", token="hf_write", commit_message="first")
+    assert url.startswith(f"{online.endpoint}/me/electra-tiny/commit/")
+    assert online.commits == [("me/electra-tiny", "main", "first")]
+    assert not [path for method, path, authorization in online.requests
+                if method == "POST" and authorization != "Bearer hf_write"]  # every write carries the token
+    card = served_card("me/electra-tiny")
+    assert card.data.library_name == "electra_tf" and card.data.license == "apache-2.0"
+    assert card.data.base_model == "google/electra-small-discriminator" and card.data.language == "en"
+    assert "electra-pretrain --model_dir=runs/tiny" in card.text and f"electra_tf {__version__}" in card.text
+    loaded = ElectraDiscriminator.from_pretrained("me/electra-tiny")  # downloaded from what was pushed
+    for a, b in zip(loaded.weights, ElectraDiscriminator.from_pretrained(str(folder)).weights, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_a_folder_without_a_card_gets_one_from_its_metadata_and_branches_and_prs_are_made(online, tmp_path,
+                                                                                          tiny_pretrained_dir):
+    folder = tmp_path / "classifier"
+    model = ElectraForSequenceClassification.from_pretrained(str(tiny_pretrained_dir), num_labels=2)
+    model.save_pretrained(str(folder), tokenizer=ElectraTokenizer.from_pretrained(str(tiny_pretrained_dir)),
+                          label_names=["neg", "pos"])
+    (folder / "README.md").unlink(missing_ok=True)  # a folder written before cards were
+    (folder / ".lock").write_text("1")
+    push_to_hub(str(folder), "me/classifier", token="hf_write", private=True, revision="v1")
+    assert online.private == {"me/classifier"} and online.commits[-1][:2] == ("me/classifier", "v1")
+    files = online.branches["me/classifier"]["v1"][1]
+    assert {"README.md", "electra_tf.json", "vocab.txt"} <= set(files) and ".lock" not in files
+    card = served_card("me/classifier", token="hf_write", revision="v1")  # (private: only with a token)
+    assert card.data.pipeline_tag == "text-classification" and "`neg`, `pos`" in card.text
+    with pytest.raises(huggingface_hub.utils.RepositoryNotFoundError):
+        huggingface_hub.HfApi(endpoint=online.endpoint, token=False).list_repo_files("me/classifier")  # private
+    url = push_to_hub(str(folder), "me/classifier", token="hf_write", create_pr=True)
+    assert url == f"{online.endpoint}/me/classifier/discussions/1" and "pr-1" in online.branches["me/classifier"]
+
+
+def test_pushing_without_a_token_or_offline_or_to_no_id_is_one_line(online, tmp_path, monkeypatch):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    with pytest.raises(PermissionError, match=r"^me/x: the Hugging Face hub refused the push \(HTTP 401\): pass a "
+                                              r"token with write access \(token=, --hub_token"):
+        push_to_hub(str(folder), "me/x")
+    with pytest.raises(ValueError, match=r"^'no_owner': not a Hugging Face repository id to push to"):
+        push_to_hub(str(folder), "no_owner", token="hf_write")
+    with pytest.raises(FileNotFoundError, match=f"^{tmp_path}/missing: no such folder to push to me/x$"):
+        push_to_hub(str(tmp_path / "missing"), "me/x", token="hf_write")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    del online.requests[:]
+    with pytest.raises(ConnectionError, match=r"^me/x: cannot push to the Hugging Face hub while offline "
+                                              r"\(HF_HUB_OFFLINE=1\); .*`hf upload me/x <folder>`$"):
+        push_to_hub(str(folder), "me/x", token="hf_write")
+    assert online.requests == []  # nothing sent
+
+
+def test_the_callback_pushes_every_epoch_or_every_n_steps_and_at_the_end(online, tmp_path, tiny_pretrained_dir):
+    tokenizer = ElectraTokenizer.from_pretrained(str(tiny_pretrained_dir))
+    model = ElectraForSequenceClassification.from_pretrained(str(tiny_pretrained_dir), num_labels=2)
+    features = {name: np.asarray(value) for name, value in
+                tokenizer.encode(["a b", "c d", "e f", "g h"], sequence_length=8).items()}
+    labels = np.array([0, 1, 0, 1])
+    model.compile(optimizer="adam", loss={"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+    by_steps = PushToHubCallback(str(tmp_path / "steps"), "me/steps", save_strategy="steps", save_steps=3,
+                                 tokenizer=tokenizer, token="hf_write")
+    model.fit(features, labels, batch_size=2, epochs=2, callbacks=[by_steps], verbose=0)  # 4 steps: 3, end
+    assert [summary for repo, _, summary in online.commits if repo == "me/steps"] == \
+        ["Training in progress: step 3", "Training in progress: end of training"]
+    by_epoch = PushToHubCallback(str(tmp_path / "epoch"), "me/epoch", tokenizer=tokenizer, token="hf_write")
+    model.fit(features, labels, batch_size=2, epochs=2, callbacks=[by_epoch], verbose=0)
+    assert [summary for repo, _, summary in online.commits if repo == "me/epoch"] == \
+        ["Training in progress: epoch 1", "Training in progress: epoch 2"]  # the end is epoch 2's push
+    assert ElectraForSequenceClassification.from_pretrained("me/epoch").num_labels == 2
+    assert os.path.exists(resolve("me/epoch")) and "README.md" in online.branches["me/epoch"]["main"][1]
+    with pytest.raises(ValueError, match="^save_steps=None: save_strategy='steps' needs a positive save_steps$"):
+        PushToHubCallback(str(tmp_path), "me/x", save_strategy="steps")
