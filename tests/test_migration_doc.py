@@ -19,7 +19,7 @@ BLOCK = re.compile(r"(<!-- [^>]+ -->\n)?```(bash|sh|python)\n(.*?)```", re.S)
 
 def test_the_migration_page_runs_as_written(tmp_path):
     blocks = BLOCK.findall(PAGE.read_text(encoding="utf-8"))
-    assert len(blocks) == 4 and all(marker.strip() == MARKER for marker, _, _ in blocks), "every block is run"
+    assert len(blocks) == 5 and all(marker.strip() == MARKER for marker, _, _ in blocks), "every block is run"
     fixtures = tmp_path / "tests" / "fixtures"
     fixtures.mkdir(parents=True)
     (fixtures / "hf_tf_h5").symlink_to(ROOT / "tests" / "fixtures" / "hf_tf_h5")
@@ -30,7 +30,7 @@ def test_the_migration_page_runs_as_written(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                             timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
-    snippet, keras_training, heads, own = re.split(r"=== block \d\n", result.stdout)[1:]
+    snippet, keras_training, heads, data, own = re.split(r"=== block \d\n", result.stdout)[1:]
     assert re.match(r"\(1, \d+, 32\)\ntf\.Tensor\(\[\[[-\d. ]+\]\], shape=\(1, 2\)", snippet), snippet
     labels, joy = keras_training.splitlines()[0].split()
     assert labels == "6" and joy == "joy" and re.match(r"[\d.]+ \(1, 6\)$", keras_training.splitlines()[1])
@@ -38,4 +38,5 @@ def test_the_migration_page_runs_as_written(tmp_path):
     tags = eval(next(line for line in lines if line.startswith("['")))  # noqa: S307 -- our own printed list
     assert tags and all(tag == "O" or tag[:2] in ("B-", "I-") for tag in tags)
     assert re.match(r"[\d.]+ ", lines[-1])
+    assert data.splitlines()[-1] == "2 POSITIVE 1.9999999494757503e-05"  # 2 batches, the labels, init_lr
     assert own.strip() == "['config.json', 'electra_tf.json', 'model.safetensors', 'tokenizer_config.json']"
