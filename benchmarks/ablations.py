@@ -67,7 +67,7 @@ DEFAULT_STEPS = {"efficiency": 600, "generator_size": 300, "algorithms": 300}
 def variant_steps(variant, vocab_size, total_flops):
     """Steps (and the two-stage switch) that spend `total_flops` with `variant`; its fields to pre-train with."""
     from electra_tf.pretraining.flops import training_flops_per_step
-    from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE
+    from electra_tf.pretraining.training_algorithms import DISCRIMINATOR_PHASE, GENERATOR_PHASE
 
     if variant.get("training_algorithm") == "two_stage":
         probe = configs(vocab_size, 3, **variant, two_stage_generator_steps=1)

@@ -90,7 +90,7 @@ def kept_network(pretrainer, step):
     """The encoder a run has trained by `step`: its discriminator, but the generator of an MLM run and of a
     two-stage run still in its generator phase."""
     from electra_tf.pretraining.training_algorithms import phase_at
-    from electra_tf.training.flops import GENERATOR_PHASE
+    from electra_tf.pretraining.training_algorithms import GENERATOR_PHASE
 
     networks = pretrainer.export_networks()
     if "discriminator" not in networks or phase_at(pretrainer.algorithm, step - 1) == GENERATOR_PHASE:
@@ -104,14 +104,15 @@ def pretrain(name, variant, steps, budgets, vocab, shards, folder):
     import keras
 
     from electra_tf.checkpoints.ours import write_run_folder
-    from electra_tf.data.tfrecord_dataset import pretraining_dataset
+    from electra_tf.data.tfrecord_dataset import Shards
     from electra_tf.pretraining.run import build_pretrainer
     from electra_tf.text.vocabulary import load_vocabulary
 
     model, pretraining = configs(len(load_vocabulary(vocab)), steps, **variant)
     keras.utils.set_random_seed(0)
-    pretrainer = build_pretrainer(model, pretraining, vocab, shards)
-    data = pretraining_dataset(shards, FLAGS.batch_size, FLAGS.seq_length, seed=0)
+    listed = Shards.listed(shards, FLAGS.seq_length)
+    pretrainer = build_pretrainer(model, pretraining, vocab, listed)
+    data = listed.dataset(FLAGS.batch_size, seed=0)
     saved, done, start, logs = {}, 0, time.perf_counter(), {}
     for budget in sorted(budgets):
         target = round(budget * steps)

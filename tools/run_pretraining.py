@@ -12,6 +12,9 @@ Every config field is also a flag (`--mask_prob=0.25`, `--hidden_size=128`,
   random draws and the same data order. SIGTERM (preemption) or Ctrl-C saves
   at the next step boundary and exits with code 75; re-run to continue. One
   run per --model_dir: a second one is refused, naming the first one's pid.
+- The run records its vocabulary's sha256 (<model_dir>/run_config.json): a
+  resume or an --init_checkpoint with other tokens is refused, naming both
+  files, unless --allow_vocabulary_change says it is meant.
 - --init_checkpoint starts a new run from the discriminator and generator
   weights of another run, of a converted or released model (our folder, a
   Google TF1 checkpoint, or a Hugging Face discriminator with its generator
@@ -87,6 +90,10 @@ flags.DEFINE_string("init_checkpoint", None,
 flags.DEFINE_string("init_generator_checkpoint", None,
                     "With a discriminator as --init_checkpoint: its generator (a Hugging Face ElectraForMaskedLM "
                     "folder or hub id, e.g. hfl/chinese-electra-180g-small-generator).")
+flags.DEFINE_bool("allow_vocabulary_change", False,
+                  "Resume --model_dir, or start from --init_checkpoint, with a --vocab_file other than the one those "
+                  "weights were trained with (same size, other tokens): each id keeps its trained embedding row, "
+                  "now under this vocabulary's token. Without it such a run is refused, naming both files.")
 
 define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
 

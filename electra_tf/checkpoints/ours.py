@@ -32,7 +32,7 @@ import keras
 import electra_tf
 from electra_tf.util.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
-from electra_tf.text.vocabulary import VOCAB_FILE, save_vocabulary
+from electra_tf.text.vocabulary import VOCAB_FILE, save_vocabulary, vocabulary_hash
 
 # A run folder's configs. Not `config.json`, which in a Hugging Face or keras-hub folder holds another format;
 # run folders written before it was so named hold theirs there (`LEGACY_RUN_CONFIG`), and still load.
@@ -142,13 +142,14 @@ def _check_label_names(info, num_labels, info_file, path):
 def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):
     """Writes a run folder, whole (`atomic.atomic_folder`: it replaces an older `folder` only once
     complete): each of `networks` (`{"discriminator": model, "generator": model}`, either may be left
-    out) as `.keras`, `run_config.json`, `vocab.txt` given a vocabulary, and whatever
-    `extra_files(tmp_folder)` writes (e.g. the tokenizer files)."""
+    out) as `.keras`, `run_config.json`, `vocab.txt` given a vocabulary (its hash then in `run_config.json`), and
+    whatever `extra_files(tmp_folder)` writes (e.g. the tokenizer files)."""
     with atomic_folder(folder) as tmp:
         for name, network in networks.items():
             if network is not None:
                 network.save(os.path.join(tmp, NETWORK_FILES[name]))
-        save_run_config(os.path.join(tmp, RUN_CONFIG), model_config, pretraining)
+        save_run_config(os.path.join(tmp, RUN_CONFIG), model_config, pretraining,
+                        None if vocabulary is None else vocabulary_hash(vocabulary))
         if vocabulary is not None:
             save_vocabulary(vocabulary, os.path.join(tmp, VOCAB_FILE))
         if extra_files is not None:

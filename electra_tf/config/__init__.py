@@ -33,10 +33,11 @@ from electra_tf.config import variants as variant_rules
 from electra_tf.util.atomic import read_json, write_text
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
-_OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm", "clm")
-_WEIGHT_SHARING = ("none", "embeddings", "all", "gdes")
-_GENERATOR_TYPES = ("masked_lm", "unigram", "pretrained")
-_TRAINING_ALGORITHMS = ("joint", "two_stage", "adversarial")
+# The variants' names, from their table (`variants.VARIANTS`).
+_OBJECTIVES = variant_rules.names("objective")
+_WEIGHT_SHARING = variant_rules.names("weight_sharing")
+_GENERATOR_TYPES = variant_rules.names("generator_type")
+_TRAINING_ALGORITHMS = variant_rules.names("training_algorithm")
 _OPTIMIZERS = ("adamw", "lamb")
 _SAMPLERS = ("inverse_cdf", "gumbel")
 # transformers' names of `ElectraConfig` fields where they differ from ours (the other fields share theirs), and its
@@ -365,7 +366,7 @@ class PretrainingConfig(_JsonConfig):
 
     def _check_variants(self) -> None:
         """The paper's variants: known values, and no impossible combination (each variant declares what it
-        cannot be combined with, `variant_rules.py`; the error names the field)."""
+        cannot be combined with, its row in `variants.VARIANTS`; the error names the field)."""
         name = type(self).__name__
         for field, allowed in (("weight_sharing", _WEIGHT_SHARING), ("generator_type", _GENERATOR_TYPES),
                                ("training_algorithm", _TRAINING_ALGORITHMS)):
@@ -504,7 +505,7 @@ def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> El
 
     Width `round(H * generator_hidden_size)`, depth `round(L * generator_layers)`,
     heads `max(1, width // 64)`, feed-forward `4 * width`. The variants
-    `variant_rules.FULL_SIZE_GENERATOR` names (`objective="mlm"`, two-stage
+    `variants.full_size_generator` names (`objective="mlm"`, two-stage
     training, `weight_sharing="all"`) take the full-size model itself, its
     number of heads included.
 
@@ -512,7 +513,7 @@ def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> El
     >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
     64
     """
-    if variant_rules.names_any(pretraining, variant_rules.FULL_SIZE_GENERATOR):
+    if variant_rules.full_size_generator(pretraining):
         return model
     width = int(round(model.hidden_size * pretraining.generator_hidden_size))
     layers = int(round(model.num_layers * pretraining.generator_layers))
@@ -539,11 +540,10 @@ def _resolve_config_path(path_or_name: str) -> str:
 
 
 def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig]:
-    """Reads `{"model": {...}, "pretraining": {...}}` from a path or a shipped name."""
+    """Reads `{"model": {...}, "pretraining": {...}}` from a path or a shipped name (a run's file may also record
+    its vocabulary: `run_config_vocabulary`)."""
     path = _resolve_config_path(path_or_name)
-    values = read_json(path)
-    if not isinstance(values, dict) or set(values) - {"model", "pretraining"}:
-        raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
+    values = _run_config_values(path)
     try:
         return (ElectraConfig.from_dict(values.get("model", {})),
                 PretrainingConfig.from_dict(values.get("pretraining", {})))
@@ -551,6 +551,31 @@ def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig
         raise ValueError(f"{path}: {e}") from None
 
 
-def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig) -> None:
-    """Writes both configs as one JSON file, atomically."""
-    write_text(path, json.dumps({"model": model.to_dict(), "pretraining": pretraining.to_dict()}, indent=2) + "\n")
+def run_config_vocabulary(path: str) -> str | None:
+    """The sha256 of the vocabulary (`text.vocabulary.vocabulary_hash`) the run config file `path` records, or
+    None for a file written before runs recorded it.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run_config.json")
+    >>> save_run_config(path, ElectraConfig(), PretrainingConfig(), vocabulary_sha256="3f2a")
+    >>> run_config_vocabulary(path), load_run_config(path)[0].hidden_size
+    ('3f2a', 256)
+    """
+    return _run_config_values(path).get("vocabulary", {}).get("sha256")
+
+
+def _run_config_values(path):
+    values = read_json(path)
+    if (not isinstance(values, dict) or set(values) - {"model", "pretraining", "vocabulary"}
+            or not isinstance(values.get("vocabulary", {}), dict)):
+        raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
+    return values
+
+
+def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig,
+                    vocabulary_sha256: str | None = None) -> None:
+    """Writes both configs as one JSON file, atomically, with the sha256 of the run's vocabulary when given."""
+    values = {"model": model.to_dict(), "pretraining": pretraining.to_dict()}
+    if vocabulary_sha256:
+        values["vocabulary"] = {"sha256": vocabulary_sha256}
+    write_text(path, json.dumps(values, indent=2) + "\n")

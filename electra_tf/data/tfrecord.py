@@ -14,7 +14,7 @@ Example:
 >>> path = os.path.join(tempfile.mkdtemp(), "shard-00000-of-00001.tfrecord")
 >>> write_shard(path, [Example([101, 7, 102, 0], [1, 1, 1, 0], [0, 0, 0, 0])])
 1
->>> detect_format(path)
+>>> record_format(path)
 (('input_ids', 'input_mask', 'segment_ids'), 4)
 """
 
@@ -88,7 +88,7 @@ def write_shard(path, examples):
     return writer.count
 
 
-def detect_format(paths):
+def record_format(paths):
     """(feature names, sequence length) of the first record in `paths` (a path or a list): the three names of
     `LEGACY_NAMES` or `V2_NAMES`, and `CONTINUES_WORD` after them when the record has it."""
     paths = [paths] if isinstance(paths, str) else list(paths)

@@ -11,13 +11,14 @@ Example:
 ['attention_mask', 'input_ids', 'token_type_ids']
 """
 
+import dataclasses
 import os
 import re
 
 import tensorflow as tf
 
 from electra_tf.data.pretraining_data import MANIFEST, read_manifest
-from electra_tf.data.tfrecord import CONTINUES_WORD, detect_format, parser
+from electra_tf.data.tfrecord import CONTINUES_WORD, parser, record_format
 from electra_tf.data.word_segmentation import has_cjk
 
 # Whole-word masking refuses shards without word boundaries when this share of the tokens (of their first
@@ -104,74 +105,95 @@ def corpus_parts(input_files, tfds_dataset):
 def check_record_length(files, seq_length, source):
     """The feature names of the TFRecord `files`, after checking their records are `seq_length` long (a
     ValueError naming `source` otherwise): a run checks this before it writes anything."""
-    names, found_length = detect_format(files)
+    names, found_length = record_format(files)
     if found_length != seq_length:
         raise ValueError(f"{source}: records have length {found_length}, but the sequence length is {seq_length} "
                          f"(pass --max_seq_length={found_length}, or build shards of length {seq_length})")
     return names
 
 
-def check_word_boundaries(file_patterns, vocabulary):
-    """For whole-word masking: a ValueError naming `file_patterns` when the shards hold CJK text
+def check_word_boundaries(shards, vocabulary):
+    """For whole-word masking: a ValueError naming the `Shards`' patterns when they hold CJK text
     (`CJK_SHARE_NEEDING_WORDS` of the tokens of the first file's first records are ideographs of `vocabulary`)
     but no word boundaries (`continues_word`: shards built by `electra-build-pretraining-data
     --whole_word_masking`): each character would be masked as a word of its own, silently."""
-    files = list_shards(file_patterns)
-    names, seq_length = detect_format(files)
-    if CONTINUES_WORD in names:
+    if CONTINUES_WORD in shards.feature_names:
         return
     ideographs = tf.constant([len(token) == 1 and has_cjk(token) for token in vocabulary])
-    batch = next(iter(tf.data.TFRecordDataset(files[0]).take(_RECORDS_CHECKED).batch(_RECORDS_CHECKED)
-                      .map(parser(names, seq_length))))
+    batch = next(iter(tf.data.TFRecordDataset(shards.files[0]).take(_RECORDS_CHECKED).batch(_RECORDS_CHECKED)
+                      .map(parser(shards.feature_names, shards.seq_length))))
     ids = tf.boolean_mask(batch["input_ids"], batch["attention_mask"] > 0)
     share = float(tf.reduce_mean(tf.cast(tf.gather(ideographs, ids), tf.float32)))
     if share >= CJK_SHARE_NEEDING_WORDS:
-        raise ValueError(f"--whole_word_masking: {file_patterns} holds Chinese (CJK) text ({share:.0%} of the tokens "
+        raise ValueError(f"--whole_word_masking: {shards.patterns} holds Chinese (CJK) text ({share:.0%} of the tokens "
                          "are ideographs) but no word boundaries, so every character would be masked as a word; "
                          "rebuild the shards with electra-build-pretraining-data --whole_word_masking, or train "
                          "without --whole_word_masking")
 
 
-def pretraining_dataset(file_patterns, batch_size, seq_length, *, training=True, seed=None,
-                        deterministic=None, input_context=None, shuffle_buffer_size=10_000, skip_corrupt=False):
-    """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]` (and
-    `continues_word`, when the shards carry it: see `tfrecord.parser`).
+@dataclasses.dataclass(frozen=True)
+class Shards:
+    """Pre-training TFRecord shards as a run reads them: the files its comma-separated globs `patterns` match,
+    listed once (`list_shards`: whole sets), and the feature names of their records, whose length
+    (`seq_length`) is checked once (`check_record_length`). Readers take this, not the patterns again.
 
-    Args:
-        file_patterns: comma-separated globs of TFRecord shards.
-        batch_size: the global batch size; with `input_context` (from
-            `strategy.distribute_datasets_from_function`) each pipeline batches
-            its per-replica share and reads only its own files.
-        seq_length: the expected record length; records of another length are
-            a ValueError naming the file.
-        training: shuffle and repeat forever; otherwise one ordered pass.
-        seed: shuffling seed.
-        deterministic: keep a fixed element order in the interleave (default:
-            only when not training).
-        skip_corrupt: a damaged record ends its file's reading instead of the
-            run (see `tfrecord.find_corrupt_records` to name and count them).
+    >>> shards = Shards.listed("runs/demo/data/*", seq_length=64)  # doctest: +SKIP
+    >>> next(iter(shards.dataset(batch_size=32)))["input_ids"].shape  # doctest: +SKIP
+    TensorShape([32, 64])
     """
-    files = list_shards(file_patterns)
-    names = check_record_length(files, seq_length, file_patterns)
-    if deterministic is None:
-        deterministic = not training
 
-    if input_context is not None:
-        if len(files) < input_context.num_input_pipelines:
-            raise ValueError(f"{len(files)} file(s) cannot feed {input_context.num_input_pipelines} "
-                             "input pipelines: write at least one shard per worker")
-        batch_size = input_context.get_per_replica_batch_size(batch_size)
-    dataset = tf.data.Dataset.from_tensor_slices(files)
-    if input_context is not None:
-        dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
-    if training:
-        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True).repeat()
-    read = (lambda f: tf.data.TFRecordDataset(f).ignore_errors()) if skip_corrupt else tf.data.TFRecordDataset
-    dataset = dataset.interleave(read, cycle_length=min(4, len(files)),
-                                 num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
-    if training:
-        dataset = dataset.shuffle(shuffle_buffer_size, seed=seed)
-    dataset = dataset.batch(batch_size, drop_remainder=True)
-    dataset = dataset.map(parser(names, seq_length), num_parallel_calls=tf.data.AUTOTUNE,
-                          deterministic=deterministic)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    patterns: str
+    files: tuple
+    feature_names: tuple
+    seq_length: int
+
+    @classmethod
+    def listed(cls, file_patterns, seq_length):
+        """The shards `file_patterns` match, checked; a ValueError naming the patterns otherwise."""
+        files = tuple(list_shards(file_patterns))
+        return cls(file_patterns, files, check_record_length(files, seq_length, file_patterns), seq_length)
+
+    def dataset(self, batch_size, *, training=True, seed=None, deterministic=None, input_context=None,
+                shuffle_buffer_size=10_000, skip_corrupt=False):
+        """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]` (and
+        `continues_word`, when the shards carry it: see `tfrecord.parser`).
+
+        Args:
+            batch_size: the global batch size; with `input_context` (from
+                `strategy.distribute_datasets_from_function`) each pipeline batches
+                its per-replica share and reads only its own files.
+            training: shuffle and repeat forever; otherwise one ordered pass.
+            seed: shuffling seed.
+            deterministic: keep a fixed element order in the interleave (default:
+                only when not training).
+            skip_corrupt: a damaged record ends its file's reading instead of the
+                run (see `tfrecord.find_corrupt_records` to name and count them).
+        """
+        files = list(self.files)
+        if deterministic is None:
+            deterministic = not training
+        if input_context is not None:
+            if len(files) < input_context.num_input_pipelines:
+                raise ValueError(f"{len(files)} file(s) cannot feed {input_context.num_input_pipelines} "
+                                 "input pipelines: write at least one shard per worker")
+            batch_size = input_context.get_per_replica_batch_size(batch_size)
+        dataset = tf.data.Dataset.from_tensor_slices(files)
+        if input_context is not None:
+            dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+        if training:
+            dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True).repeat()
+        read = (lambda f: tf.data.TFRecordDataset(f).ignore_errors()) if skip_corrupt else tf.data.TFRecordDataset
+        dataset = dataset.interleave(read, cycle_length=min(4, len(files)),
+                                     num_parallel_calls=tf.data.AUTOTUNE, deterministic=deterministic)
+        if training:
+            dataset = dataset.shuffle(shuffle_buffer_size, seed=seed)
+        dataset = dataset.batch(batch_size, drop_remainder=True)
+        dataset = dataset.map(parser(self.feature_names, self.seq_length), num_parallel_calls=tf.data.AUTOTUNE,
+                              deterministic=deterministic)
+        return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def pretraining_dataset(file_patterns, batch_size, seq_length, **options):
+    """`Shards.dataset` of the shards `file_patterns` (comma-separated globs) match, records `seq_length` long
+    (records of another length are a ValueError naming the patterns)."""
+    return Shards.listed(file_patterns, seq_length).dataset(batch_size, **options)

@@ -27,6 +27,7 @@ from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.task import held_out
 from electra_tf.finetuning.trainer import check_sequence_length
+from electra_tf.pretraining.vocabulary_identity import check_model_vocabulary
 from electra_tf.util.folder_lock import lock_folder
 from electra_tf.training.determinism import enable_determinism
 
@@ -194,6 +195,7 @@ def run_finetuning(task, options, **config_changes):
     if options.deterministic:
         enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)
     model_config = read_config(options.init_checkpoint)
+    check_model_vocabulary(options.init_checkpoint)  # its vocab.txt, the one its weights were trained with
     width = model_config.hidden_size
     size = options.model_size or model_size(width)
     base = FinetuningConfig.for_task(task, size, hidden_size=None if options.model_size else width, **config_changes)

@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from electra_tf.checkpoints import sources, transfer
 from electra_tf.checkpoints.loading import apply
+from electra_tf.checkpoints.ours import run_config_file
 from electra_tf.config import load_run_config
 from electra_tf.pretraining.generator_sources import check_masked_lm
 
@@ -131,7 +132,7 @@ def load_initial_weights(pretrainer, init_checkpoint, init_generator_checkpoint=
         return init_checkpoint + (f" and {init_generator_checkpoint}" if init_generator_checkpoint else "")
     prefix = init_checkpoint
     if run_checkpoint:
-        config_file = os.path.join(init_checkpoint, "config.json")
+        config_file = run_config_file(init_checkpoint)
         if os.path.exists(config_file):
             differing = load_run_config(config_file)[0].differences(pretrainer.config, ignore=_DROPOUT_FIELDS)
             if differing:

@@ -25,13 +25,13 @@ from electra_tf.pretraining.replicas import denominators
 from electra_tf.pretraining.step_losses import step_losses
 from electra_tf.pretraining.step_metrics import StepMetrics
 from electra_tf.pretraining.training_algorithms import (
+    JOINT_PHASE,
     PHASES,
     phase_at,
     phase_span,
     phase_variables,
     start_discriminator_phase,
 )
-from electra_tf.training.flops import JOINT
 from electra_tf.training.optimization import update_step_and_micro_batch
 from electra_tf.training.speed import StepSpeed
 
@@ -253,7 +253,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
     def test_step(self, data):
         inputs, _, _ = keras.utils.unpack_x_y_sample_weight(data)
         counter = -2 - self.eval_counter.assign_add(1)  # apart from training's (>= 0) and call's (-1)
-        phase, self.phase = self.phase, JOINT  # evaluation runs (and reports) both networks in every phase
+        phase, self.phase = self.phase, JOINT_PHASE  # evaluation runs (and reports) both networks in every phase
         try:
             outputs = self.forward(inputs, counter, training=False)
             return self.step_metrics.update(outputs, *self._losses_and_scored(outputs))

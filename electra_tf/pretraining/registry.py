@@ -1,59 +1,37 @@
-"""The one place config names map to the pre-trainer's parts: objectives, generator sources, weight sharing and
-training algorithms (`PretrainingConfig.objective`, `generator_type`, `weight_sharing`, `training_algorithm`).
-Adding a variant is its module plus its line here (and its name in `config.py`, which checks the combinations);
-no other module branches on a name (`tests/config/test_variants.py`).
+"""The pre-trainer's parts by their config names: objectives, generator sources, weight sharing and training
+algorithms (`PretrainingConfig.objective`, `generator_type`, `weight_sharing`, `training_algorithm`), each
+imported from its row of the variants table (`config.variants.VARIANTS`, which names it by import path). Adding
+a variant is its module plus its row there; no other module branches on a name (`tests/config/test_variants.py`).
 
 Example:
->>> from electra_tf.config import PretrainingConfig
->>> from electra_tf.config import ElectraConfig
+>>> from electra_tf.config import ElectraConfig, PretrainingConfig
 >>> parts = variant_parts(PretrainingConfig(objective="electra_15"), ElectraConfig(), special_token_ids=(0,))
 >>> type(parts.objective).__name__, type(parts.source).__name__, type(parts.algorithm).__name__
 ('MaskedReplacedTokenDetection', 'GeneratorNetwork', 'MaskedLMTraining')
+>>> flops_formula(PretrainingConfig(), "objective").__name__
+'rtd_flops'
 """
 
 import dataclasses
+import importlib
 
-from electra_tf.pretraining.all_tokens_mlm import AllTokensMLM
-from electra_tf.pretraining.corrective_lm import CorrectiveLanguageModel
-from electra_tf.pretraining.electra import ReplacedTokenDetection
-from electra_tf.pretraining.electra_15 import MaskedReplacedTokenDetection
-from electra_tf.pretraining.fast_electra import PretrainedGenerator
-from electra_tf.pretraining.generator_sources import (
-    SHARE_ALL,
-    SHARE_EMBEDDINGS,
-    SHARE_GDES,
-    SHARE_NONE,
-    GeneratorNetwork,
-    UnigramGenerator,
-)
-from electra_tf.pretraining.mlm import MaskedLanguageModel
-from electra_tf.pretraining.replace_mlm import ReplaceMLM
-from electra_tf.pretraining.training_algorithms import Adversarial, joint, two_stage
+from electra_tf.config.variants import VARIANTS, variant_of
 
-OBJECTIVES = {
-    "electra": ReplacedTokenDetection,
-    "electra_15": MaskedReplacedTokenDetection,
-    "replace_mlm": ReplaceMLM,
-    "all_tokens_mlm": AllTokensMLM,
-    "clm": CorrectiveLanguageModel,
-    "mlm": MaskedLanguageModel,
-}
-GENERATOR_SOURCES = {
-    "masked_lm": GeneratorNetwork,
-    "unigram": UnigramGenerator,
-    "pretrained": PretrainedGenerator,
-}
-WEIGHT_SHARING = {
-    "none": SHARE_NONE,
-    "embeddings": SHARE_EMBEDDINGS,
-    "all": SHARE_ALL,
-    "gdes": SHARE_GDES,
-}
-TRAINING_ALGORITHMS = {
-    "joint": joint,
-    "two_stage": two_stage,
-    "adversarial": Adversarial,
-}
+
+def load(path):
+    """The attribute a `module:attribute` import path names."""
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _parts(field):
+    return {row.name: load(row.part) for row in VARIANTS if row.field == field}
+
+
+OBJECTIVES = _parts("objective")
+GENERATOR_SOURCES = _parts("generator_type")
+WEIGHT_SHARING = _parts("weight_sharing")
+TRAINING_ALGORITHMS = _parts("training_algorithm")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +54,12 @@ def source_class(pretraining_config):
 def algorithm_of(pretraining_config):
     """The training algorithm `pretraining_config.training_algorithm` names."""
     return TRAINING_ALGORITHMS[pretraining_config.training_algorithm](pretraining_config)
+
+
+def flops_formula(pretraining_config, field):
+    """The forward-FLOPs formula of `pretraining_config`'s variant of `field` (`objective`, `generator_type`):
+    a function of `(model_config, pretraining_config)`, per input token."""
+    return load(variant_of(pretraining_config, field).flops)
 
 
 def variant_parts(pretraining_config, model_config, special_token_ids, unigram_counts=None):

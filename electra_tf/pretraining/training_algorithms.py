@@ -27,7 +27,9 @@ import keras
 import tensorflow as tf
 
 from electra_tf.pretraining import losses
-from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE, JOINT
+
+# The phases of a two-stage run; other runs have one, `JOINT_PHASE`.
+GENERATOR_PHASE, DISCRIMINATOR_PHASE, JOINT_PHASE = "generator", "discriminator", "joint"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Phase:
     starts_from_generator: bool = False  # its first step sets the discriminator's encoder from the generator's
 
 
-PHASES = {JOINT: Phase(True, True), GENERATOR_PHASE: Phase(True, False),
+PHASES = {JOINT_PHASE: Phase(True, True), GENERATOR_PHASE: Phase(True, False),
           DISCRIMINATOR_PHASE: Phase(False, True, starts_from_generator=True)}
 
 
@@ -87,7 +89,7 @@ class MaskedLMTraining:
 
 def joint(pretraining_config):
     """`training_algorithm="joint"`: one phase, one traced step, both networks."""
-    return MaskedLMTraining([(JOINT, 0)])
+    return MaskedLMTraining([(JOINT_PHASE, 0)])
 
 
 def two_stage(pretraining_config):
@@ -120,7 +122,7 @@ class Adversarial:
     baseline (`losses.reinforce_losses`) read off the generator's features."""
 
     def __init__(self, pretraining_config):
-        self.phases = [(JOINT, 0)]
+        self.phases = [(JOINT_PHASE, 0)]
 
     def heads(self, generator):
         baseline = keras.layers.Dense(1, name="reward_baseline")

@@ -14,10 +14,6 @@ Example:
 (21, 132)
 """
 
-# The phases of a two-stage run; other runs have one, "joint".
-GENERATOR_PHASE, DISCRIMINATOR_PHASE, JOINT = "generator", "discriminator", "joint"
-
-
 def encoder_forward_flops(config, seq_length):
     """Forward FLOPs per token of an encoder of `config` over `seq_length` positions."""
     layer = 2 * (4 * config.hidden_size ** 2 + 2 * config.hidden_size * config.intermediate_size)

@@ -1,11 +1,15 @@
-"""The registry is the one place a variant's name is mapped to what it does.
+"""The variants table (`config/variants.py`) is the one place a variant's name is decoded, and the registry the one
+module that turns a name into its part.
 
-A new objective, generator source or training algorithm is a module and a registry line (and what it cannot be
-combined with, `variant_rules.py`): no other module of the package branches on a variant's name.
+A new objective, generator source or training algorithm is a module and a row of the table (its part and FLOPs
+formula by import path, what it cannot be combined with): no other module of the package branches on a variant's
+name.
 """
 
 import ast
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -53,18 +57,27 @@ def test_no_module_but_the_registry_and_the_config_branches_on_a_variant_name():
 
 
 def test_the_registry_maps_exactly_the_names_the_config_accepts():
-    assert set(registry.OBJECTIVES) == set(config._OBJECTIVES)
-    assert set(registry.GENERATOR_SOURCES) == set(config._GENERATOR_TYPES)
-    assert set(registry.TRAINING_ALGORITHMS) == set(config._TRAINING_ALGORITHMS)
-    assert set(registry.WEIGHT_SHARING) == set(config._WEIGHT_SHARING)
-    # Each variant's rules are keyed by a name the registry maps.
-    names = {"objective": registry.OBJECTIVES, "weight_sharing": registry.WEIGHT_SHARING,
-             "generator_type": registry.GENERATOR_SOURCES, "training_algorithm": registry.TRAINING_ALGORITHMS}
-    for field, variants in variant_rules.RULES.items():
-        assert set(variants) <= set(names.get(field, {True})), field
-    for named in (variant_rules.FULL_SIZE_GENERATOR, variant_rules.READS_UNIGRAM_COUNTS):
-        for field, variants in named.items():
-            assert set(variants) <= set(names["weight_sharing" if field == "sharing" else field]), field
+    assert set(registry.OBJECTIVES) == set(config._OBJECTIVES) == {
+        "electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm", "clm"}
+    assert set(registry.GENERATOR_SOURCES) == set(config._GENERATOR_TYPES) == {"masked_lm", "unigram", "pretrained"}
+    assert set(registry.TRAINING_ALGORITHMS) == set(config._TRAINING_ALGORITHMS) == {
+        "joint", "two_stage", "adversarial"}
+    assert set(registry.WEIGHT_SHARING) == set(config._WEIGHT_SHARING) == {"none", "embeddings", "all", "gdes"}
+    # One row per name; each row of a variant field names its part, and its FLOPs formula where it has a price.
+    rows = [(row.field, row.name) for row in variant_rules.VARIANTS]
+    assert len(rows) == len(set(rows))
+    assert {row.field for row in variant_rules.VARIANTS} == set(variant_rules.FIELDS)
+    for row in variant_rules.VARIANTS:
+        if row.field in VARIANT_FIELDS:
+            assert registry.load(row.part) is not None, row.name
+        if row.field in {"objective", "generator_type"}:
+            assert callable(registry.load(row.flops)), row.name
+
+
+def test_the_variants_table_loads_without_tensorflow():
+    code = ("import sys; import electra_tf.config.variants, electra_tf.config; "
+            "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
 
 
 @pytest.mark.parametrize("fields, named", [

@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from electra_tf.config import PretrainingConfig, load_run_config
 from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
-from electra_tf.data.tfrecord_dataset import check_word_boundaries, pretraining_dataset
+from electra_tf.data.tfrecord_dataset import Shards, check_word_boundaries, pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, marked_documents
 from electra_tf.data.tfrecord import CONTINUES_WORD
 from electra_tf.data.word_segmentation import word_runs
@@ -90,7 +90,7 @@ def test_shards_store_jieba_s_words_and_the_manifest_names_the_segmenter(shards,
                 word = word + vocabulary[i] if mark else vocabulary[i]
         words.append(word)
         assert words == jieba.lcut(text)
-    check_word_boundaries(str(shards), vocabulary)  # carries its words: accepted
+    check_word_boundaries(Shards.listed(str(shards), 40), vocabulary)  # carries its words: accepted
 
 
 def _masked_spans(batch, masked, vocabulary):
@@ -144,13 +144,14 @@ def test_shards_of_chinese_text_without_words_are_refused_for_whole_word_masking
     vocabulary = open(vocab, encoding="utf-8").read().splitlines()
     message = (r"holds Chinese \(CJK\) text \(\d+% of the tokens are ideographs\) but no word boundaries.*"
                r"electra-build-pretraining-data --whole_word_masking")
+    plain = Shards.listed(str(folder / "plain"), 40)
     with pytest.raises(ValueError, match=message):
-        check_word_boundaries(str(folder / "plain"), vocabulary)
+        check_word_boundaries(plain, vocabulary)
     # What electra-pretrain and the benchmarks build the pre-trainer with checks it.
     config = PretrainingConfig(max_seq_length=40, whole_word_masking=True)
     with pytest.raises(ValueError, match=message):
-        variant_inputs(config, vocabulary, str(folder / "plain"))
-    assert variant_inputs(config.replace(whole_word_masking=False), vocabulary, str(folder / "plain")) == {}
+        variant_inputs(config, vocabulary, plain)
+    assert variant_inputs(config.replace(whole_word_masking=False), vocabulary, plain) == {}
 
 
 def test_without_jieba_the_flag_on_chinese_text_says_how_to_install_it_before_any_work(chinese, tmp_path,

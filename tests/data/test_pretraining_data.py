@@ -17,7 +17,7 @@ from electra_tf.data.pretraining_data import (
     tokenized_documents,
 )
 from electra_tf.data.streaming import packed_examples
-from electra_tf.data.tfrecord import detect_format, write_shard
+from electra_tf.data.tfrecord import record_format, write_shard
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary
 from electra_tf.text.vocabulary_learning import build_vocabulary
@@ -299,7 +299,7 @@ def test_build_shards_round_trip_and_resume(corpus, vocab_file, tmp_path):
     assert total > 100
     manifest = json.loads(open(os.path.join(out, MANIFEST)).read())
     assert manifest["totals"]["examples"] == total and manifest["settings"]["max_seq_length"] == 32
-    assert detect_format(os.path.join(out, shard_name(0, 3))) == (("input_ids", "input_mask", "segment_ids"), 32)
+    assert record_format(os.path.join(out, shard_name(0, 3))) == (("input_ids", "input_mask", "segment_ids"), 32)
 
     # Remove one shard: the same build rewrites it identically and leaves the others alone.
     victim = os.path.join(out, shard_name(1, 3))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.training.flops import DISCRIMINATOR_PHASE, GENERATOR_PHASE
+from electra_tf.pretraining.training_algorithms import DISCRIMINATOR_PHASE, GENERATOR_PHASE
 
 TWO_STAGE = {"training_algorithm": "two_stage", "two_stage_generator_steps": 2, "generator_hidden_size": 1.0,
              "train_steps": 10}

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from electra_tf.config import load_run_config
-from electra_tf.pretraining.run import RunOptions, run_pretraining, step_speed
+from electra_tf.pretraining.plan import step_speed
+from electra_tf.pretraining.run import RunOptions, run_pretraining
 
 FLAGS_MODULE = Path(__file__).parents[2] / "tools" / "run_pretraining.py"
 # The tool's flags that are no run option: they make the configs.

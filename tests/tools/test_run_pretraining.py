@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from electra_tf.data import tfrecord_dataset
 from electra_tf.data.default_corpus import write_default_corpus
 from electra_tf.data.pretraining_data import build_pretraining_shards
 from electra_tf.export import precision
-from electra_tf.pretraining import run as run_module
+from electra_tf.pretraining import loop as loop_module
+from electra_tf.pretraining import plan as plan_module
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
 from electra_tf.text.vocabulary import save_vocabulary
 from electra_tf.text.vocabulary_learning import build_vocabulary
@@ -337,11 +339,11 @@ def _signal_inside(monkeypatch, owner, name, number=signal.SIGINT):
 # Where a Ctrl-C lands, as the function it interrupts, and the step then saved. Each moment is one run of
 # 2 steps in this process; the signal is raised in this very process, inside that function: no timing race.
 _MOMENTS = {
-    "start-up": (run_module, "get_strategy", None, ()),
+    "start-up": (plan_module, "get_strategy", None, ()),
     "first step": (ElectraPretrainer, "train_step", 1, ()),  # (while it is traced)
     "a save": (tf.train.CheckpointManager, "save", 1, ("--save_every=1",)),
     "evaluation": (ElectraPretrainer, "test_step", 1, ("--eval_every=1", "--eval_steps=1")),
-    "the final save": (run_module, "write_run_folder", 2, ()),
+    "the final save": (loop_module, "write_run_folder", 2, ()),
 }
 
 
@@ -462,7 +464,7 @@ def test_a_shard_that_cannot_be_read_during_training_is_named_in_one_line(data, 
     for shard in glob.glob(os.path.join(os.path.dirname(data["train"]), "*-of-*")):  # a whole set
         shutil.copy(shard, shards)
     lost = sorted(shards.iterdir())[-1]
-    building = run_module.pretraining_dataset
+    building = tfrecord_dataset.Shards.dataset
 
     def losing_a_shard(*args, **kwargs):  # once the run's checks passed, a shard goes (a disk, a mount, a chmod)
         dataset = building(*args, **kwargs)
@@ -470,7 +472,7 @@ def test_a_shard_that_cannot_be_read_during_training_is_named_in_one_line(data, 
             lost.unlink()
         return dataset
 
-    monkeypatch.setattr(run_module, "pretraining_dataset", losing_a_shard)
+    monkeypatch.setattr(tfrecord_dataset.Shards, "dataset", losing_a_shard)
     exit_code, out, err = run_tool("run_pretraining", *command(data, tmp_path / "run", "--train_steps=2")[3:],
                                    f"--train_files={shards}")
     assert exit_code == 2, err[-3000:]

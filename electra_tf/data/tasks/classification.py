@@ -70,8 +70,9 @@ class TextExamples:
 
 
 @dataclasses.dataclass(frozen=True)
-class GlueTask:
-    """A GLUE task: its labels (`None`: regression), metrics, and where its columns are in TSV and TFDS.
+class GlueDataset:
+    """A GLUE dataset (the data of `finetuning.classification.GlueTask`): its labels (`None`: regression), metrics,
+    and where its columns are in TSV and TFDS.
 
     `tsv_text`/`tsv_label` name TSV header fields (CoLA's train/dev files
     have no header: `tsv_header` gives one). `splits` maps our split names
@@ -108,25 +109,25 @@ _NLI = ("entailment", "neutral", "contradiction")  # TFDS's order
 # Label names are in TFDS's class order, so a TFDS label id is our id; the
 # strings are what the GLUE files (and the submission server) use.
 GLUE_TASKS = {task.name: task for task in (
-    GlueTask("cola", ("0", "1"), ("mcc", "accuracy"), ("sentence",), "label", ("sentence",), _splits(),
+    GlueDataset("cola", ("0", "1"), ("mcc", "accuracy"), ("sentence",), "label", ("sentence",), _splits(),
              tsv_header=("source", "label", "original_label", "sentence")),
-    GlueTask("sst2", ("0", "1"), ("accuracy",), ("sentence",), "label", ("sentence",), _splits()),
-    GlueTask("mrpc", ("0", "1"), ("accuracy", "f1"), ("#1 String", "#2 String"), "Quality",
+    GlueDataset("sst2", ("0", "1"), ("accuracy",), ("sentence",), "label", ("sentence",), _splits()),
+    GlueDataset("mrpc", ("0", "1"), ("accuracy", "f1"), ("#1 String", "#2 String"), "Quality",
              ("sentence1", "sentence2"), _splits(), double_unordered=True),
-    GlueTask("stsb", None, ("pearson", "spearman"), ("sentence1", "sentence2"), "score",
+    GlueDataset("stsb", None, ("pearson", "spearman"), ("sentence1", "sentence2"), "score",
              ("sentence1", "sentence2"), _splits(), double_unordered=True, epochs=10),
-    GlueTask("qqp", ("0", "1"), ("accuracy", "f1"), ("question1", "question2"), "is_duplicate",
+    GlueDataset("qqp", ("0", "1"), ("accuracy", "f1"), ("question1", "question2"), "is_duplicate",
              ("question1", "question2"), _splits()),
-    GlueTask("mnli", _NLI, ("accuracy",), ("sentence1", "sentence2"), "gold_label", ("premise", "hypothesis"),
+    GlueDataset("mnli", _NLI, ("accuracy",), ("sentence1", "sentence2"), "gold_label", ("premise", "hypothesis"),
              _MNLI_SPLITS),
-    GlueTask("qnli", ("entailment", "not_entailment"), ("accuracy",), ("question", "sentence"), "label",
+    GlueDataset("qnli", ("entailment", "not_entailment"), ("accuracy",), ("question", "sentence"), "label",
              ("question", "sentence"), _splits()),
-    GlueTask("rte", ("entailment", "not_entailment"), ("accuracy",), ("sentence1", "sentence2"), "label",
+    GlueDataset("rte", ("entailment", "not_entailment"), ("accuracy",), ("sentence1", "sentence2"), "label",
              ("sentence1", "sentence2"), _splits(), epochs=10),
-    GlueTask("wnli", ("0", "1"), ("accuracy",), ("sentence1", "sentence2"), "label", ("sentence1", "sentence2"),
+    GlueDataset("wnli", ("0", "1"), ("accuracy",), ("sentence1", "sentence2"), "label", ("sentence1", "sentence2"),
              _splits()),
     # The diagnostic set: MNLI's labels, test split only (predict with an MNLI model).
-    GlueTask("ax", _NLI, ("accuracy",), ("sentence1", "sentence2"), "label", ("premise", "hypothesis"),
+    GlueDataset("ax", _NLI, ("accuracy",), ("sentence1", "sentence2"), "label", ("premise", "hypothesis"),
              {"test": ("diagnostic.tsv", "test")}),
 )}
 # The GLUE download names some folders differently.

@@ -1,0 +1,76 @@
+"""Which vocabulary a run or model folder was trained with, and the check that a run starting from it, resuming
+it or fine-tuning it reads the same tokens (a vocabulary of the same size with other lines would pass every
+other check and silently give each word another word's embedding).
+
+A pre-training run records the sha256 of its tokens (`text.vocabulary.vocabulary_hash`, the shard manifests'
+fingerprint) in `<model_dir>/run_config.json` and in its `final/run_config.json`; a folder that records none
+(written before, or not by a run) is known by the `vocab.txt` beside its weights.
+
+Example:
+>>> import os, tempfile
+>>> from electra_tf.text.vocabulary import save_vocabulary, vocabulary_hash
+>>> folder, tokens = tempfile.mkdtemp(), ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]
+>>> save_vocabulary(tokens, os.path.join(folder, "vocab.txt"))
+>>> trained = recorded_vocabulary(folder)
+>>> trained == (vocabulary_hash(tokens), os.path.join(folder, "vocab.txt"))
+True
+>>> check_same_vocabulary("--vocab_file=swapped.txt", vocabulary_hash(tokens[:5] + ["b", "a"]), trained,
+...                       "the start", "pass that vocabulary")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+ValueError: --vocab_file=swapped.txt (sha256 ...) is not the vocabulary the start was trained with (.../vocab.txt: \
+sha256 ...); pass that vocabulary
+"""
+
+import os
+
+from electra_tf.checkpoints.ours import RUN_MODEL_FOLDERS, candidate_folders, run_config_file
+from electra_tf.config import run_config_vocabulary
+from electra_tf.text.vocabulary import VOCAB_FILE, vocabulary_hash
+
+
+def recorded_vocabulary(path):
+    """`(sha256, file)` of the vocabulary the run or model at `path` was trained with: what the run config of its
+    folder records (a run's model_dir, its `final/`, or the run of a checkpoint prefix in its `checkpoints/`), else
+    the hash of the `vocab.txt` beside its weights; None when no local file says (a hub id, a bare checkpoint)."""
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    if os.path.basename(folder) == "checkpoints":  # a prefix of a run's training checkpoint
+        folder = os.path.dirname(folder)
+    for candidate in (folder, *(os.path.join(folder, name) for name in RUN_MODEL_FOLDERS)):
+        recorded = recorded_in_run_config(candidate)
+        if recorded:
+            return recorded
+        if os.path.isfile(os.path.join(candidate, VOCAB_FILE)):
+            return vocabulary_hash(os.path.join(candidate, VOCAB_FILE)), os.path.join(candidate, VOCAB_FILE)
+    return None
+
+
+def recorded_in_run_config(folder):
+    """`(sha256, file)` of the vocabulary the run config of `folder` records, or None (no run config, one written
+    before runs recorded it, or a Hugging Face `config.json`)."""
+    config_file = run_config_file(folder)
+    try:
+        recorded = run_config_vocabulary(config_file) if os.path.isfile(config_file) else None
+    except ValueError:  # not a run config: a Hugging Face folder's config.json
+        return None
+    return (recorded, config_file) if recorded else None
+
+
+def check_same_vocabulary(named, sha256, trained, what, fix):
+    """Refuses, in one line naming both files, the vocabulary `named` (how the message names it: a flag and its
+    file), whose sha256 is `sha256`, when it is not the one `what` was `trained` with (`recorded_vocabulary`'s
+    answer; None: unknown, accepted); `fix` says what to do."""
+    if trained is not None and trained[0] != sha256:
+        raise ValueError(f"{named} (sha256 {sha256[:12]}) is not the vocabulary {what} was trained with "
+                         f"({trained[1]}: sha256 {trained[0][:12]}); {fix}")
+
+
+def check_model_vocabulary(path):
+    """Refuses the model at `path` (a folder, or a run whose `final/` holds it; `--init_checkpoint` of a fine-tuning)
+    when the `vocab.txt` its tokenizer would read is not the vocabulary its run config records (a file replaced
+    after the run): each id would read another token's embedding."""
+    for folder in candidate_folders(path):
+        vocab_file = os.path.join(folder, VOCAB_FILE)
+        if os.path.isfile(vocab_file):
+            check_same_vocabulary(vocab_file, vocabulary_hash(vocab_file), recorded_in_run_config(folder),
+                                  f"--init_checkpoint {path}", f"put back the vocab.txt its run wrote to {folder}")
+            return
