@@ -40,6 +40,7 @@ def test_the_same_seed_gives_the_same_mask_with_and_without_xla():
     assert not np.array_equal(plain, counter_dropout(x, 0.2, tf.constant([11, 13], tf.int64)))
 
 
+@pytest.mark.perf
 def test_a_traced_dropout_is_a_few_nodes_and_draws_the_same_mask_for_static_and_dynamic_shapes():
     x, seed = tf.ones([2, 3, 5]), tf.constant([5, 6], tf.int64)  # 30 elements: the last draw is cut
     static = tf.function(lambda x, s: counter_dropout(x, 0.3, s)).get_concrete_function(x, seed)

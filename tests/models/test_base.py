@@ -73,6 +73,7 @@ def test_a_model_with_a_preprocessor_fits_evaluates_and_predicts_raw_text_and_sa
     assert answer["label"].tolist() == ["zebra", "plain"]  # strings as str, not bytes
 
 
+@pytest.mark.perf
 def test_predict_on_raw_text_traces_once_and_gives_what_the_keras_path_gives(config, tokenizer):
     keras.utils.set_random_seed(0)
     model = ElectraForSequenceClassification(config, num_labels=3,
