@@ -119,8 +119,10 @@ class SelfAttention(keras.layers.Layer):
     def output_dense(self):
         return self._output_dense
 
-    def call(self, rows, shape, mask_bias, training=None):
-        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores."""
+    def call(self, rows, shape, mask_bias, training=None, return_attention_scores=False):
+        """`rows` `[batch·sequence, hidden]`, `shape` `[batch, sequence]`, `mask_bias` added to the scores; with
+        `return_attention_scores` (Keras's `MultiHeadAttention` argument) also the attention probabilities,
+        `[batch, heads, queries, keys]`."""
         heads, size = self.num_heads, self.key_dim
         training = is_training(training)
         qkv = (self._query_dense, self._key_dense, self._value_dense)
@@ -136,9 +138,11 @@ class SelfAttention(keras.layers.Layer):
         scores = tf.matmul(query, key, transpose_b=True) * tf.constant(size ** -0.5, rows.dtype)
         if mask_bias is not None:
             scores += mask_bias
-        probabilities = self._dropout_layer(tf.nn.softmax(scores), training=training)
-        context = tf.einsum("bhsd->bshd", tf.matmul(probabilities, value))  # [batch, sequence, heads, size]
-        return _project(self._output_dense, tf.reshape(context, [-1, heads * size]), [1, -1, heads, size])
+        probabilities = tf.nn.softmax(scores)
+        context = tf.matmul(self._dropout_layer(probabilities, training=training), value)
+        context = tf.einsum("bhsd->bshd", context)  # [batch, sequence, heads, size]
+        attended = _project(self._output_dense, tf.reshape(context, [-1, heads * size]), [1, -1, heads, size])
+        return (attended, probabilities) if return_attention_scores else attended
 
     def get_config(self):
         return {**super().get_config(), "num_heads": self.num_heads, "key_dim": self.key_dim,
@@ -219,16 +223,18 @@ class ElectraTransformerLayer(keras.layers.Layer):
         layer.build(shape)
         return layer
 
-    def call(self, inputs, padding_mask=None, attention_mask=None, training=None):
+    def call(self, inputs, padding_mask=None, attention_mask=None, training=None, return_attention_scores=False):
         training = is_training(training)
         shape = tf.shape(inputs)
         x = tf.reshape(inputs, [-1, inputs.shape[-1]])  # [batch·sequence, hidden]
         attended = self._self_attention_layer(x, shape=shape[:2], mask_bias=self._mask_bias(
-            padding_mask, attention_mask, x.dtype), training=training)
+            padding_mask, attention_mask, x.dtype), training=training, return_attention_scores=return_attention_scores)
+        if return_attention_scores:
+            attended, probabilities = attended
         x = self._self_attention_layer_norm(self._self_attention_dropout(attended, training=training) + x)
         hidden = self._feedforward_output_dense(self._feedforward_intermediate_dense(x))
         x = self._feedforward_layer_norm(self._feedforward_dropout(hidden, training=training) + x)
-        return tf.reshape(x, shape)
+        return (tf.reshape(x, shape), probabilities) if return_attention_scores else tf.reshape(x, shape)
 
     @staticmethod
     def _mask_bias(padding_mask, attention_mask, dtype):
@@ -243,8 +249,13 @@ class ElectraTransformerLayer(keras.layers.Layer):
             return None
         return tf.where(mask, tf.zeros([], dtype), tf.constant(_MASKED, dtype))[:, None]
 
-    def compute_output_shape(self, inputs_shape):
-        return inputs_shape
+    def compute_output_spec(self, inputs, padding_mask=None, attention_mask=None, training=None,
+                            return_attention_scores=False):
+        outputs = keras.KerasTensor(inputs.shape, inputs.dtype)
+        if not return_attention_scores:
+            return outputs
+        batch, sequence = inputs.shape[0], inputs.shape[1]
+        return outputs, keras.KerasTensor((batch, self.num_heads, sequence, sequence), inputs.dtype)
 
     def get_config(self):
         return {**super().get_config(), "intermediate_dim": self.intermediate_dim, "num_heads": self.num_heads,

@@ -82,7 +82,7 @@ class ElectraNetwork(keras.Model):
     Subclasses build their graph, call `super().__init__(inputs=..., outputs=..., **kwargs)`, then set
     `self.config`, `self.backbone` and their other constructor arguments as attributes, and extend
     `get_config` with those arguments, and call `self.keep_encoder_call(inputs, encoded)` with their backbone's
-    call in their graph (`with_hidden_states` cuts the graph there). Every model also takes `preprocessor=` (an
+    call in their graph (`with_outputs` cuts the graph there). Every model also takes `preprocessor=` (an
     `electra_tf.text.preprocessor.ElectraPreprocessor`): models that read one text or a pair (`takes_text`)
     then take raw strings in `fit`, `evaluate` and `predict`.
     """
@@ -107,38 +107,43 @@ class ElectraNetwork(keras.Model):
         """The Hugging Face class with this model's weight layout, or `None` when it has none."""
         return self.hf_class
 
-    # === Every layer's hidden states, on the same layers ===
+    # === Every layer's hidden states and attentions, on the same layers ===
     def keep_encoder_call(self, encoder_inputs, encoded):
         """Records where the backbone runs in this model's graph (its symbolic inputs and outputs; not state Keras
-        tracks or saves), for `with_hidden_states`."""
+        tracks or saves), for `with_outputs`."""
         self.__dict__["_encoder_call"] = (encoder_inputs, encoded)
 
-    def with_hidden_states(self):
-        """A Keras model on this model's own layers (no weight copied) with one more output, `hidden_states`
-        `[batch, L + 1, sequence, H]`: the encoder's input and every layer's output. Built once, on first use.
+    def with_outputs(self, *names):
+        """A Keras model on this model's own layers (no weight copied) with more outputs: `"hidden_states"`
+        `[batch, L + 1, sequence, H]` (the encoder's input and every layer's output) and/or `"attentions"`
+        `[batch, L, heads, sequence, sequence]` (every layer's attention probabilities). Built once, on first use.
 
         >>> from electra_tf import ElectraConfig
         >>> from electra_tf.models.discriminator import ElectraDiscriminator
         >>> config = ElectraConfig(vocab_size=30, embedding_size=8, hidden_size=16, num_layers=2, num_heads=2,
         ...                        intermediate_size=32)
-        >>> sorted(ElectraDiscriminator(config).with_hidden_states().output)
-        ['hidden_states', 'last_hidden_state', 'logits']
+        >>> sorted(ElectraDiscriminator(config).with_outputs("hidden_states", "attentions").output)
+        ['attentions', 'hidden_states', 'last_hidden_state', 'logits']
         """
-        graph = self.__dict__.get("_with_hidden_states")
-        if graph is None:
-            graph = self.__dict__["_with_hidden_states"] = self._build_with_hidden_states()
-        return graph
-
-    def _build_with_hidden_states(self):
-        if "hidden_states" in self.output:
+        unknown = set(names) - {"hidden_states", "attentions"}
+        if unknown:
+            raise ValueError(f"with_outputs takes 'hidden_states' and 'attentions', not {sorted(unknown)}")
+        names = tuple(name for name in ("hidden_states", "attentions") if name in names and name not in self.output)
+        if not names:
             return self
+        graphs = self.__dict__.setdefault("_with_outputs", {})
+        if names not in graphs:
+            graphs[names] = self._build_with_outputs(names)
+        return graphs[names]
+
+    def _build_with_outputs(self, names):
         encoder_inputs, encoded = self.__dict__["_encoder_call"]
         head_outputs = {key: value for key, value in self.output.items() if key not in encoded}
         head = keras.Model((self.input, encoded["last_hidden_state"]), head_outputs)  # the graph past the encoder
-        states = self.backbone.with_hidden_states()(encoder_inputs)
+        states = self.backbone.with_outputs(*names)(encoder_inputs)
         outputs = {key: states[key] for key in self.output if key in encoded}
         outputs.update(head((self.input, states["last_hidden_state"])))
-        return keras.Model(self.input, {**outputs, "hidden_states": states["hidden_states"]})
+        return keras.Model(self.input, {**outputs, **{name: states[name] for name in names}})
 
     # === Label names ===
     @property

@@ -73,17 +73,10 @@ class ElectraEncoder(ElectraNetwork):
 
         # === Functional Model ===
         inputs = model_inputs()
-        x = embedding(inputs["input_ids"], inputs["token_type_ids"])
-        if embeddings_project is not None:
-            x = embeddings_project(x)
-        hidden_states = [x]
-        for layer in transformer_layers:
-            x = layer(x, padding_mask=inputs["attention_mask"])
-            hidden_states.append(x)
-        with_states = {"last_hidden_state": x, "hidden_states": keras.ops.stack(hidden_states, axis=1)}
-        outputs = with_states if output_hidden_states else {"last_hidden_state": x}
+        encoded = _encode(inputs, embedding, embeddings_project, transformer_layers)
+        outputs = {key: encoded[key] for key in ("last_hidden_state", "hidden_states")[:1 + output_hidden_states]}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
-        self.keep_encoder_call(inputs, with_states)
+        self.keep_encoder_call(inputs, encoded)
 
         # === Config ===
         self.config = config
@@ -92,8 +85,50 @@ class ElectraEncoder(ElectraNetwork):
         self.embeddings_project = embeddings_project
         self.transformer_layers = transformer_layers
 
-    def _build_with_hidden_states(self):
-        return self if self.output_hidden_states else keras.Model(*self.__dict__["_encoder_call"])
+    def _build_with_outputs(self, names):
+        if "attentions" not in names:  # this graph's own tensors
+            inputs, encoded = self.__dict__["_encoder_call"]
+        else:  # the same layers called again, also giving their attention probabilities
+            inputs = model_inputs()
+            encoded = _encode(inputs, self.embedding, self.embeddings_project, self.transformer_layers,
+                              attentions=True)
+        return keras.Model(inputs, {key: encoded[key] for key in ("last_hidden_state", *names)})
 
     def get_config(self):
         return {**super().get_config(), "output_hidden_states": self.output_hidden_states}
+
+
+def _encode(inputs, embedding, embeddings_project, transformer_layers, attentions=False):
+    """The encoder's graph on `inputs`: `last_hidden_state`, `hidden_states` `[batch, L + 1, sequence, H]` and,
+    with `attentions`, each layer's attention probabilities, `[batch, L, heads, sequence, sequence]`."""
+    x = embedding(inputs["input_ids"], inputs["token_type_ids"])
+    if embeddings_project is not None:
+        x = embeddings_project(x)
+    hidden_states, probabilities = [x], []
+    for layer in transformer_layers:
+        if attentions:
+            x, layer_probabilities = _WithAttentionScores(layer)(x, padding_mask=inputs["attention_mask"])
+            probabilities.append(layer_probabilities)
+        else:
+            x = layer(x, padding_mask=inputs["attention_mask"])
+        hidden_states.append(x)
+    encoded = {"last_hidden_state": x, "hidden_states": keras.ops.stack(hidden_states, axis=1)}
+    if attentions:
+        encoded["attentions"] = keras.ops.stack(probabilities, axis=1)
+    return encoded
+
+
+class _WithAttentionScores(keras.layers.Layer):
+    """A block's call that also gives its attention probabilities. (Keras checks a functional graph by the
+    number of outputs of each layer's first call, so a block called again with one more output is another
+    layer; this one holds no weights of its own and is never saved.)"""
+
+    def __init__(self, block, **kwargs):
+        super().__init__(name=f"{block.name}_with_attention_scores", **kwargs)
+        self.block = block
+
+    def call(self, inputs, padding_mask=None):
+        return self.block.call(inputs, padding_mask=padding_mask, return_attention_scores=True)
+
+    def compute_output_spec(self, inputs, padding_mask=None):
+        return self.block.compute_output_spec(inputs, return_attention_scores=True)

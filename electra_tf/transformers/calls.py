@@ -102,7 +102,8 @@ class TransformersCalls:
         if not any(isinstance(value, keras.KerasTensor) for value in features.values()):
             checks.check_features(features, self.__dict__["_electra_config"], type(self).__name__)
         wanted = {"hidden_states": output_hidden_states, "attentions": output_attentions}
-        graph = self._graph_with([name for name, wants in wanted.items() if wants and name not in self.output])
+        graph = self.with_outputs(*(name for name, wants in wanted.items() if wants))
+        graph = super() if graph is self else graph
         with _plain_outputs():
             outputs = graph.__call__(features, *args, **keras_kwargs)
         if any(isinstance(value, keras.KerasTensor) for value in tf.nest.flatten(outputs)):
@@ -121,15 +122,6 @@ class TransformersCalls:
         if return_dict is False:
             return ordered(outputs, self.output_fields).to_tuple()
         return outputs if plain else ordered(outputs, self.output_fields)
-
-    def _graph_with(self, extra_outputs):
-        """This model, or the same layers with the extra outputs asked for (`with_hidden_states`,
-        `with_attentions` of the core model)."""
-        if not extra_outputs:
-            return super()
-        if extra_outputs == ["hidden_states"]:
-            return self.with_hidden_states()
-        return self.with_attentions(hidden_states="hidden_states" in extra_outputs)
 
     def _input_names(self):
         return tuple(self.input) if isinstance(self.input, dict) else ()

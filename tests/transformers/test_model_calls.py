@@ -52,7 +52,7 @@ def test_losses_take_transformers_label_forms_and_give_its_shapes(models, name):
         if form == "scalar":
             inputs = {key: value[:1] for key, value in inputs.items()}
         outputs = model(**inputs, **{key: tf.constant(value) for key, value in expected["labels"].items()})
-        assert list(outputs) == expected["keys"], form
+        assert list(outputs)[:len(expected["keys"])] == expected["keys"], form  # (then outputs of ours)
         np.testing.assert_allclose(outputs.loss, expected["loss"], rtol=1e-4, atol=1e-5, err_msg=form)
 
 
