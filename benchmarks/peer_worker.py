@@ -5,13 +5,15 @@ process that already runs TensorFlow it crashed with a segmentation fault. So
 the peer step (`HFPeer`: transformers + torch) runs in a persistent worker
 started by `PeerProcess` and driven over a pipe, one JSON line per request and
 per answer, and the benchmark alternates its rounds as before (the worker
-times its own steps). This module imports neither TensorFlow nor electra_tf
+times its own steps: one by one, `step`, or a burst of them back to back, `burst`,
+as serving benchmarks time every path). This module imports neither TensorFlow nor electra_tf
 nor, outside the worker, torch; the parent sends the configs and the batch as
 plain values.
 
     worker = PeerProcess(kind="hf")       # or kind="stub": a NumPy step, for tests without torch
     worker.call("init", model=..., generator=..., pretraining=..., batch=..., precision="fp32", ...)
     seconds = worker.call("step")["seconds"]
+    times = worker.call("burst", seconds=0.5, texts=[...])["times"]   # serving: calls back to back
     worker.close()
 
 `init` takes a `role`: "pretraining" (the joint ELECTRA step, `HFPeer`), "finetuning"
@@ -262,28 +264,44 @@ def _transformers_onnx(model, path):
     return path
 
 
+def _fused(path, model, fused_path):
+    """The ONNX file at `path` with ONNX Runtime's transformer fusions (as optimum's O2: Attention,
+    SkipLayerNormalization, BiasGelu, EmbedLayerNormalization; `onnxruntime.transformers.optimizer`)."""
+    from onnxruntime.transformers.optimizer import optimize_model
+    optimized = optimize_model(path, model_type="bert", num_heads=model["num_heads"],
+                               hidden_size=model["hidden_size"], opt_level=0)
+    optimized.save_model_to_file(fused_path)
+    return fused_path
+
+
 class RuntimeServingPeer:
     """Serving a sequence classifier from an ONNX file in ONNX Runtime or OpenVINO, fed by transformers' fast
     tokenizer, as CPU deployments serve small encoders: the transformers model exported to ONNX (`onnx=None`),
-    or ours (`onnx=`: the `model.onnx` of `electra-export --format=onnx`, which outputs probabilities).
+    or ours (`onnx=`: the `model.onnx` of `electra-export --format=onnx`, which outputs probabilities);
+    `fused=True`: the file first through ONNX Runtime's transformer fusions, as optimum's O2 export.
 
     `precision="int8"`: ONNX Runtime's dynamic quantization (int8 matmul weights, activations quantized per
     call) in ONNX Runtime; NNCF's int8 weight compression in OpenVINO. `threads`: the runtime's intra-op threads
     (0: its default)."""
 
     def __init__(self, model, vocab_file, lowercase, max_seq_length, runtime, precision="fp32", onnx=None,
-                 threads=0, num_labels=2):
+                 threads=0, num_labels=2, fused=False):
         import tempfile
         self.tokenizer = _electra_tokenizer(vocab_file, lowercase)
         self.max_seq_length, self.ours = max_seq_length, onnx is not None
         folder = tempfile.mkdtemp(prefix="runtime_peer_")
         path = onnx or _transformers_onnx(_classifier(model, num_labels).eval(), os.path.join(folder, "fp32.onnx"))
+        if fused:
+            path = _fused(path, model, os.path.join(folder, "fused.onnx"))
         if runtime == "onnxruntime":
             import onnxruntime
             from onnxruntime import quantization
             if precision == "int8":
                 quantized = os.path.join(folder, "int8.onnx")
-                quantization.quantize_dynamic(path, quantized, weight_type=quantization.QuantType.QInt8)
+                # A fused graph's contrib ops have no ONNX shape inference: their outputs are float (DefaultTensorType)
+                options = {"op_types_to_quantize": ["MatMul", "Attention"],
+                           "extra_options": {"DefaultTensorType": 1}} if fused else {}
+                quantization.quantize_dynamic(path, quantized, weight_type=quantization.QuantType.QInt8, **options)
                 path = quantized
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = threads
@@ -366,6 +384,19 @@ def peak_rss_mb():
         return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:"))
 
 
+def burst(call, seconds):
+    """The per-call seconds of `call` run back to back for about `seconds` (at least 3 calls), as a runtime runs
+    alone in a tight loop; one call first, untimed, wakes its thread pool (and warms the caches) after whatever ran
+    before. `benchmarks/serving.py` times every path so, ours in its process and each peer in its worker."""
+    call()
+    times, deadline = [], time.perf_counter() + seconds
+    while len(times) < 3 or time.perf_counter() < deadline:
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def serve(kind, threads=0):
     """The worker's loop: one JSON request per line on stdin, one JSON answer per line on the protocol pipe."""
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w")
@@ -388,6 +419,8 @@ def serve(kind, threads=0):
                 start = time.perf_counter()
                 result = peer.step(**request)
                 answer = {"seconds": time.perf_counter() - start, **result}
+            elif command == "burst":
+                answer = {"times": burst(lambda: peer.step(**request), request.pop("seconds"))}
             elif command == "parts":
                 answer = {"parts": [float(p) for p in peer.parts()]}
             elif command == "versions":

@@ -58,7 +58,7 @@ import time
 
 import numpy as np
 from absl import app, flags
-from peer_worker import PeerProcess
+from peer_worker import PeerProcess, burst
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "electra_small", "A run config (name in configs/ or a JSON path) for the model size.")
@@ -85,41 +85,43 @@ flags.DEFINE_bool("python", True, "Add model.predict and electra_tf.pipeline (ra
 flags.DEFINE_integer("threads", 0, "Threads per operation for ours (TensorFlow's intra-op pool, as TF Serving's "
                      "--tensorflow_intra_op_parallelism) and the peer (torch.set_num_threads); 0: each library's "
                      "default.")
-flags.DEFINE_list("runtimes", ["ort_fp32", "ort_int8", "openvino_fp32", "openvino_int8"], "Peers besides torch "
-                  "eager: the transformers model exported to ONNX (as optimum exports it) in ONNX Runtime (ort) or "
-                  "OpenVINO, fp32 or int8 (ORT's dynamic quantization; OpenVINO: NNCF's int8 weights), each in its "
-                  "own worker process.")
+flags.DEFINE_list("runtimes", ["ort_fp32", "ort_int8", "ortfused_int8", "openvino_fp32", "openvino_int8"],
+                  "Peers besides torch eager: the transformers model exported to ONNX (as optimum exports it) in ONNX "
+                  "Runtime (ort; ortfused: after ONNX Runtime's transformer fusions, as optimum's O2) or OpenVINO, "
+                  "fp32 or int8 (ORT's dynamic quantization; OpenVINO: NNCF's int8 weights), each in its own worker "
+                  "process.")
 flags.DEFINE_list("runtimes_ours", ["ort_fp32", "ort_int8", "openvino_fp32"], "Our --format=onnx export in the same "
                   "runtimes (same worker and tokenizer as the peers).")
 flags.DEFINE_string("peer_python", None, "The Python of the peers' worker processes (a venv with torch, transformers, "
                     "onnxruntime, openvino, nncf); default: this one.")
+flags.DEFINE_float("burst_seconds", 0.5, "Each path is timed in bursts of this many seconds of calls back to "
+                   "back (as it runs alone), the paths taking turns burst by burst.")
 flags.DEFINE_integer("graph_repeats", 100, "Batches per graph call of the tokenizer's in-graph rows.")
 
 
 PEER = "transformers (tokenizer + model)"
 PEERS = ("transformers", "peer:")  # the peers' row names start so; ours do not
-RUNTIMES = {"ort": "onnxruntime", "openvino": "openvino"}
+RUNTIMES = {"ort": "onnxruntime", "ortfused": "onnxruntime", "openvino": "openvino"}
 
 
 def latencies(functions, seconds, peers=None):
-    """Per-call seconds of each function, after 3 warm-up calls each, for about `seconds` each.
+    """Per-call seconds of each function, for about `seconds` each, timed as each runs alone.
 
-    The functions take turns (one call each per round), so a change in the
-    machine's load (it may be shared) hits them all alike. `peers`: name → a call
-    that a peer worker answers with its own `seconds`; each takes its turn too.
+    Each function runs in bursts (`peer_worker.burst`: --burst_seconds of calls back to back, the first call of
+    each untimed), the functions taking turns burst by burst, so a change in the machine's load (it may be
+    shared) hits them all alike, while each is timed in a tight loop as it would run alone. `peers`: name → a
+    call taking the burst's seconds that a peer worker answers with the per-call seconds of its own burst, timed
+    in its own process the same way.
     """
-    peers = dict(peers or {})
-    timed = {**functions, **peers}
-    for function in timed.values():
-        for _ in range(3):
-            function()
+    timed = {**{name: (lambda burst_seconds, function=function: burst(function, burst_seconds))
+                for name, function in functions.items()}, **(peers or {})}
     times = {name: [] for name in timed}
-    deadline = time.perf_counter() + seconds * len(timed)
-    while time.perf_counter() < deadline or min(map(len, times.values())) < 5:
-        for name, function in timed.items():
-            start = time.perf_counter()
-            answer = function()
-            times[name].append(answer["seconds"] if name in peers else time.perf_counter() - start)
+    for run in timed.values():  # warm-up
+        run(0.0)
+    rounds = max(1, round(seconds / FLAGS.burst_seconds))
+    for _ in range(rounds):
+        for name, run in timed.items():
+            times[name] += run(min(FLAGS.burst_seconds, seconds))
     return {name: np.array(values) for name, values in times.items()}
 
 
@@ -332,7 +334,8 @@ def compare_with_peer(model, tokenizer, vocab, texts, work):
                 constant = tf.constant(batch)
                 measured = float(np.mean(tokenizer(constant).row_lengths().numpy())) + 2  # with [CLS], [SEP]
                 runs = {name: (lambda run=run: run(batch)) for name, run in runs_of.items()}
-                peers = {name: (lambda worker=worker: worker.call("step", texts=batch))
+                peers = {name: (lambda seconds, worker=worker: worker.call("burst", seconds=seconds,
+                                                                           texts=batch)["times"])
                          for name, worker in workers.items()}
                 times = latencies(runs, FLAGS.peer_seconds, peers=peers)
                 medians = {name: np.median(values) for name, values in times.items()}
@@ -365,7 +368,8 @@ def start_peers(model, tokenizer, vocab, work):
     length, settings = FLAGS.max_seq_length, {"model": model.config.to_dict(), "vocab_file": vocab, "lowercase": True,
                                               "max_seq_length": FLAGS.max_seq_length}
     runtimes = {f"{PEERS[1]} {name}": {"role": "runtime_serving", "runtime": RUNTIMES[name.split("_")[0]],
-                                       "precision": name.split("_")[1], "threads": FLAGS.threads}
+                                       "precision": name.split("_")[1], "threads": FLAGS.threads,
+                                       "fused": name.startswith("ortfused")}
                 for name in FLAGS.runtimes}
     if FLAGS.runtimes_ours and FLAGS.peer == "hf":
         from electra_tf.export.onnx import MODEL_FILE, export_onnx
@@ -393,7 +397,7 @@ def benchmark_classifier(work):
     import keras
 
     from electra_tf import ElectraForSequenceClassification, load_run_config
-    from electra_tf.text.tokenizer import WordPieceTokenizer
+    from electra_tf.text.tokenizer import ElectraTokenizer
     from electra_tf.text.vocabulary import save_vocabulary
     from electra_tf.text.vocabulary_learning import build_vocabulary
 
@@ -403,7 +407,7 @@ def benchmark_classifier(work):
     if vocab is None:
         vocab = os.path.join(work, "vocab.txt")
         save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
-    tokenizer = WordPieceTokenizer(vocab)
+    tokenizer = ElectraTokenizer(vocab)
     model_config, _ = load_run_config(FLAGS.config)
     keras.utils.set_random_seed(0)
     model = ElectraForSequenceClassification(model_config.replace(vocab_size=tokenizer.vocabulary_size()),

@@ -15,6 +15,8 @@ import pytest
 from electra_tf.data.default_corpus import write_default_corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from peer_worker import PeerProcess, burst  # noqa: E402  (benchmarks/ is no package)
 SMOKE = ["--config=electra_tiny", "--batch_size=4", "--seq_length=16", "--precisions=fp32", "--warmup=0",
          "--rounds=2", "--breakdown_rounds=1", "--matmul_size=256"]
 
@@ -135,6 +137,20 @@ def test_serving_compares_both_paddings_with_the_peer_on_texts_of_each_length(tm
     assert all(row["text_tokens"] == row["tokens"] for row in rows)  # texts of exactly that many tokens
     assert "vs best" in run.stdout and "started peer: ort_int8" in run.stdout
 
+
+
+def test_every_path_is_timed_in_bursts_as_it_runs_alone():
+    """`peer_worker.burst`: calls back to back, the first untimed; a peer worker answers `burst` so in its process."""
+    calls = []
+    times = burst(lambda: calls.append(1), 0.01)
+    assert len(times) >= 3 and len(calls) == len(times) + 1 and all(time >= 0 for time in times)
+    worker = PeerProcess("stub")
+    try:
+        worker.call("init", role="serving", texts=["a film"])
+        times = worker.call("burst", seconds=0.05, texts=["a gripping film"])["times"]
+        assert len(times) >= 3 and all(time > 0 for time in times)
+    finally:
+        worker.close()
 
 
 def test_serving_levers_report_each_a_b_per_cell(tmp_path, fixture_vocab):
