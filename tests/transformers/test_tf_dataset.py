@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from electra_tf import ElectraConfig
 from electra_tf.transformers import names
-from electra_tf.transformers.collators import DataCollatorForTokenClassification
+from electra_tf.transformers.collators import DataCollatorForLanguageModeling, DataCollatorForTokenClassification
 from electra_tf.transformers.optimization import create_optimizer
 from electra_tf.transformers.tf_dataset import prepare_tf_dataset
 from electra_tf.transformers.tokenizer import ElectraTokenizer
@@ -22,8 +22,8 @@ RECORDED = json.loads((FIXTURES / "transformers_data" / "tf_dataset.json").read_
 TOKENIZER = ElectraTokenizer(str(FIXTURES / "tokenizer" / "vocab.txt"))
 
 
-def tiny(class_name):
-    return getattr(names, class_name)(ElectraConfig(**RECORDED["tiny_config"]))
+def tiny(class_name, **arguments):
+    return getattr(names, class_name)(ElectraConfig(**RECORDED["tiny_config"]), **arguments)
 
 
 def as_form(rows, form):
@@ -70,6 +70,25 @@ def test_a_room_model_fits_one_step_on_what_it_prepares():
     history = model.fit(prepared.take(1), epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"][0])
     assert any(not np.array_equal(a, b.numpy()) for a, b in zip(before, model.trainable_variables))
+
+
+@pytest.mark.parametrize("class_name, collator_class", [
+    ("TFElectraForMaskedLM", DataCollatorForLanguageModeling),
+    ("TFElectraForTokenClassification", DataCollatorForTokenClassification)])
+def test_the_task_guides_masked_lm_and_token_classification_recipes_fit(class_name, collator_class):
+    """transformers' task guides: a collator with `return_tensors="tf"` as `collate_fn`, `compile` without a loss."""
+    rows = RECORDED["cases"][1]["rows"]  # (token classification rows: word labels, -100 on special tokens)
+    if collator_class is DataCollatorForLanguageModeling:
+        rows = [{"input_ids": row["input_ids"]} for row in rows]
+    model = tiny(class_name, **({} if collator_class is DataCollatorForLanguageModeling else {"num_labels": 3}))
+    collator = collator_class(TOKENIZER, return_tensors="tf", **(
+        {"mlm_probability": 0.5, "seed": 0} if collator_class is DataCollatorForLanguageModeling else {}))
+    prepared = model.prepare_tf_dataset(datasets.Dataset.from_list(rows), batch_size=2, collate_fn=collator)
+    features, labels = next(iter(prepared))
+    assert labels.shape == features["input_ids"].shape and int(tf.reduce_sum(tf.cast(labels != -100, tf.int32))) > 0
+    model.compile(optimizer=create_optimizer(init_lr=1e-3, num_train_steps=2, num_warmup_steps=0)[0])
+    history = model.fit(prepared, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
 
 
 def test_rows_without_labels_give_features_only_and_other_columns_are_left_out():
