@@ -4,7 +4,7 @@ Minimises `gen_weight·L_MLM + disc_weight·L_RTD`: the generator's masked-LM lo
 objective, `step_losses`) and the discriminator's sigmoid cross-entropy "replaced or original" over every real
 token of the corrupted batch (`losses.rtd_loss`), each over its global count; RTD is scored there too.
 
-An objective is one flat class with three members (`registry.OBJECTIVES` names them): `networks` (the networks, the
+An objective is one flat class with three members (its row in `config.variants` names it): `networks` (the networks, the
 heads it adds, what it leaves untrained: `outputs.Networks`), `losses` (its losses, its term of the loss and what
 it scores: `outputs.ObjectiveLosses`, read off the step's `PretrainingOutputs`) and `reports` (its trackers,
 `step_metrics.REPORTS`). The step asks for its losses only when it ran the discriminator.

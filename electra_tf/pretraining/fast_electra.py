@@ -9,7 +9,7 @@ Google's generator; a discriminator is refused). The temperature goes from `init
 of the descent (`exponential`, geometric between the two; `linear`; `cosine`). The paper describes a descending,
 simulated-annealing-like schedule; its exact formula and constants are not reproduced here, so the family
 and its end points are config fields. Its FLOPs are counted as inference only (one forward pass,
-`flops.GENERATOR_FLOPS`).
+`flops.pretrained_generator_flops`, named by its row in `config.variants`).
 
 Example:
 >>> [round(float(annealed_temperature(step, 2.0, 1.0, 10, "linear")), 2) for step in (0, 5, 10, 20)]

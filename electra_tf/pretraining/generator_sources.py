@@ -1,12 +1,12 @@
 """Where the replacements come from: a generator network trained alongside (with the configured weight
-sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). `registry.GENERATOR_SOURCES`
-names them, and `registry.WEIGHT_SHARING` the ways the networks share weights; `fast_electra.PretrainedGenerator`
+sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). Their rows in
+`config.variants` name them, and the ways the networks share weights; `fast_electra.PretrainedGenerator`
 is a third source, a frozen pre-trained masked LM.
 
 A source is one flat class; the step asks it for `networks(config)` (discriminator, generator or None), for
 `sample(mlm_logits, masked, keys, counter)` (the replacements) and whether its generator is `trained`. Before a
 run, `check_checkpoints` refuses a checkpoint it reads that cannot serve it; `init_checkpoint` reads its
-`sharing`. Its FLOPs are `flops.GENERATOR_FLOPS`'.
+`sharing`. Its FLOPs are the formula its row names (`flops.generator_network_flops`, `flops.no_flops`).
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig

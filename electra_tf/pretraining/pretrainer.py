@@ -125,7 +125,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         """Readies the next `fit` to train from update step `step` on: in the phase that step is in (each phase
         is its own traced step: a new phase drops the traced one), and at the first step of a two-stage
         discriminator phase with its encoder set from the generator's. Returns the step that phase ends at
-        (None: the run's end); a run fits up to it, then starts the next phase (`run.train`)."""
+        (None: the run's end); a run fits up to it, then starts the next phase (`loop.train`)."""
         phase, first, end = phase_span(self.algorithm, step)
         if phase != self.phase:
             self.phase, self.train_function = phase, None

@@ -1,6 +1,6 @@
 """How the generator and discriminator are trained: jointly, in two stages, or adversarially (Clark et al.,
 2020, §3.2 and Appendix F). Each is a schedule of phases, each phase its own traced step (`phases`); the run
-trains them in turn (`ElectraPretrainer.start_phase`, `run.train`), and `registry.TRAINING_ALGORITHMS` names them.
+trains them in turn (`ElectraPretrainer.start_phase`, `loop.train`), and their rows in `config.variants` name them.
 
 An algorithm is one flat object the step asks for three things: its `phases` (`[(phase, first update step)]`, in
 order; the functions here give the phase a step is in and a run's FLOPs from them), the `heads(generator)` it adds
