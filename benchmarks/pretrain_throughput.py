@@ -58,6 +58,9 @@ flags.DEFINE_list("objectives", ["electra", "mlm"], "electra (RTD, generator 1/4
 flags.DEFINE_enum("jit", "auto", ["auto", "true", "false", "both"],
                   "Our step with jit_compile; auto: electra-pretrain's default per precision (XLA in fp32, not "
                   "under bf16: electra_tf.training.xla_step); both: time both paths.")
+flags.DEFINE_bool("xla_cache", True, "With XLA: keep its compiled programs across runs as electra-pretrain does "
+                  "(TF_XLA_FLAGS=--tf_xla_persistent_cache_directory; electra_tf.training.xla_step): the first step "
+                  "of a second run of the same shapes loads them.")
 flags.DEFINE_bool("xla_onednn", True, "With XLA: let XLA's CPU backend call oneDNN for its matmuls "
                   "(XLA_FLAGS=--xla_cpu_use_onednn=true, as electra-pretrain does); here the fastest fp32 path.")
 flags.DEFINE_enum("sampler", "inverse_cdf", ["inverse_cdf", "gumbel"],
@@ -490,6 +493,9 @@ def main(argv):
     if FLAGS.xla_onednn:  # before XLA's first compilation; the memory probes inherit it
         from electra_tf.training.xla_step import use_onednn_in_xla
         use_onednn_in_xla()
+    if FLAGS.xla_cache:  # as electra-pretrain: a second run of the same shapes loads its compiled step
+        from electra_tf.training.xla_step import cache_xla_compilations
+        cache_xla_compilations()
     if FLAGS.probe:
         run_probe(FLAGS.probe)
         return

@@ -19,7 +19,7 @@ import dataclasses
 
 from electra_tf.training.graph_optimizer import graph_optimizer
 from electra_tf.training.shared_trace import share_traces
-from electra_tf.training.xla_step import use_onednn_in_xla, xla_pays
+from electra_tf.training.xla_step import cache_xla_compilations, use_onednn_in_xla, xla_pays
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,9 +48,10 @@ class StepSpeed:
 
     @contextlib.contextmanager
     def running(self):
-        """The process-wide switches while the `with` block runs: XLA's oneDNN flag (set before XLA's first
-        compilation, which reads it) and Grappler."""
+        """The process-wide switches while the `with` block runs: XLA's oneDNN flag and its compilation cache
+        across runs (set before XLA's first compilation, which reads them) and Grappler."""
         if self.jit_compile:
             use_onednn_in_xla()
+            cache_xla_compilations()
         with graph_optimizer(self.graph_optimizer):
             yield

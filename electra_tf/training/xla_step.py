@@ -1,4 +1,5 @@
-"""Whether a pre-training step is XLA-compiled by default (`xla_pays`), and XLA's CPU backend calling oneDNN.
+"""Whether a pre-training step is XLA-compiled by default (`xla_pays`), XLA's CPU backend calling oneDNN, and
+XLA's compiled programs kept across runs (`cache_xla_compilations`: a run of the same shapes loads its step).
 
 In fp32 XLA with oneDNN's matmuls makes the step faster once its compilation is paid; under mixed precision it
 makes it slower (what it buys: docs/results.md, "What each speed mechanism buys"). `training.speed.StepSpeed`
@@ -12,9 +13,11 @@ False
 """
 
 import os
+from importlib import metadata
 
 XLA_MIN_STEPS = 1000
 _ONEDNN_FLAG = "--xla_cpu_use_onednn"
+_CACHE_FLAG = "--tf_xla_persistent_cache_directory"
 
 
 def xla_pays(mixed_precision, train_steps):
@@ -36,3 +39,22 @@ def use_onednn_in_xla(environ=os.environ):
     flags = environ.get("XLA_FLAGS", "")
     if _ONEDNN_FLAG not in flags:
         environ["XLA_FLAGS"] = f"{flags} {_ONEDNN_FLAG}=true".strip()
+
+
+def cache_xla_compilations(environ=os.environ, directory=None):
+    """Keeps XLA's compiled programs in `directory` (default: `~/.cache/electra_tf/xla/tf-<version>`, or under
+    `$XDG_CACHE_HOME`), so that a later run of the same shapes loads its step instead of compiling it again
+    (TensorFlow's persistent cache, `TF_XLA_FLAGS`), unless `TF_XLA_FLAGS` already names a cache.
+
+    TensorFlow reads it at XLA's first compilation in the process, so call this before.
+
+    >>> environ = {"XDG_CACHE_HOME": "/tmp/cache"}
+    >>> cache_xla_compilations(environ)
+    >>> environ["TF_XLA_FLAGS"]  # doctest: +ELLIPSIS
+    '--tf_xla_persistent_cache_directory=/tmp/cache/electra_tf/xla/tf-...'
+    """
+    flags = environ.get("TF_XLA_FLAGS", "")
+    if _CACHE_FLAG not in flags:
+        base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        directory = directory or os.path.join(base, "electra_tf", "xla", f"tf-{metadata.version('tensorflow')}")
+        environ["TF_XLA_FLAGS"] = f"{flags} {_CACHE_FLAG}={directory}".strip()
