@@ -18,7 +18,17 @@ weights, the tokenizer files and `electra_tf.json`; `tf_model.h5` only when
 the repository has no safetensors. A repository with only
 `pytorch_model.bin` (a pickle, never opened here) is refused before anything
 is downloaded, saying how to get safetensors. Each failure is one line: the
-id, the cache folder, and the way out.
+id, the cache folder, and the way out; a cached snapshot missing a file the
+model needs (its config, weights or vocabulary, or a link whose blob is gone)
+names that file and the `hf download` command that fetches it.
+
+The hub is asked once, without retries (`HfApi.model_info`), which files the
+repository holds: a refused connection or an unknown host answers at once, and
+the cache then answers alone. A path that exists as a link (a dangling one, a
+loop) or whose first folder exists here is a local path, never sent to the hub.
+A cached weights file whose blob is named by its sha256 (the hub's LFS files)
+is checked against it: a damaged one is refused, naming the way to fetch it
+again.
 
 Example:
 >>> import tempfile
@@ -30,7 +40,9 @@ True
 """
 
 import fnmatch
+import hashlib
 import os
+import re
 
 from huggingface_hub import HfApi, constants, snapshot_download
 from huggingface_hub.utils import (
@@ -53,6 +65,8 @@ MODEL_PATTERNS = (*CONFIG_PATTERNS, *WEIGHT_PATTERNS, *TOKENIZER_PATTERNS, "elec
 TF_WEIGHTS = "tf_model.h5"  # transformers 4.x's TF weights: fetched only when there are no safetensors
 PICKLED_WEIGHTS = "pytorch_model.bin"
 _TRUE = ("1", "on", "yes", "true")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")  # an LFS blob's name in the cache: its content's sha256
+_HASH_CHUNK = 1 << 24
 # `resolve`'s keyword arguments that callers taking options of their own (`pipeline`) pass on.
 HUB_OPTIONS = ("revision", "cache_dir", "token", "local_files_only", "force_download")
 
@@ -66,8 +80,11 @@ def is_hub_id(text):
     return True
 
 
-def _exists_here(path):
-    return os.path.exists(path) or os.path.exists(path + ".index")  # a Google checkpoint prefix: its index
+def _is_local(path):
+    """Whether `path` names something here: it exists (a Google checkpoint prefix: by its index), is a link
+    (a dangling one or a loop too), or its first folder exists (`runs/missing`)."""
+    return (os.path.lexists(path) or os.path.exists(path + ".index")
+            or ("/" in path and os.path.isdir(path.split("/")[0])))
 
 
 def cache_folder(cache_dir=None):
@@ -111,14 +128,19 @@ def _not_cached_error(repo_id, cache, revision, why):
         "HF_HUB_OFFLINE (local_files_only=False) to download it")
 
 
+def _gated_error(repo_id):
+    return PermissionError(f"{repo_id}: a gated repository; accept its conditions on the hub and pass token= "
+                           "(or log in with `hf auth login`)")
+
+
 def _repository_files(repo_id, revision, token, endpoint):
-    """The repository's file names, asked of the hub; raises a one-line error for an id or revision it does not
-    have. None when the hub cannot be reached (the cache then answers alone)."""
+    """The repository's file names, asked of the hub once (no retries); raises a one-line error for an id or
+    revision it does not have. None when the hub cannot be reached (the cache then answers alone)."""
     try:
-        return HfApi(endpoint=endpoint, token=token).list_repo_files(repo_id, revision=revision)
+        info = HfApi(endpoint=endpoint, token=token).model_info(repo_id, revision=revision)
+        return [sibling.rfilename for sibling in info.siblings or ()]
     except GatedRepoError:
-        raise PermissionError(f"{repo_id}: a gated repository; accept its conditions on the hub and pass token= "
-                              "(or log in with `hf auth login`)") from None
+        raise _gated_error(repo_id) from None
     except RepositoryNotFoundError:
         raise FileNotFoundError(f"{repo_id}: no such file or folder here, nor a model repository on the Hugging "
                                 "Face hub (a private one needs token= or `hf auth login`)") from None
@@ -151,7 +173,7 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
     the files are not cached), each in one line naming the id.
     """
     path = os.fspath(path_or_id)
-    if _exists_here(path) or not is_hub_id(path):
+    if _is_local(path) or not is_hub_id(path):
         return path
     offline, cache = is_offline(local_files_only), cache_folder(cache_dir)
     endpoint = os.environ.get("HF_ENDPOINT") or None
@@ -169,17 +191,76 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
         folder = snapshot_download(path, revision=revision, cache_dir=cache, token=token, endpoint=endpoint,
                                    local_files_only=offline or files is None, force_download=force_download,
                                    allow_patterns=patterns)
+    except GatedRepoError:
+        raise _gated_error(path) from None
     except LocalEntryNotFoundError:
-        if offline:
+        folder = _cached_snapshot(cache, path, revision)
+        if folder is None and offline:
             raise _not_cached_error(path, cache, revision, "offline: HF_HUB_OFFLINE=1 or local_files_only=True") \
                 from None
-        raise ConnectionError(f"{path}: the Hugging Face hub ({endpoint or 'huggingface.co'}) cannot be reached "
-                              f"and the model is not in the cache {cache}; check the network (or HTTPS_PROXY), or "
-                              f"get it with `hf download {path}` elsewhere and copy the cache") from None
-    if files is None and not tokenizer_only:  # from the cache alone: what it holds is all there is
-        present = os.listdir(folder)
-        if not _matches(present, (*WEIGHT_PATTERNS, TF_WEIGHTS)):
-            if PICKLED_WEIGHTS in present:
-                raise _pickle_only_error(path)
-            raise _not_cached_error(path, cache, revision, f"its cached snapshot {folder} holds no weights")
+        if folder is None:
+            raise ConnectionError(f"{path}: the Hugging Face hub ({endpoint or 'huggingface.co'}) cannot be "
+                                  f"reached and the model is not in the cache {cache}; check the network (or "
+                                  f"HTTPS_PROXY), or get it with `hf download {path}` elsewhere and copy the cache") \
+                from None
+        files = None  # huggingface_hub refuses a snapshot lacking a file it listed: what it holds may do
+    if files is None:  # from the cache alone: what it holds is all there is
+        _check_snapshot(path, folder, tokenizer_only)
+    _check_weight_hashes(path, folder)
     return folder
+
+
+def _cached_snapshot(cache, repo_id, revision):
+    """The cache's snapshot folder of `repo_id` at `revision` (a branch or tag by its ref, or a commit), or None
+    (the layout huggingface_hub writes: `models--<owner>--<name>/refs/<ref>`, `snapshots/<commit>`)."""
+    repository = os.path.join(cache, "models--" + repo_id.replace("/", "--"))
+    ref = os.path.join(repository, "refs", revision or "main")
+    commit = revision
+    if os.path.isfile(ref):
+        with open(ref, encoding="utf-8") as f:
+            commit = f.read().strip()
+    folder = os.path.join(repository, "snapshots", commit) if commit else None
+    return folder if folder and os.path.isdir(folder) else None
+
+
+def _missing_file_error(repo_id, folder, name, why):
+    return FileNotFoundError(f"{repo_id}: the cached snapshot {folder} is incomplete: {why}; fetch it with "
+                             f"`hf download {repo_id} {name}` where there is a network (or unset HF_HUB_OFFLINE "
+                             "to download it)")
+
+
+def _check_snapshot(repo_id, folder, tokenizer_only):
+    """Refuses a snapshot taken from the cache alone that lacks a file the model (or with `tokenizer_only` the
+    tokenizer) needs, naming it: a link whose blob is gone, the vocabulary, the weights, the config beside
+    Hugging Face weights."""
+    present = os.listdir(folder)
+    for name in sorted(present):
+        if not os.path.exists(os.path.join(folder, name)):
+            raise _missing_file_error(repo_id, folder, name, f"{name} is a link to a blob that is not there")
+    if tokenizer_only:
+        if not _matches(present, ("vocab.txt", "tokenizer.json", "assets")):
+            raise _missing_file_error(repo_id, folder, "vocab.txt", "it holds no vocabulary (vocab.txt)")
+        return
+    if not _matches(present, (*WEIGHT_PATTERNS, TF_WEIGHTS)):
+        if PICKLED_WEIGHTS in present:
+            raise _pickle_only_error(repo_id)
+        raise _missing_file_error(repo_id, folder, "model.safetensors", "it holds no weights (model.safetensors)")
+    if _matches(present, ("*.safetensors", TF_WEIGHTS)) and not _matches(present, CONFIG_PATTERNS):
+        raise _missing_file_error(repo_id, folder, "config.json", "it holds no config.json beside its weights")
+
+
+def _check_weight_hashes(repo_id, folder):
+    """Refuses a cached weights file whose bytes are not those the hub named its blob by (an LFS file's sha256)."""
+    for name in _matches(os.listdir(folder), (*WEIGHT_PATTERNS, TF_WEIGHTS)):
+        link = os.path.join(folder, name)
+        blob = os.path.basename(os.path.realpath(link))
+        if not os.path.islink(link) or not _SHA256.match(blob):
+            continue
+        digest = hashlib.sha256()
+        with open(link, "rb") as f:
+            for chunk in iter(lambda: f.read(_HASH_CHUNK), b""):
+                digest.update(chunk)
+        if digest.hexdigest() != blob:
+            raise ValueError(f"{repo_id}: the cached {name} is damaged (its sha256 is {digest.hexdigest()[:12]}…, "
+                             f"the hub's is {blob[:12]}…); fetch it again with `hf download {repo_id} {name} "
+                             "--force-download` (or force_download=True)")

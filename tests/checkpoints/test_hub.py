@@ -9,6 +9,7 @@ a loopback hub (tools/local_hub.py) into an empty cache.
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import huggingface_hub
@@ -286,12 +287,12 @@ def test_an_id_downloads_what_we_read_into_an_empty_cache(tmp_path, monkeypatch,
 
 
 class _UnreachableHub:
-    """`HfApi` where the network is down: listing a repository fails as the HTTP client fails."""
+    """`HfApi` where the network is down: asking for a repository fails as the HTTP client fails."""
 
     def __init__(self, **kwargs):
         pass
 
-    def list_repo_files(self, repo_id, revision=None):
+    def model_info(self, repo_id, revision=None):
         raise ConnectionRefusedError(111, "Connection refused")
 
 
@@ -304,6 +305,81 @@ def test_an_unreachable_hub_falls_back_to_the_cache_or_says_so_in_one_line(hf_ho
     message = str(error.value)
     assert "\n" not in message and message.startswith("google/electra-large-discriminator: the Hugging Face hub")
     assert f"cannot be reached and the model is not in the cache {hf_home / 'hub'}" in message
+
+
+def test_a_closed_network_is_answered_at_once_without_retries(hf_home, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the discard port: the connection is refused
+    start = time.monotonic()
+    assert Path(resolve(DISCRIMINATOR)) == snapshot(hf_home, DISCRIMINATOR)  # cached: used as it is
+    with pytest.raises(ConnectionError, match="^google/electra-large-discriminator: the Hugging Face hub "
+                                              r"\(http://127.0.0.1:9\) cannot be reached"):
+        resolve("google/electra-large-discriminator")
+    assert time.monotonic() - start < 5  # was 24 s of huggingface_hub's retries
+
+
+def incomplete_cache(tmp_path, monkeypatch, repo_id=DISCRIMINATOR):
+    """HF_HOME at a copy of the fixture cache holding `repo_id` alone, offline; returns its snapshot folder."""
+    name = f"models--{repo_id.replace('/', '--')}"
+    shutil.copytree(FIXTURES / "hf_cache" / "hub" / name, tmp_path / "home" / "hub" / name, symlinks=True)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "home"))
+    return snapshot(tmp_path / "home", repo_id)
+
+
+@pytest.mark.parametrize("remove, message", [
+    ("config.json", "it holds no config.json beside its weights; fetch it with "
+                    f"`hf download {DISCRIMINATOR} config.json`"),
+    ("model.safetensors", "it holds no weights (model.safetensors); fetch it with "
+                          f"`hf download {DISCRIMINATOR} model.safetensors`"),
+    ("blob of vocab.txt", f"vocab.txt is a link to a blob that is not there; fetch it with "
+                          f"`hf download {DISCRIMINATOR} vocab.txt`"),
+])
+def test_an_incomplete_cached_snapshot_names_the_missing_file_and_the_command(hf_home, tmp_path, monkeypatch,
+                                                                             remove, message):
+    folder = incomplete_cache(tmp_path, monkeypatch)
+    (folder / remove).unlink() if not remove.startswith("blob") else (folder / "vocab.txt").resolve().unlink()
+    with pytest.raises(FileNotFoundError) as error:
+        ElectraModel.from_pretrained(DISCRIMINATOR, allow_unexpected=True)
+    assert str(error.value) == f"{DISCRIMINATOR}: the cached snapshot {folder} is incomplete: {message} where " \
+                               "there is a network (or unset HF_HUB_OFFLINE to download it)"
+
+
+def test_a_cached_snapshot_without_a_vocabulary_is_named_for_the_tokenizer(hf_home, tmp_path, monkeypatch):
+    folder = incomplete_cache(tmp_path, monkeypatch)
+    for name in ("vocab.txt", "tokenizer.json"):
+        (folder / name).unlink()
+    with pytest.raises(FileNotFoundError, match=f"^{DISCRIMINATOR}: the cached snapshot {folder} is incomplete: "
+                                                "it holds no vocabulary \\(vocab.txt\\); fetch it with "
+                                                f"`hf download {DISCRIMINATOR} vocab.txt`"):
+        ElectraTokenizer.from_pretrained(DISCRIMINATOR)
+    ElectraModel.from_pretrained(DISCRIMINATOR, allow_unexpected=True)  # the model needs no vocabulary: loads
+
+
+def test_a_damaged_cached_weights_file_is_refused_by_its_sha256(hf_home, tmp_path, monkeypatch):
+    folder = incomplete_cache(tmp_path, monkeypatch)
+    blob = (folder / "model.safetensors").resolve()
+    data = bytearray(blob.read_bytes())
+    data[-1] ^= 0xFF  # one weight's last byte flipped: the file still parses
+    blob.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=f"^{DISCRIMINATOR}: the cached model.safetensors is damaged "
+                                         f"\\(its sha256 is [0-9a-f]{{12}}…, the hub's is {blob.name[:12]}…\\); "
+                                         f"fetch it again with `hf download {DISCRIMINATOR} model.safetensors "
+                                         "--force-download`"):
+        ElectraDiscriminator.from_pretrained(DISCRIMINATOR)
+
+
+def test_local_paths_are_never_sent_to_the_hub(hf_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(hub, "HfApi", None)  # any question to the hub would fail
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "owner").mkdir()
+    os.symlink("loop", tmp_path / "owner" / "loop")  # a link to itself
+    os.symlink(tmp_path / "gone", tmp_path / "owner" / "dangling")
+    (tmp_path / "runs").mkdir()
+    for path in ("owner/loop", "owner/dangling", "runs/missing"):
+        assert resolve(path) == path
+    with pytest.raises(FileNotFoundError, match="^runs/missing: does not exist"):
+        ElectraModel.from_pretrained("runs/missing")
 
 
 # === The tools' checkpoint flags ===
