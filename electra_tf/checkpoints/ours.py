@@ -83,8 +83,9 @@ def load_keras(path):
 
 
 def write_model_info(folder, info):
-    """Writes `electra_tf.json`, what a model folder holds (written last: it marks the folder complete)."""
-    write_json(os.path.join(folder, MODEL_INFO), info)
+    """Writes `electra_tf.json`, what a model folder holds and the electra_tf version that wrote it (written last:
+    it marks the folder complete)."""
+    write_json(os.path.join(folder, MODEL_INFO), {**info, VERSION_FIELD: __version__})
 
 
 def read_model_info(folder):

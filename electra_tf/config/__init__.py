@@ -31,6 +31,7 @@ from typing import Any
 
 from electra_tf.config import variants as variant_rules
 from electra_tf.util.atomic import read_json, write_text
+from electra_tf.version import VERSION_FIELD, __version__
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
 # The variants' names, from their table (`variants.VARIANTS`).
@@ -566,7 +567,7 @@ def run_config_vocabulary(path: str) -> str | None:
 
 def _run_config_values(path):
     values = read_json(path)
-    if (not isinstance(values, dict) or set(values) - {"model", "pretraining", "vocabulary"}
+    if (not isinstance(values, dict) or set(values) - {"model", "pretraining", "vocabulary", VERSION_FIELD}
             or not isinstance(values.get("vocabulary", {}), dict)):
         raise ValueError(f"{path}: expected an object with keys 'model' and 'pretraining'")
     return values
@@ -574,8 +575,9 @@ def _run_config_values(path):
 
 def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig,
                     vocabulary_sha256: str | None = None) -> None:
-    """Writes both configs as one JSON file, atomically, with the sha256 of the run's vocabulary when given."""
-    values = {"model": model.to_dict(), "pretraining": pretraining.to_dict()}
+    """Writes both configs as one JSON file, atomically, with the sha256 of the run's vocabulary when given and
+    the electra_tf version that wrote it (`VERSION_FIELD`; a file without it, written before, still loads)."""
+    values = {"model": model.to_dict(), "pretraining": pretraining.to_dict(), VERSION_FIELD: __version__}
     if vocabulary_sha256:
         values["vocabulary"] = {"sha256": vocabulary_sha256}
     write_text(path, json.dumps(values, indent=2) + "\n")

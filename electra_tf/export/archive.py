@@ -27,6 +27,7 @@ from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.export.precision import at_precision, check_cpu
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.util.folder_lock import lock_folder
+from electra_tf.version import VERSION_FIELD, __version__
 
 SIGNATURES = ("serving_default", "serve_ids", "serve_examples")
 INFO_FILE = os.path.join("assets.extra", "export_info.json")
@@ -144,6 +145,6 @@ def _info(task, options, precision):
             "compiled": task.compiled is not None, "constant_weights": task.constants is not None,
             "precision": precision,
             "lowercase": bool(task.tokenizer.lowercase), "strip_accents": bool(task.tokenizer.strip_accents),
-            "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options,
+            "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options, VERSION_FIELD: __version__,
             "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
                            "keras": keras.__version__}}

@@ -18,6 +18,7 @@ from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.export.archive import version_path
 from electra_tf.util.folder_lock import lock_folder
+from electra_tf.version import VERSION_FIELD, __version__
 
 INFO_FILE = "export_info.json"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -45,7 +46,7 @@ def write_ids_export(task, export_dir, model_name, version, overwrite, model_fil
                 "task": task.task, "model_file": model_file, "bytes": len(model_bytes), "inputs": list(INPUTS),
                 "label_names": task.label_names, "max_seq_length": task.max_seq_length,
                 "text_inputs": list(task.text_inputs), "lowercase": bool(tokenizer.lowercase),
-                "strip_accents": bool(tokenizer.strip_accents), **info,
+                "strip_accents": bool(tokenizer.strip_accents), VERSION_FIELD: __version__, **info,
                 "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
                                "keras": keras.__version__, **info.get("built_with", {})}})
     return path
