@@ -93,6 +93,9 @@ def _rename_labels(batch):
 class _CollatorWithReturnTensors:
     """A collator whose call may name its `return_tensors` (transformers' `DataCollatorMixin`)."""
 
+    def __post_init__(self):
+        _check_return_tensors(self.return_tensors)
+
     def __call__(self, features, return_tensors=None):
         return_tensors = return_tensors or self.return_tensors
         _check_return_tensors(return_tensors)
@@ -109,9 +112,6 @@ class _PaddingCollator(_CollatorWithReturnTensors):
     max_length: int = None
     pad_to_multiple_of: int = None
     return_tensors: str = "tf"
-
-    def __post_init__(self):
-        _check_return_tensors(self.return_tensors)
 
     def pad(self, features):
         return pad(features, self.tokenizer, self.padding, self.max_length, self.pad_to_multiple_of)
@@ -248,7 +248,7 @@ class DataCollatorForLanguageModeling(_CollatorWithReturnTensors):
     seed: int = None
 
     def __post_init__(self):
-        _check_return_tensors(self.return_tensors)
+        super().__post_init__()
         for name in ("mlm_probability", "mask_replace_prob", "random_replace_prob"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:

@@ -141,6 +141,8 @@ def test_bad_arguments_are_refused_in_one_line():
     tokenizer = tokenizer_of()
     with pytest.raises(ValueError, match=r"^return_tensors='pt': electra_tf's collators give 'tf' or 'np'$"):
         DataCollatorWithPadding(tokenizer, return_tensors="pt")
+    with pytest.raises(ValueError, match=r"^return_tensors='pt': electra_tf's collators give 'tf' or 'np'$"):
+        DefaultDataCollator()([{"input_ids": [2, 3]}], return_tensors="pt")
     with pytest.raises(ValueError, match=r"^mlm_probability=1.5: a probability between 0 and 1 is needed$"):
         DataCollatorForLanguageModeling(tokenizer, mlm_probability=1.5)
     with pytest.raises(ValueError, match=r"^mask_replace_prob \+ random_replace_prob = 1.1: they must not exceed 1$"):
