@@ -16,8 +16,10 @@ sizes 1 and 32, it times:
 5. the in-graph featurization alone (`tf.function` of what `serving_default` runs before the model).
 
 Reports p50/p95 latency per call and throughput (texts/s), and tokenization's
-share of the exported raw-text time: (1 - 2) / 1, and 5 / 1. The paths take
-turns call by call, so a shared machine's changing load hits them alike.
+share of the exported raw-text time: (1 - 2) / 1, and 5 / 1. Every path is timed
+as it runs alone, in bursts of calls back to back inside the process that runs it
+(`latencies`), the paths taking turns burst by burst, so a shared machine's
+changing load hits them alike.
 
 Then, against the peer, on texts of exactly --lengths tokens ([CLS] and [SEP]
 included; default-corpus words) at each batch size, raw text in, probabilities out:
@@ -37,7 +39,7 @@ d'. (`--floor`) the encoder's projection matmuls alone on the request's padded s
 e. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    longest, truncation) and `ElectraForSequenceClassification` under
    `torch.inference_mode`, in its own worker process (`peer_worker.py`; it times
-   its own calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip;
+   its own bursts of calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip;
 f. the runtimes CPU deployments serve with (--runtimes): that transformers model exported to ONNX, in ONNX
    Runtime and OpenVINO, fp32 and int8, and our `--format=onnx` export in them (--runtimes_ours), each in
    its own worker process fed by the same fast tokenizer ("vs best": against the fastest peer of the cell).
