@@ -19,6 +19,7 @@ HF = FIXTURES / "hf"
 RECORDED = json.loads((FIXTURES / "transformers_data" / "auto.json").read_text(encoding="utf-8"))["cases"]
 # An Auto class, a fixture of its task and the output transformers recorded there.
 LOADS = [("TFAutoModel", "electra_model_projected", "last_hidden_state"),
+         ("TFAutoModel", "bert_model", "last_hidden_state"),  # BertModel's outputs, from our ELECTRA encoder
          ("TFAutoModelForMaskedLM", "generator", "logits"),
          ("TFAutoModelForSequenceClassification", "sequence_classification", "logits"),
          ("TFAutoModelForQuestionAnswering", "question_answering", "start_logits")]
@@ -50,7 +51,7 @@ def test_auto_config_carries_labels_to_the_model():
     assert loaded.config.id2label == {0: "a", 1: "b", 2: "c"}
 
 
-@pytest.mark.parametrize("auto_name, fixture, output", LOADS)
+@pytest.mark.parametrize("auto_name, fixture, output", LOADS, ids=lambda value: value)
 def test_auto_models_load_checkpoints_with_transformers_outputs(auto_name, fixture, output):
     model = getattr(auto, auto_name).from_pretrained(str(HF / fixture))
     io = read_safetensors(str(HF / fixture / "io.safetensors"))
