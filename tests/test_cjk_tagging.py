@@ -1,7 +1,10 @@
-"""Raw Chinese text is tagged per character: the serving graph, `pipeline("token-classification")` and
-`model.predict` split it as a one-character-a-line NER file has it, and entities come back whole, with
-character offsets, in whichever span scheme the model tags."""
+"""Raw Chinese text is tagged as the model was trained: the serving graph and `pipeline("token-classification")`
+cut it into words of the unit the fine-tuning run recorded (each CJK character; or, for MSRA-style files, every
+character, digits and Latin letters too), and entities come back with character offsets, in whichever span
+scheme the model tags."""
 
+import json
+import os
 import unicodedata
 
 import numpy as np
@@ -11,7 +14,11 @@ import tensorflow as tf
 import electra_tf
 from electra_tf import ElectraConfig, ElectraForTokenClassification, ElectraPreprocessor, ElectraTokenizer
 from electra_tf.text import featurize
+from electra_tf.checkpoints.convert import load_model
+from electra_tf.data.tasks.tagging import read_conll
 from electra_tf.export.signatures import make_serving_task
+from electra_tf.finetuning import make_task
+from electra_tf.finetuning.run import RunOptions, run_finetuning
 from electra_tf.text.normalization import CJK_PUNCTUATION
 
 NEWS = "江泽民主席在北京会见了克林顿。"
@@ -80,8 +87,9 @@ def tagger(tiny, tmp_path_factory):
 
 
 def test_an_entity_of_chinese_characters_is_the_text_between_its_offsets(tagger):
-    assert tagger(NEWS) == [{"entity_group": "PER", "score": pytest.approx(1.0), "word": NEWS, "start": 0,
-                             "end": len(NEWS)}]
+    entity, = tagger(NEWS, aggregation_strategy="simple")
+    assert (entity["entity_group"], entity["start"], entity["end"]) == ("PER", 0, len(NEWS))
+    assert entity["word"] == " ".join(NEWS)  # transformers' word: the tokens, joined as its tokenizer joins them
 
 
 @pytest.mark.parametrize("tags", [
@@ -92,11 +100,56 @@ def test_an_entity_of_chinese_characters_is_the_text_between_its_offsets(tagger)
 ])
 def test_entities_group_in_every_span_scheme(tagger, tags):
     tags = tags + ["O", "O", "O", "B-LOC", "E-LOC", "O", "O", "O", "S-PER", "B-PER", "E-PER", "O"]
-    ids = np.array([[LABELS.index(tag) for tag in tags]])
-    outputs = {"num_words": np.array([len(tags)]), "label_id": ids, "probability": np.full(ids.shape, 0.5),
-               "word_start": np.arange(len(tags))[None], "word_end": np.arange(1, len(tags) + 1)[None]}
-    assert tagger._entities(NEWS, outputs, 0) == [
-        {"entity_group": "PER", "score": 0.5, "word": "江泽民", "start": 0, "end": 3},
-        {"entity_group": "LOC", "score": 0.5, "word": "北京", "start": 6, "end": 8},
-        {"entity_group": "PER", "score": 0.5, "word": "克", "start": 11, "end": 12},
-        {"entity_group": "PER", "score": 0.5, "word": "林顿", "start": 12, "end": 14}]
+    characters = [{"entity": tag, "score": 0.5, "word": NEWS[i], "start": i, "end": i + 1}
+                  for i, tag in enumerate(tags)]
+    assert [(e["entity_group"], NEWS[e["start"]:e["end"]]) for e in tagger.group_entities(characters)
+            if e["entity_group"] != "O"] == [("PER", "江泽民"), ("LOC", "北京"), ("PER", "克"), ("PER", "林顿")]
+
+
+# MSRA-style sentences (one character a line, digits and Latin letters too), with numbers and product names.
+MSRA_LINES = ["周杰花了5999元买了iPhone。", "赵强在48号店卖出９９２XR。", "上海有ELECTRA模型。"]
+QUERY = "周杰在上海花了５９９９元买了992XR和iPhone 48台。"
+
+
+def _msra_file(path, sentences):
+    """`char<TAB>tag` lines (周杰 PER, 上海 LOC, others O), a blank line after each sentence."""
+    tags = {"周": "B-PER", "杰": "I-PER", "赵": "B-PER", "强": "I-PER", "上": "B-LOC", "海": "I-LOC"}
+    path.write_text("".join("".join(f"{c}\t{tags.get(c, 'O')}\n" for c in sentence if not c.isspace()) + "\n"
+                            for sentence in sentences), encoding="utf-8")
+    return str(path)
+
+
+def test_a_tagger_trained_per_character_is_served_per_character(tiny, tmp_path):
+    """A fine-tuning run on MSRA-style files records `word_unit: "char"` in its model folder; the serving graph
+    and the pipeline then cut raw text into characters (`5999`, `iPhone`, `５９９９` included) with offsets into it,
+    and tag each as the run's own prediction on that sentence written one character a line (as dev is scored)."""
+    tokenizer, config = tiny
+    initial = tmp_path / "initial"
+    electra_tf.ElectraForPreTraining(config).save_pretrained(initial, tokenizer=tokenizer)
+    sample = os.path.join(os.path.dirname(__file__), "fixtures", "chinese", "ner_train.txt")
+    sentences = ["".join(s.words) for s in read_conll(sample)][:24] + MSRA_LINES
+    train, dev = _msra_file(tmp_path / "train.txt", sentences), _msra_file(tmp_path / "dev.txt", MSRA_LINES)
+    run_finetuning("conll2003", RunOptions(init_checkpoint=str(initial), output_dir=str(tmp_path / "run"),
+                                           train_file=train, dev_file=dev), epochs=1.0, max_seq_length=48,
+                   batch_size=8)
+    folder = tmp_path / "run" / "trial_0" / "model"
+    info = json.loads((folder / "electra_tf.json").read_text(encoding="utf-8"))
+    assert info["word_unit"] == "char"
+
+    characters = [(c, i) for i, c in enumerate(QUERY) if not c.isspace()]
+    records = electra_tf.pipeline("ner", str(folder), ignore_labels=[])(QUERY)
+    assert [(QUERY[r["start"]:r["end"]], r["start"]) for r in records] == characters  # 5999 is 5, 9, 9, 9
+    model, _ = load_model(str(folder))
+    served = make_serving_task(model, tokenizer, 48, label_names=info["label_names"], word_unit=info["word_unit"])
+    outputs = served.serve_text(text=tf.constant([QUERY]))
+    assert outputs["word_start"][0].numpy().tolist()[:len(characters)] == [i for _, i in characters]
+    labels = [name.decode() for name in outputs["label"][0].numpy()[:len(characters)]]
+    assert [r["entity"] for r in records] == labels
+    # The run's own featurization of the sentence as an MSRA-style file gives the same tags.
+    task = make_task(electra_tf.config.FinetuningConfig.for_task("conll2003", "small", max_seq_length=48),
+                     tokenizer, files={"train": train, "dev": _msra_file(tmp_path / "query.txt", [QUERY])})
+    assert task.predict(model, task.load("dev"))[0] == labels
+    # Cut as before word units were recorded, `５９９９`, `992XR` and `iPhone` were one word each.
+    before = make_serving_task(model, tokenizer, 48, word_unit="cjk_char").serve_text(text=tf.constant([QUERY]))
+    words = [word.decode() for word in before["words"][0].numpy()[:int(before["num_words"][0])]]
+    assert {"５９９９", "992XR", "iPhone", "48"} <= set(words)

@@ -117,6 +117,8 @@ def run(argv):
                        max_answer_length=given("max_answer_length", info, 30),
                        version_2=FLAGS.squad_v2 if FLAGS.squad_v2 is not None else info.get("version_2"),
                        null_threshold=given("null_threshold", info))
+    if task == "tagging" and info.get("word_unit"):  # raw text cut into the words the model was trained on
+        options["word_unit"] = info["word_unit"]
     label_names = FLAGS.label_names or (info.get("label_names") if task in ("classification", "tagging") else None)
     length = given("max_seq_length", info, min(128, model.config.max_position_embeddings))
     if FLAGS.format == "onnx":

@@ -41,6 +41,7 @@ Example:
 
 import tensorflow as tf
 
+from electra_tf.data.tasks import tagging
 from electra_tf.text import answer_spans
 from electra_tf.text import featurize
 from electra_tf.export.compiled import CompiledCall
@@ -203,16 +204,40 @@ class RegressionServing(ClassificationServing):
 
 
 class TaggingServing(LabelServing):
-    """One label per word, read at its first piece (as the tagging data labels words). Words end at whitespace,
-    as in a CoNLL file, and each CJK ideograph or CJK punctuation mark is a word of its own, as in a
-    one-character-a-line Chinese NER file (`featurize.CJK_WORDS`): raw Chinese gets a label per character."""
+    """One label per word, read at its first piece (as the tagging data labels words). Raw text is cut into words
+    of the unit the model was trained on (`word_unit`, recorded in its folder; `tagging.WORD_UNITS`): at
+    whitespace, as in a CoNLL file ("whitespace"); each CJK ideograph or CJK punctuation mark a word of its own
+    too ("cjk_char"); or every character a word, digits and Latin letters too, as in an MSRA-style file
+    ("char"): so `48` in Chinese text is the two words the model saw."""
 
     task = "tagging"
     sequence_axes = {"logits": 1}
 
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None, word_unit=tagging.DEFAULT_WORD_UNIT):
+        super().__init__(model, tokenizer, max_seq_length, label_names)
+        self.word_unit, self.own_words = word_unit, tagging.unit_pattern(word_unit)
+
+    def features(self, text):
+        """`(inputs, words, first_piece)` of raw texts (`featurize.tagging_features`, words of `word_unit`)."""
+        return featurize.tagging_features(self.tokenizer, self.max_seq_length, text, self.pad_to_max_length,
+                                          self.own_words)
+
+    def serve_tokens(self, text):
+        """Per token, what transformers' token-classification pipeline reads: `input_ids`, `probabilities`
+        `[batch, length, labels]`, each token's characters `token_start`, `token_end` (-1 for [CLS], [SEP],
+        padding)."""
+        inputs, words, _ = self.features(text)
+        pieces = featurize.word_pieces(self.tokenizer, words, empty_word_id=self.tokenizer.token_to_id(
+            self.tokenizer.oov_token))
+        length = tf.shape(inputs["input_ids"])[1]
+        kept = [featurize.keep_first(part, tf.reduce_sum(inputs["attention_mask"], axis=1) - 2)
+                for part in (pieces.start, pieces.end)]
+        return {"input_ids": inputs["input_ids"], "probabilities": self.run_ids(**inputs)["probabilities"],
+                "token_start": featurize.pack_side([kept[0]], length),
+                "token_end": featurize.pack_side([kept[1]], length)}
+
     def serve_text(self, text):
-        inputs, words, first_piece = featurize.tagging_features(self.tokenizer, self.max_seq_length, text,
-                                                                self.pad_to_max_length, featurize.CJK_WORDS)
+        inputs, words, first_piece = self.features(text)
         tokens = self.run_ids(**inputs)
         position = first_piece.to_tensor(-1)
         word_kept = position >= 0

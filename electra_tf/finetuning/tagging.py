@@ -4,8 +4,10 @@ Trained on BIOES tags (the original's encoding, whatever the file holds),
 each word labelled at its first sub-token, scored by entity-level F1 as CoNLL's
 `conlleval`; predictions are CoNLL files of `word<TAB>tag`, the tags in the
 scheme of the file predicted (IOB1, IOB2, BIOES or BILOU; `<split>_tag_scheme`
-in the results). Readers and tag schemes: `electra_tf.data.tasks.tagging`.
-Head: `ElectraForTokenClassification`.
+in the results). The model folder records how the training words were formed (`word_unit`: one character each
+in an MSRA-style file, whitespace words in CoNLL's), so raw text is served cut into such words. Readers, tag
+schemes and word units: `electra_tf.data.tasks.tagging`.
+Head: `ElectraTokenClassifier`.
 
 Example:
 >>> TaggingTask.default_files["dev"], ChunkingTask.default_files["dev"], ChunkingTask.default_max_seq_length
@@ -23,7 +25,7 @@ from electra_tf.data import batching
 from electra_tf.data.tasks import tagging
 from electra_tf.finetuning.task import FinetuningTask
 from electra_tf.finetuning.metrics import entity_f1
-from electra_tf.models.token_classification import ElectraForTokenClassification
+from electra_tf.models.token_classification import ElectraTokenClassifier
 
 
 class TagPredictions(list):
@@ -47,13 +49,14 @@ class TaggingTask(FinetuningTask):
     """CoNLL-format tagging (CoNLL-2003 NER by default); its options: `TaggingOptions`."""
 
     Options = TaggingOptions
-    model_class = ElectraForTokenClassification
+    model_class = ElectraTokenClassifier
     default_files = {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"}
 
     def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         super().__init__(config, tokenizer, files, data_dir, options)
         self.tag_column, self.scheme, self._label_names = self.options.tag_column, self.options.scheme, None
         self._train_scheme = None  # the training file's tag scheme (`tagging.detect_scheme`)
+        self._word_unit = None  # how the training file's words are formed (`tagging.word_unit`)
 
     @property
     def label_names(self):
@@ -67,7 +70,15 @@ class TaggingTask(FinetuningTask):
         if split == "train" and self._label_names is None:
             self._label_names = tagging.label_names(sentences, self.scheme)
             self._train_scheme = tagging.detect_scheme(s.tags for s in sentences)
+            self._word_unit = tagging.word_unit(sentences)
         return sentences
+
+    def serving_options(self):
+        """`word_unit`: how the training file's words are formed (one character each, ...), recorded in the model
+        folder so that the export and the pipeline cut raw text into such words (`tagging.WORD_UNITS`)."""
+        if self._word_unit is None:
+            self.load("train")
+        return {"word_unit": self._word_unit}
 
     def file_scheme(self, sentences):
         """The tag scheme predictions of `sentences` are written in: their file's, else (a file of "O" tags only)

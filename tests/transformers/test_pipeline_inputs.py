@@ -8,6 +8,7 @@ import pytest
 import electra_tf
 from electra_tf import (
     ElectraConfig,
+    ElectraForMaskedLM,
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
@@ -17,6 +18,7 @@ from electra_tf import (
 CLASSIFICATION = ("a text-classification pipeline takes a text (str), {'text': ..., 'text_pair': ...}, or a list "
                   "of either")
 TAGGING = "a token-classification pipeline takes a text (str) or a list of texts"
+FILL = "a fill-mask pipeline takes a text (str) holding [MASK], or a list of them"
 QA = ("a question-answering pipeline takes question= and context= (texts, or lists of texts), or "
       "{'question': ..., 'context': ...} or a list of them")
 
@@ -34,10 +36,12 @@ def pipelines(tmp_path_factory):
     ElectraForTokenClassification(config, num_labels=2).save_pretrained(folder / "tags", tokenizer=tokenizer,
                                                                         label_names=["O", "B-PER"])
     ElectraForQuestionAnswering(config, head="huggingface").save_pretrained(folder / "qa", tokenizer=tokenizer)
+    ElectraForMaskedLM(config).save_pretrained(folder / "fill", tokenizer=tokenizer)
     return {"single": electra_tf.pipeline("text-classification", folder / "single"),
             "pair": electra_tf.pipeline("text-classification", folder / "pair"),
             "tags": electra_tf.pipeline("token-classification", folder / "tags"),
-            "qa": electra_tf.pipeline("question-answering", folder / "qa")}
+            "qa": electra_tf.pipeline("question-answering", folder / "qa"),
+            "fill": electra_tf.pipeline("fill-mask", folder / "fill"), "folder": folder}
 
 
 @pytest.mark.parametrize("name, call, error, message", [
@@ -74,8 +78,32 @@ def test_an_input_the_pipeline_does_not_take_is_one_line_saying_what_it_takes(pi
         call(pipelines[name])
 
 
+@pytest.mark.parametrize("name, call, error, message", [
+    ("tags", lambda p: p("alice", aggregation_strategy="longest"), ValueError,
+     "aggregation_strategy must be one of ['none', 'simple', 'first', 'average', 'max'], got 'longest'"),
+    ("single", lambda p: p("alice", function_to_apply="relu"), ValueError,
+     "function_to_apply must be one of ['softmax', 'sigmoid', 'none'], got 'relu'"),
+    ("single", lambda p: p("alice", top_k=0), ValueError, "top_k must be a positive int or None (every label), got 0"),
+    ("fill", lambda p: p("alice met bob"), ValueError, f"inputs holds no [MASK] token; {FILL}"),
+    ("fill", lambda p: p(["alice [MASK]", "bob"]), ValueError, f"inputs[1] holds no [MASK] token; {FILL}"),
+    ("qa", lambda p: p(question="who?", context="alice met bob", max_seq_len=20, doc_stride=40), ValueError,
+     "doc_stride (40) is larger than max_seq_len (20)"),
+    ("qa", lambda p: p(question="who?", context="alice", top_k=0), ValueError,
+     "top_k and max_answer_len must be at least 1, got 0 and 15"),
+    ("qa", lambda p: p(question="who?", context="alice", topk=2), TypeError,
+     "unknown option 'topk'; the options are ['align_to_words', 'doc_stride', 'handle_impossible_answer', "
+     "'max_answer_len', 'max_question_len', 'max_seq_len', 'top_k']"),
+    ("folder", lambda folder: electra_tf.pipeline("ner", folder / "tags", word_unit="char"), ValueError,
+     "word_unit is not an option: a token-classification pipeline cuts raw text into the words its model was "
+     "trained on, as its folder records"),
+])
+def test_an_option_the_pipeline_does_not_take_is_one_line_naming_it(pipelines, name, call, error, message):
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        call(pipelines[name])
+
+
 def test_the_inputs_it_takes_still_run(pipelines):
-    assert len(pipelines["single"]({"text": "alice met bob"})) == 1  # a dict of one text, as transformers takes it
+    assert sorted(pipelines["single"]({"text": "alice met bob"})) == ["label", "score"]  # a dict in, a dict out
     assert len(pipelines["single"](("alice", "bob"))) == 2
     assert len(pipelines["pair"]([{"text": "alice", "text_pair": "bob"}])) == 1
     assert pipelines["tags"](iter(["alice met bob"]))[0] is not None

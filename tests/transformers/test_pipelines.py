@@ -1,8 +1,13 @@
-"""`electra_tf.pipeline`: raw text to labels, entities and answers from a model folder, as transformers' pipelines."""
+"""`electra_tf.pipeline`: raw text to masks filled, features, labels, entities and answers from a model folder, as
+transformers 4.x's pipelines (their records, replayed from `tests/fixtures/pipelines/records.json`)."""
+
+import json
+import os
 
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import electra_tf
 from electra_tf import (
@@ -14,6 +19,53 @@ from electra_tf import (
 )
 
 WORDS = ["alice", "bob", "met", "in", "paris", "the", "cat", "sat"]
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "pipelines")
+with open(os.path.join(FIXTURES, "records.json"), encoding="utf-8") as _file:
+    RECORDS = json.load(_file)["records"]
+
+
+def assert_same(ours, theirs, where="output"):
+    """Records equal, numbers within 1e-4 (a tensor compared as its nested lists)."""
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), f"{where}: {ours} != {theirs}"
+        for key in theirs:
+            assert_same(ours[key], theirs[key], f"{where}[{key!r}]")
+    elif isinstance(theirs, list):
+        ours = ours.numpy().tolist() if isinstance(ours, tf.Tensor) else ours
+        assert isinstance(ours, list) and len(ours) == len(theirs), f"{where}: {ours} != {theirs}"
+        for index, (mine, other) in enumerate(zip(ours, theirs)):
+            assert_same(mine, other, f"{where}[{index}]")
+    elif isinstance(theirs, float):
+        assert ours == pytest.approx(theirs, abs=1e-4), where
+    else:
+        assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
+
+
+@pytest.fixture(scope="module")
+def fixture_pipelines():
+    """`get(model, task)`: the pipeline of a fixture model, made once."""
+    made = {}
+
+    def get(model, task):
+        if (model, task) not in made:
+            made[model, task] = electra_tf.pipeline(task, os.path.join(FIXTURES, model))
+        return made[model, task]
+
+    return get
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[f"{r['task']}-{i}" for i, r in enumerate(RECORDS)])
+def test_a_pipeline_answers_as_transformers_4_does(fixture_pipelines, record):
+    """Every recorded call (fill-mask with top_k and targets; feature-extraction; token classification with every
+    aggregation strategy and ignore_labels; question answering with top_k, handle_impossible_answer,
+    max_answer_len, doc_stride windows and its input forms; text classification with top_k, function_to_apply,
+    return_all_scores, pairs and a multi-label model) gives transformers' records."""
+    run = fixture_pipelines(record["model"], record["task"])
+    inputs = record["inputs"]
+    keywords = record["task"] == "question-answering" and isinstance(inputs, dict) and not isinstance(
+        inputs["question"], str)
+    ours = run(**inputs, **record["options"]) if keywords else run(inputs, **record["options"])
+    assert_same(ours, record["output"])
 
 
 @pytest.fixture(scope="module")
@@ -66,60 +118,69 @@ def test_text_pairs_are_given_as_transformers_takes_them(tiny, tmp_path):
     ElectraForSequenceClassification(config, num_labels=2).save_pretrained(
         tmp_path, tokenizer=tokenizer, label_names=["no", "yes"], text_pair=True)
     classifier = electra_tf.pipeline("text-classification", tmp_path)
-    result = classifier({"text": "alice met bob", "text_pair": "in paris"})
-    assert len(result) == 1 and result[0]["label"] in ("no", "yes")
+    result = classifier({"text": "alice met bob", "text_pair": "in paris"})  # a dict in, a dict out
+    assert sorted(result) == ["label", "score"] and result["label"] in ("no", "yes")
     with pytest.raises(ValueError, match="reads text and text_pair"):
         classifier("alice met bob")
 
 
-def _tagger(config, tokenizer, folder, favoured):
-    """A tagger whose every word gets the tag `favoured` (its classifier's bias says so)."""
-    labels = ["O", "B-PER", "I-PER", "B-LOC"]
+def _tagger(config, tokenizer, folder, favoured, labels=("O", "B-PER", "I-PER", "B-LOC")):
+    """A tagger whose every token gets the tag `favoured` (its classifier's bias says so)."""
     model = ElectraForTokenClassification(config, num_labels=len(labels))
     kernel, bias = model.get_layer("classifier").get_weights()
     bias[labels.index(favoured)] = 100.0
     model.get_layer("classifier").set_weights([np.zeros_like(kernel), bias])
-    model.save_pretrained(folder, tokenizer=tokenizer, label_names=labels, max_seq_length=16)
+    model.save_pretrained(folder, tokenizer=tokenizer, label_names=list(labels), max_seq_length=16)
     return electra_tf.pipeline("token-classification", str(folder))
 
 
-def test_token_classification_groups_words_into_entities_with_character_offsets(tiny, tmp_path):
+def test_token_classification_gives_a_record_per_token_and_groups_only_when_asked(tiny, tmp_path):
     tokenizer, config = tiny
     text = "Alice  met Bob"
     begins = _tagger(config, tokenizer, tmp_path / "b", "B-PER")
     assert begins(text) == [
-        {"entity_group": "PER", "score": pytest.approx(1.0), "word": "Alice", "start": 0, "end": 5},
-        {"entity_group": "PER", "score": pytest.approx(1.0), "word": "met", "start": 7, "end": 10},
-        {"entity_group": "PER", "score": pytest.approx(1.0), "word": "Bob", "start": 11, "end": 14}]
+        {"entity": "B-PER", "score": pytest.approx(1.0), "index": 1, "word": "alice", "start": 0, "end": 5},
+        {"entity": "B-PER", "score": pytest.approx(1.0), "index": 2, "word": "met", "start": 7, "end": 10},
+        {"entity": "B-PER", "score": pytest.approx(1.0), "index": 3, "word": "bob", "start": 11, "end": 14}]
+    assert [e["word"] for e in begins(text, aggregation_strategy="simple")] == ["alice", "met", "bob"]
     goes_on = _tagger(config, tokenizer, tmp_path / "i", "I-PER")
-    assert goes_on([text, "the cat"]) == [
-        [{"entity_group": "PER", "score": pytest.approx(1.0), "word": "Alice  met Bob", "start": 0, "end": 14}],
+    assert goes_on([text, "the cat"], aggregation_strategy="first") == [
+        [{"entity_group": "PER", "score": pytest.approx(1.0), "word": "alice met bob", "start": 0, "end": 14}],
         [{"entity_group": "PER", "score": pytest.approx(1.0), "word": "the cat", "start": 0, "end": 7}]]
     assert _tagger(config, tokenizer, tmp_path / "o", "O")(text) == []
-    # B- starts an entity, I- of the same type goes on with it, another type or O ends it (made-up outputs).
-    outputs = {"num_words": np.array([5]), "label_id": np.array([[1, 2, 0, 3, 2]]),
-               "probability": np.array([[0.9, 0.7, 0.8, 0.6, 0.5]]), "word_start": np.array([[0, 6, 10, 13, 19]]),
-               "word_end": np.array([[5, 9, 12, 18, 24]])}
-    assert begins._entities("Alice Bob in Paris today", outputs, 0) == [
-        {"entity_group": "PER", "score": pytest.approx(0.8), "word": "Alice Bob", "start": 0, "end": 9},
-        {"entity_group": "LOC", "score": pytest.approx(0.6), "word": "Paris", "start": 13, "end": 18},
-        {"entity_group": "PER", "score": pytest.approx(0.5), "word": "today", "start": 19, "end": 24}]
-    words = electra_tf.pipeline("token-classification", str(tmp_path / "b"), aggregation_strategy="none")(text)
-    assert [(w["entity"], w["index"], w["word"], w["start"], w["end"]) for w in words] == [
-        ("B-PER", 0, "Alice", 0, 5), ("B-PER", 1, "met", 7, 10), ("B-PER", 2, "Bob", 11, 14)]
+    assert len(goes_on(text, ignore_labels=["I-PER"])) == 0
+    with pytest.raises(ValueError, match="aggregation_strategy must be one of"):
+        goes_on(text, aggregation_strategy="longest")
 
 
-def test_question_answering_gives_an_answer_from_the_context(tiny, tmp_path):
+@pytest.mark.parametrize("tags, groups", [
+    (["B-PER", "I-PER", "O", "I-LOC", "B-LOC"], [("PER", 0, 2), ("LOC", 3, 4), ("LOC", 4, 5)]),  # IOB2 / IOB1
+    (["B-PER", "E-PER", "S-PER", "B-LOC", "I-LOC", "E-LOC"], [("PER", 0, 2), ("PER", 2, 3), ("LOC", 3, 6)]),  # BIOES
+    (["U-PER", "B-PER", "L-PER", "L-PER"], [("PER", 0, 1), ("PER", 1, 3), ("PER", 3, 4)]),  # BILOU
+    (["NN", "NN", "VB"], [("NN", 0, 2), ("VB", 2, 3)]),  # labels of no scheme group while they repeat
+])
+def test_entities_group_as_transformers_and_as_the_span_scheme_says(tiny, tmp_path, tags, groups):
     tokenizer, config = tiny
-    ElectraForQuestionAnswering(config, head="huggingface").save_pretrained(tmp_path, tokenizer=tokenizer,
-                                                                            max_seq_length=32)
+    tagger = _tagger(config, tokenizer, tmp_path, "O")
+    entities = [{"entity": tag, "score": 0.5, "word": f"w{i}", "start": i, "end": i + 1} for i, tag in enumerate(tags)]
+    grouped = tagger.group_entities(entities)
+    assert [(g["entity_group"], g["start"], g["end"]) for g in grouped if g["entity_group"] != "O"] == groups
+
+
+@pytest.mark.parametrize("head", ["huggingface", "original"])
+def test_question_answering_gives_answers_with_their_probabilities(tiny, tmp_path, head):
+    tokenizer, config = tiny
+    ElectraForQuestionAnswering(config, head=head).save_pretrained(tmp_path, tokenizer=tokenizer, max_seq_length=32)
     answerer = electra_tf.pipeline("question-answering", str(tmp_path))
     context = "Alice met Bob in Paris"
     result = answerer(question="who met bob?", context=context)
-    assert sorted(result) == ["answer", "end", "score", "start"]
+    assert sorted(result) == ["answer", "end", "score", "start"] and 0 < result["score"] <= 1
     assert result["answer"] == context[result["start"]:result["end"]] and result["answer"]
     both = answerer([{"question": "who?", "context": context}, {"question": "where?", "context": "the cat sat"}])
     assert len(both) == 2 and both[0] == answerer({"question": "who?", "context": context})
+    ranked = answerer(question="who?", context=context, top_k=3, handle_impossible_answer=True)
+    scores = [answer["score"] for answer in ranked]
+    assert len(ranked) == 3 and scores == sorted(scores, reverse=True) and sum(scores) <= 1 + 1e-6
 
 
 def test_a_pipeline_of_another_task_or_an_unknown_one_is_refused(tiny, tmp_path):
