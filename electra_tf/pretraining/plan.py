@@ -198,7 +198,7 @@ def check_run_vocabulary(options, sha256, resuming):
     named = f"--vocab_file={options.vocab_file}"
     if resuming:
         recorded = recorded_in_run_config(options.model_dir)
-        if recorded is None:
+        if recorded is None and os.path.exists(run_config_file(options.model_dir)):
             print(f"warning: {run_config_file(options.model_dir)} records no vocabulary (the run began before runs "
                   f"recorded theirs): {options.vocab_file} is taken to be the one it was trained with", flush=True)
         elif not options.allow_vocabulary_change:

@@ -32,7 +32,12 @@ def recorded_vocabulary(path):
     """`(sha256, file)` of the vocabulary the run or model at `path` was trained with: what the run config of its
     folder records (a run's model_dir, its `final/`, or the run of a checkpoint prefix in its `checkpoints/`), else
     the hash of the `vocab.txt` beside its weights; None when no local file says (a hub id, a bare checkpoint)."""
-    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    if os.path.isdir(path):
+        folder = path
+    elif os.path.isfile(path) or os.path.isfile(path + ".index"):  # a file, or a checkpoint prefix
+        folder = os.path.dirname(path)
+    else:  # a hub id
+        return None
     if os.path.basename(folder) == "checkpoints":  # a prefix of a run's training checkpoint
         folder = os.path.dirname(folder)
     for candidate in (folder, *(os.path.join(folder, name) for name in RUN_MODEL_FOLDERS)):

@@ -13,7 +13,7 @@ from electra_tf.config import load_run_config, run_config_vocabulary
 from electra_tf.finetuning.run import RunOptions as FinetuningOptions
 from electra_tf.finetuning.run import run_finetuning
 from electra_tf.pretraining.run import RunOptions, run_pretraining
-from electra_tf.pretraining.vocabulary_identity import check_model_vocabulary
+from electra_tf.pretraining.vocabulary_identity import check_model_vocabulary, recorded_vocabulary
 from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary, vocabulary_hash
 
 
@@ -111,3 +111,11 @@ def test_a_finetuning_init_checkpoint_whose_vocab_txt_was_replaced_is_refused(fi
          if key != "vocabulary"}))
     check_model_vocabulary(str(final))
     assert os.path.exists(final / "vocab.txt")
+
+
+def test_a_hub_id_is_not_read_as_a_local_folder(tmp_path, monkeypatch, fixture_vocab):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "google").mkdir()
+    shutil.copyfile(fixture_vocab, tmp_path / "google" / "vocab.txt")
+    assert recorded_vocabulary("google/electra-small-discriminator") is None  # the hub's, not ./google's
+    assert recorded_vocabulary("google") == (vocabulary_hash(fixture_vocab), os.path.join("google", "vocab.txt"))
