@@ -43,21 +43,26 @@ Example:
 """
 
 import os
+import tempfile
 
 import keras
 import numpy as np
 import tensorflow as tf
 
 from electra_tf.util.atomic import atomic_folder
-from electra_tf.checkpoints import hf, ours, sources, transfer
+from electra_tf.checkpoints import hf, ours, publish, sources, transfer
+from electra_tf.checkpoints.model_card import write_model_card
 from electra_tf.checkpoints.tokenizer_files import load_tokenizer, write_tokenizer_files
 from electra_tf.config import ElectraConfig
 from electra_tf.text.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
+from electra_tf.text.vocabulary import vocabulary_hash
 
 # The length a preprocessor cuts and pads texts to, when nothing says otherwise (fine-tuning's default).
 DEFAULT_SEQUENCE_LENGTH = 128
 # What `save_pretrained` itself says of a model in `electra_tf.json`.
-_DESCRIBED = ("class", "serving_task", "hf_architecture", "label_names", "vocabulary_size")
+_DESCRIBED = ("class", "serving_task", "hf_architecture", "label_names", "vocabulary_size", "vocabulary_sha256")
+# The facts of a folder's `info` that its model card also shows (`checkpoints.model_card.write_model_card`).
+_CARD_FACTS = ("base_model", "language", "dataset", "scores", "command", "model_name")
 
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -341,6 +346,9 @@ class ElectraNetwork(keras.Model):
         (this model, exactly), beside a Hugging Face copy when a Hugging Face class has its weights
         (`hf_architecture`).
 
+        Beside them, a `README.md` model card (what the model is, how to load it, its labels; the `base_model`,
+        `language`, `dataset`, `scores` and `command` of `info` when given) that the Hugging Face hub renders.
+
         The folder is written whole (`atomic.atomic_folder`): it replaces an existing `folder` (and what
         else that held) only once complete. `from_pretrained(folder)` and `electra-export --model=<folder>`
         read it whole.
@@ -363,8 +371,25 @@ class ElectraNetwork(keras.Model):
                     vocabulary.index("[PAD]") if vocabulary else 0))
             if self.preprocessor is not None:
                 info.setdefault("max_seq_length", self.preprocessor.sequence_length)
+            write_model_card(tmp, serving_task=self.serving_task, label_names=label_names,
+                             model_format="safetensors" if self.hf_complete else "keras",
+                             **{fact: info[fact] for fact in _CARD_FACTS if fact in info})
             ours.write_model_info(tmp, {
                 "class": type(self).__name__, "serving_task": self.serving_task,
                 "hf_architecture": self.hf_architecture,
                 "label_names": None if label_names is None else [str(name) for name in label_names],
-                "vocabulary_size": None if vocabulary is None else len(vocabulary), **info})
+                "vocabulary_size": None if vocabulary is None else len(vocabulary),
+                "vocabulary_sha256": None if vocabulary is None else vocabulary_hash(vocabulary), **info})
+
+    def push_to_hub(self, repo_id, commit_message=None, private=None, token=None, revision=None, create_pr=False,
+                    tokenizer=None, **info):
+        """Saves this model (`save_pretrained`, with its model card) and uploads the folder to the Hugging Face
+        hub repository `repo_id` (created if needed, `private`; on branch `revision`, or as a pull request with
+        `create_pr`), as transformers' and keras-hub's models are published; returns the commit's URL.
+        `electra_tf.checkpoints.publish.push_to_hub` pushes a folder already written."""
+        publish.check_push_target(repo_id)
+        with tempfile.TemporaryDirectory() as folder:
+            saved = os.path.join(folder, repo_id.rstrip("/").rpartition("/")[2])
+            self.save_pretrained(saved, tokenizer=tokenizer, **info)
+            return publish.push_to_hub(saved, repo_id, token=token, private=private, revision=revision,
+                                       commit_message=commit_message, create_pr=create_pr)
