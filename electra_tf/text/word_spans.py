@@ -12,6 +12,7 @@ Example:
 [('Héllo', [0, 1, 2, 3, 4]), (',', [5]), ('[MASK]', None), ('!', [13])]
 """
 
+import functools
 import re
 import unicodedata
 
@@ -19,6 +20,7 @@ import unicodedata
 CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
               (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
 REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization._CONTROL` (tab, newline, return are whitespace)
+SPACE, CJK = "space", "cjk"  # (`_character_kind`'s answers for a word boundary and an ideograph)
 
 
 def split_words(text, lowercase, strip_accents, special_tokens=()):
@@ -38,36 +40,39 @@ def split_words(text, lowercase, strip_accents, special_tokens=()):
 def _plain_words(text, start, end, lowercase, strip_accents):
     """The words of `text[start:end]` (no special tokens in it) as `split_words` gives them."""
     words, current = [], []
+
+    def end_word(*alone):  # the word so far ends (and `alone`, a one-character word, follows it)
+        words.extend(word for word in (current[:], list(alone)) if word)
+        current.clear()
+
     for index in range(start, end):
-        character = text[index]
-        if character in "\t\n\r" or unicodedata.category(character).startswith("Z"):
-            words, current = _flush(words, current), []
-        elif character == "\ufffd" or unicodedata.category(character) in REMOVED_CATEGORIES:
-            continue
-        elif _is_cjk(character):
-            words, current = _flush(words, current) + [[index]], []
-        else:
-            for normalized in _normalize(character, lowercase, strip_accents):
-                if _is_punctuation(normalized):
-                    words, current = _flush(words, current) + [[index]], []
+        kind = _character_kind(text[index], lowercase, strip_accents)
+        if kind == SPACE:
+            end_word()
+        elif kind == CJK:
+            end_word(index)
+        else:  # the normalised characters, each with whether it is punctuation (removed characters: none)
+            for is_punctuation in kind:
+                if is_punctuation:
+                    end_word(index)
                 else:
                     current.append(index)
-    words = _flush(words, current)
+    end_word()
     return [(origins[0], origins[-1] + 1, origins) for origins in words]
 
 
-def _flush(words, current):
-    return words + [current] if current else words
-
-
-def _normalize(character, lowercase, strip_accents):
+@functools.lru_cache(maxsize=1 << 16)
+def _character_kind(character, lowercase, strip_accents):
+    """`SPACE`, `CJK`, or per normalised character (none for a removed one) whether it is punctuation."""
+    if character in "\t\n\r" or unicodedata.category(character).startswith("Z"):
+        return SPACE
+    if character == "\ufffd" or unicodedata.category(character) in REMOVED_CATEGORIES:
+        return ()
+    if any(low <= ord(character) <= high for low, high in CJK_RANGES):
+        return CJK
     if strip_accents:
         character = "".join(c for c in unicodedata.normalize("NFD", character) if unicodedata.category(c) != "Mn")
-    return character.lower() if lowercase else character
-
-
-def _is_cjk(character):
-    return any(low <= ord(character) <= high for low, high in CJK_RANGES)
+    return tuple(_is_punctuation(c) for c in (character.lower() if lowercase else character))
 
 
 def _is_punctuation(character):
