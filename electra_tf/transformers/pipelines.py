@@ -446,19 +446,19 @@ class FeatureExtractionPipeline(Pipeline):
     def __init__(self, model, tokenizer, max_seq_length, return_tensors=False):
         super().__init__(model, tokenizer, max_seq_length)
         self.return_tensors = return_tensors
-        self._states = self.function(
-            lambda texts: model(featurize.encode(tokenizer, self.max_seq_length, texts, pad_to_max_length=False),
-                                training=False)["last_hidden_state"], [tf.TensorSpec([None], tf.string)])
-        self._lengths = self.function(
-            lambda texts: tf.reduce_sum(featurize.encode(tokenizer, self.max_seq_length, texts)["attention_mask"], 1),
-            [tf.TensorSpec([None], tf.string)])
+        self._states = self.function(self._run, [tf.TensorSpec([None], tf.string)])
+
+    def _run(self, texts):
+        """`(states, lengths)`: the last hidden states of texts padded to the longest, and each one's tokens."""
+        inputs = featurize.encode(self.tokenizer, self.max_seq_length, texts, pad_to_max_length=False)
+        states = self.model(inputs, training=False)["last_hidden_state"]
+        return states, tf.reduce_sum(inputs["attention_mask"], axis=1)
 
     def __call__(self, inputs, return_tensors=None):
         return_tensors = self.return_tensors if return_tensors is None else return_tensors
         single, texts = _texts(inputs, self.TAKES)
-        states = self._states(tf.constant(texts, tf.string)) if texts else None
-        lengths = self._lengths(tf.constant(texts, tf.string)).numpy() if texts else []
-        results = [states[row:row + 1, :length] for row, length in enumerate(lengths)]
+        states, lengths = self._states(tf.constant(texts, tf.string)) if texts else (None, [])
+        results = [states[row:row + 1, :length] for row, length in enumerate(np.asarray(lengths))]
         if not return_tensors:
             results = [result.numpy().tolist() for result in results]
         return results[0] if single else results
