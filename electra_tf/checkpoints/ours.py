@@ -33,6 +33,7 @@ import electra_tf
 from electra_tf.util.atomic import atomic_folder, read_json, write_json
 from electra_tf.config import save_run_config
 from electra_tf.text.vocabulary import VOCAB_FILE, save_vocabulary, vocabulary_hash
+from electra_tf.version import VERSION_FIELD, __version__
 
 # A run folder's configs. Not `config.json`, which in a Hugging Face or keras-hub folder holds another format;
 # run folders written before it was so named hold theirs there (`LEGACY_RUN_CONFIG`), and still load.
