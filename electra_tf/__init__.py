@@ -1,9 +1,10 @@
 """electra_tf: ELECTRA pre-training and fine-tuning on Keras 3 / TensorFlow.
 
-The pipeline, in the order of the tree: text → vocabulary (`vocabulary`,
-`tokenization`) → TFRecord shards (`data`) → `ElectraPretrainer`
-(`pretraining`, on the networks of `models`, built from `layers`) →
-checkpoint (`checkpoints`) → fine-tune (`finetuning`) → SavedModel (`export`).
+The pipeline, in the order of the tree: text → vocabulary and tokenizer (`text`)
+→ TFRecord shards (`data`) → `ElectraPretrainer` (`pretraining`, on the
+networks of `models`, built from `layers`) → checkpoint (`checkpoints`) →
+fine-tune (`finetuning`) → SavedModel (`export`); configs in `config`, shared
+infrastructure in `util`, transformers' face in `transformers`.
 
 `import electra_tf` is fast and imports neither TensorFlow nor Keras: each name
 below is imported on first use (PEP 562, as transformers does). The first use
@@ -14,9 +15,11 @@ calls `electra_tf.register_keras_objects()`. The package leaves the process
 alone: TensorFlow's start-up notices are the host's to silence
 (`electra_tf.util.quiet_start.quiet_tensorflow`).
 
-transformers 4.x's names are ours too (`TFElectraForSequenceClassification`,
-`AutoTokenizer`, ...; `electra_tf.transformers.names`), so code written for
-its TensorFlow classes migrates by its imports.
+transformers 4.x's TensorFlow names are ours too (`TFElectraForSequenceClassification`,
+`AutoTokenizer`, `DataCollatorWithPadding`, `create_optimizer`, `pipeline`, ...:
+`electra_tf.transformers`), so code written for its TensorFlow classes migrates
+by its imports. (`create_optimizer` is transformers'; ours is
+`electra_tf.training.optimization.create_optimizer`.)
 
 >>> import electra_tf
 >>> electra_tf.ElectraConfig(hidden_size=64).hidden_size
@@ -48,11 +51,21 @@ _MODULE_OF = {
     "ElectraPretrainer": "electra_tf.pretraining.pretrainer",
     "ElectraTokenizer": "electra_tf.transformers.tokenizer",
     "WordPieceTokenizer": "electra_tf.text.tokenizer",
-    **dict.fromkeys(["WarmupLinearDecay", "create_optimizer", "pretraining_optimizer"],
-                    "electra_tf.training.optimization"),
-    **dict.fromkeys(["AutoTokenizer", "ElectraTokenizerFast", "TFElectraForMaskedLM", "TFElectraForMultipleChoice",
+    **dict.fromkeys(["WarmupLinearDecay", "pretraining_optimizer"], "electra_tf.training.optimization"),
+    "PushToHubCallback": "electra_tf.training.hub_callback",
+    # transformers 4.x's TensorFlow names (electra_tf.transformers)
+    **dict.fromkeys(["ElectraTokenizerFast", "TFElectraForMaskedLM", "TFElectraForMultipleChoice",
                      "TFElectraForPreTraining", "TFElectraForSequenceClassification",
                      "TFElectraForTokenClassification", "TFElectraModel"], "electra_tf.transformers.names"),
+    **dict.fromkeys(["AutoConfig", "AutoTokenizer", "TFAutoModel", "TFAutoModelForMaskedLM",
+                     "TFAutoModelForMultipleChoice", "TFAutoModelForPreTraining", "TFAutoModelForQuestionAnswering",
+                     "TFAutoModelForSequenceClassification", "TFAutoModelForTokenClassification"],
+                    "electra_tf.transformers.auto"),
+    **dict.fromkeys(["DataCollatorForLanguageModeling", "DataCollatorForMultipleChoice",
+                     "DataCollatorForTokenClassification", "DataCollatorForWholeWordMask", "DataCollatorWithPadding",
+                     "DefaultDataCollator"], "electra_tf.transformers.collators"),
+    **dict.fromkeys(["AdamWeightDecay", "WarmUp", "create_optimizer"], "electra_tf.transformers.optimization"),
+    "KerasMetricCallback": "electra_tf.transformers.callbacks",
 }
 # The modules that register classes with Keras (`keras.saving.register_keras_serializable`) when imported.
 KERAS_OBJECT_MODULES = (
@@ -62,9 +75,9 @@ KERAS_OBJECT_MODULES = (
     "electra_tf.models.encoder", "electra_tf.models.generator", "electra_tf.models.multiple_choice",
     "electra_tf.models.question_answering", "electra_tf.models.sequence_classification",
     "electra_tf.models.token_classification", "electra_tf.text.preprocessor", "electra_tf.pretraining.gdes",
-    "electra_tf.pretraining.pretrainer", "electra_tf.text.tokenizer", "electra_tf.transformers.tokenizer",
-    "electra_tf.training.layerwise_decay",
-    "electra_tf.training.optimization", "electra_tf.transformers.modeling",
+    "electra_tf.pretraining.pretrainer", "electra_tf.text.tokenizer", "electra_tf.training.layerwise_decay",
+    "electra_tf.training.optimization", "electra_tf.transformers.modeling", "electra_tf.transformers.optimization",
+    "electra_tf.transformers.tokenizer",
 )
 
 __all__ = sorted([*_MODULE_OF, "__version__", "register_keras_objects"])

@@ -31,12 +31,12 @@ loaded = sorted(m for m in ("tensorflow", "keras", "keras_hub") if m in sys.modu
 from electra_tf import ElectraConfig
 config_only = "tensorflow" in sys.modules
 from electra_tf import TFElectraForSequenceClassification, AutoTokenizer
-from electra_tf.transformers import names
+from electra_tf.transformers import auto, names
 print(json.dumps({"loaded": loaded, "config_only": config_only,
                   "listed": set(electra_tf.__all__) <= set(dir(electra_tf)),
                   "resolved": all(getattr(electra_tf, name) is not None for name in electra_tf.__all__),
                   "same": TFElectraForSequenceClassification is names.TFElectraForSequenceClassification
-                  and AutoTokenizer is names.AutoTokenizer}))
+                  and AutoTokenizer is auto.AutoTokenizer}))
 """)
     assert report == {"loaded": [], "config_only": False, "listed": True, "resolved": True,
                       "same": True}

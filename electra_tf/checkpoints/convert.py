@@ -40,7 +40,7 @@ from electra_tf.checkpoints.google import prefix_written_whole, save_google
 from electra_tf.checkpoints.hf import save_huggingface
 from electra_tf.config import PretrainingConfig, generator_config
 from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.models.multiple_choice import ElectraChoiceClassifier
 from electra_tf.models.question_answering import ElectraQuestionAnswerer
@@ -52,9 +52,9 @@ from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabul
 FORMATS = ("ours", "huggingface", "google")
 # Our model for each Hugging Face class; BERT's encoder is ours (its own heads are not ELECTRA's).
 _CLASSES = {cls.hf_class: cls for cls in (
-    ElectraEncoder, ElectraDiscriminator, ElectraGenerator, ElectraSequenceClassifier,
+    ElectraModel, ElectraDiscriminator, ElectraGenerator, ElectraSequenceClassifier,
     ElectraTokenClassifier, ElectraQuestionAnswerer, ElectraChoiceClassifier)}
-_CLASSES.update(dict.fromkeys(("BertModel", "BertForPreTraining", "BertForMaskedLM"), ElectraEncoder))
+_CLASSES.update(dict.fromkeys(("BertModel", "BertForPreTraining", "BertForMaskedLM"), ElectraModel))
 
 
 def _our_class(architecture):
@@ -169,7 +169,7 @@ def _write_single(model, output, to, tokenizer, info, dtype="float32"):
             save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
                              dtype=dtype)
     elif to == "google":
-        if not isinstance(model, (ElectraDiscriminator, ElectraEncoder)):
+        if not isinstance(model, (ElectraDiscriminator, ElectraModel)):
             raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
                              f"a lone {type(model).__name__} has no place in it")
         with _whole(output, to) as prefix:

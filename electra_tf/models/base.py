@@ -1,7 +1,7 @@
 """`ElectraNetwork`: what every ELECTRA network and task model shares — config, backbone, checkpoints.
 
 Every model of the package is a functional Keras model over one
-`ElectraEncoder`, held as `self.backbone` (keras-hub's name; the encoder
+`ElectraModel`, held as `self.backbone` (keras-hub's name; the encoder
 layer itself is named `electra`, Hugging Face's `base_model_prefix`); the
 encoder is its own backbone (`checkpoints.mapping.backbone_of`). Each
 class *declares* what the checkpoint code needs to know of it, so that code

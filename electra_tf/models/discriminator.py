@@ -8,12 +8,12 @@ import keras
 from electra_tf.layers.activations import activation
 from electra_tf.layers.heads import ReplacedTokenDetectionHead
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraDiscriminator(ElectraNetwork):
-    """Per-token "replaced" logits over an `ElectraEncoder` (a functional Keras model).
+    """Per-token "replaced" logits over an `ElectraModel` (a functional Keras model).
 
     Args:
         config: an `ElectraConfig` (or its dict).
@@ -43,7 +43,7 @@ class ElectraDiscriminator(ElectraNetwork):
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
         # === Layers ===
-        backbone = ElectraEncoder(config, embedding=embedding,
+        backbone = ElectraModel(config, embedding=embedding,
                                 output_hidden_states=output_hidden_states, name="electra")
         head = ReplacedTokenDetectionHead(config.hidden_size, activation=activation(config.hidden_act),
                                           initializer_range=config.initializer_range,

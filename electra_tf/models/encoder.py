@@ -1,4 +1,9 @@
-"""`ElectraEncoder`: the ELECTRA encoder (Hugging Face's `ElectraModel`, keras-hub's `ElectraBackbone`).
+"""`ElectraModel`: the ELECTRA encoder (Hugging Face's `ElectraModel`, keras-hub's `ElectraBackbone`).
+
+The core class keeps Hugging Face's name because Keras names a nested model's weights after its class: every
+saved task model, discriminator and generator holds its encoder's weights under `electra_model/`, so this name
+is the checkpoint layout (it is registered with Keras as `ElectraEncoder`). `electra_tf.ElectraModel` is its
+subclass with transformers' call convention (`electra_tf.transformers.modeling`).
 
 embeddings (E) → `embeddings_project` (E→H, only when E ≠ H) → L post-LN
 transformer blocks with exact GELU. No pooler: ELECTRA has none.
@@ -12,8 +17,8 @@ from electra_tf.layers.transformer_layer import ElectraTransformerLayer
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
 
 
-@keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraEncoder(ElectraNetwork):
+@keras.saving.register_keras_serializable(package="electra_tf", name="ElectraEncoder")
+class ElectraModel(ElectraNetwork):
     """The ELECTRA transformer encoder (a functional Keras model).
 
     Args:
@@ -32,7 +37,7 @@ class ElectraEncoder(ElectraNetwork):
     >>> from electra_tf import ElectraConfig
     >>> config = ElectraConfig(vocab_size=100, embedding_size=16, hidden_size=32,
     ...                        num_layers=2, num_heads=2, intermediate_size=64)
-    >>> model = ElectraEncoder(config)
+    >>> model = ElectraModel(config)
     >>> batch = {"input_ids": np.array([[2, 7, 9, 3]]),
     ...          "attention_mask": np.ones((1, 4), "int32"),
     ...          "token_type_ids": np.zeros((1, 4), "int32")}

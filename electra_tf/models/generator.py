@@ -9,7 +9,7 @@ import keras
 
 from electra_tf.layers.heads import masked_lm_head
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -22,7 +22,7 @@ class ElectraGenerator(ElectraNetwork):
         embedding: the discriminator's `ElectraEmbedding` to share (the
             original ties the whole embedding block); a new one when `None`.
             The output projection is always tied to the word embeddings.
-        backbone: an `ElectraEncoder` to run instead of a new one (the
+        backbone: an `ElectraModel` to run instead of a new one (the
             paper's "tie all weights": the discriminator's own encoder,
             whose config must be `config`); `embedding` must then be `None`.
         output_hidden_states: also output every layer's hidden states.
@@ -51,7 +51,7 @@ class ElectraGenerator(ElectraNetwork):
         config = as_config(config)
         # === Layers ===
         if backbone is None:
-            backbone = ElectraEncoder(config, embedding=embedding,
+            backbone = ElectraModel(config, embedding=embedding,
                                     output_hidden_states=output_hidden_states, name="electra")
         elif embedding is not None or backbone.config != config:
             raise ValueError("a shared backbone brings its own embedding and must have the generator's config")

@@ -22,7 +22,7 @@ import keras
 from electra_tf.layers.activations import activation
 from electra_tf.layers.choice_reshape import ChoiceReshape
 from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, truncated_normal
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
@@ -35,7 +35,7 @@ class ElectraChoiceClassifier(ElectraNetwork):
     def __init__(self, config, num_choices=4, **kwargs):
         config = as_config(config)
         # === Layers ===
-        backbone = ElectraEncoder(config, name="electra")
+        backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = {name: keras.Input(shape=(num_choices, None), dtype="int32", name=name) for name in INPUT_NAMES}
         flat = {name: ChoiceReshape(name=f"fold_{name}")(tensor) for name, tensor in inputs.items()}

@@ -25,7 +25,7 @@ import keras
 from electra_tf.layers.activations import gelu_erf
 from electra_tf.layers.qa_head import MASKED, JointEndLogits, StartWeightedSummary, answer_mask
 from electra_tf.models.base import INPUT_NAMES, ElectraNetwork, as_config, model_inputs, truncated_normal
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.sequence_classification import check_head
 
 
@@ -50,7 +50,7 @@ class ElectraQuestionAnswerer(ElectraNetwork):
         config = as_config(config)
         check_head(head)
         # === Layers ===
-        backbone = ElectraEncoder(config, name="electra")
+        backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)

@@ -21,7 +21,7 @@ import keras
 
 from electra_tf.layers.activations import activation
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 
 HEADS = ("original", "huggingface")
 
@@ -51,7 +51,7 @@ class ElectraSequenceClassifier(ElectraNetwork):
         check_head(head)
         dropout = config.hidden_dropout if classifier_dropout is None else classifier_dropout
         # === Layers ===
-        backbone = ElectraEncoder(config, name="electra")
+        backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)

@@ -20,7 +20,7 @@ TensorShape([1, 4, 5])
 import keras
 
 from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, truncated_normal
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models.encoder import ElectraModel
 from electra_tf.models.sequence_classification import check_head
 
 
@@ -37,7 +37,7 @@ class ElectraTokenClassifier(ElectraNetwork):
         config = as_config(config)
         check_head(head)
         # === Layers ===
-        backbone = ElectraEncoder(config, name="electra")
+        backbone = ElectraModel(config, name="electra")
         # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)

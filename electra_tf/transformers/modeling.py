@@ -20,7 +20,7 @@ TensorShape([1, 3])
 import keras
 
 from electra_tf.models.discriminator import ElectraDiscriminator
-from electra_tf.models.encoder import ElectraEncoder
+from electra_tf.models import encoder
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.models.multiple_choice import ElectraChoiceClassifier
 from electra_tf.models.question_answering import ElectraQuestionAnswerer
@@ -45,7 +45,7 @@ class _TransformersModel(TransformersCalls):
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
-class ElectraModel(_TransformersModel, ElectraEncoder):
+class ElectraModel(_TransformersModel, encoder.ElectraModel):
     """transformers' `TFElectraModel`: the encoder; `last_hidden_state` (and `hidden_states`, `attentions`)."""
 
     output_fields = BASE_MODEL_FIELDS

@@ -14,7 +14,9 @@ import electra_tf
 from electra_tf import (
     ElectraConfig,
     ElectraDiscriminator,
+    ElectraForMaskedLM,
     ElectraForMultipleChoice,
+    ElectraForPreTraining,
     ElectraForQuestionAnswering,
     ElectraForSequenceClassification,
     ElectraForTokenClassification,
@@ -31,10 +33,10 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "hf"
 # transformers' model name: (our class, a fixture of that class, arguments)
 MODELS = {
     "TFElectraModel": (ElectraModel, "electra_model_projected", {"output_hidden_states": True}),
-    "TFElectraForPreTraining": (ElectraDiscriminator, "discriminator", {}),
-    "ElectraForPreTraining": (ElectraDiscriminator, "discriminator", {}),
-    "TFElectraForMaskedLM": (ElectraGenerator, "generator", {}),
-    "ElectraForMaskedLM": (ElectraGenerator, "generator", {}),
+    "TFElectraForPreTraining": (ElectraForPreTraining, "discriminator", {}),
+    "ElectraForPreTraining": (ElectraForPreTraining, "discriminator", {}),
+    "TFElectraForMaskedLM": (ElectraForMaskedLM, "generator", {}),
+    "ElectraForMaskedLM": (ElectraForMaskedLM, "generator", {}),
     "TFElectraForSequenceClassification": (ElectraForSequenceClassification, "sequence_classification", {}),
     "TFElectraForTokenClassification": (ElectraForTokenClassification, "token_classification", {}),
     "TFElectraForQuestionAnswering": (ElectraForQuestionAnswering, "question_answering", {}),
@@ -51,6 +53,8 @@ def test_every_transformers_name_is_exported_and_is_our_class():
             assert theirs.__mro__[1] is ours and set(vars(theirs)) <= {"__init__", "__module__", "__doc__"}
         else:
             assert theirs is ours, name
+    assert issubclass(ElectraForPreTraining, ElectraDiscriminator) and issubclass(ElectraForMaskedLM,
+                                                                                      ElectraGenerator)
     assert "AutoTokenizer" in electra_tf.__all__
     assert electra_tf.__all__ == sorted(electra_tf.__all__)
 
