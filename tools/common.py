@@ -239,3 +239,42 @@ def ensure_new_output(path, overwrite):
     """Refuses to replace an existing output unless `--overwrite` was given."""
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass --overwrite to replace it")
+
+
+def define_hub_flags():
+    """--push_to_hub and its options, for a tool whose output is a model folder or an export."""
+    flags.DEFINE_string("push_to_hub", None, "Push the output to this Hugging Face hub repository (<owner>/<name>; "
+                        "created if missing, with a README.md model card).")
+    flags.DEFINE_string("hub_token", None, "--push_to_hub: a token with write access (default: HF_TOKEN or the "
+                        "one `hf auth login` saved).")
+    flags.DEFINE_bool("hub_private_repo", False, "--push_to_hub: create the repository private.")
+    flags.DEFINE_string("hub_revision", None, "--push_to_hub: the branch to push to (created if missing; "
+                        "default main).")
+
+
+def check_hub_flags():
+    """Refuses, before any work, a --push_to_hub that cannot happen (offline, not a repository id)."""
+    from electra_tf.checkpoints.publish import check_push_target  # (huggingface_hub's import: not for --help)
+
+    for name in ("hub_token", "hub_private_repo", "hub_revision"):
+        if flags.FLAGS[name].present and not flags.FLAGS.push_to_hub:
+            raise ValueError(f"--{name} is an option of --push_to_hub, which was not given")
+    if flags.FLAGS.push_to_hub:
+        check_push_target(flags.FLAGS.push_to_hub)
+
+
+def push_output(folder):
+    """Pushes `folder` to --push_to_hub (when given) and says where it went."""
+    from electra_tf.checkpoints.publish import push_to_hub
+
+    if flags.FLAGS.push_to_hub:
+        url = push_to_hub(folder, flags.FLAGS.push_to_hub, token=flags.FLAGS.hub_token,
+                          private=flags.FLAGS.hub_private_repo or None, revision=flags.FLAGS.hub_revision)
+        print(f"pushed {folder} to {flags.FLAGS.push_to_hub}: {url}", flush=True)
+
+
+def command_line(program):
+    """The command that ran, as the user typed its flags (for a model card; never the hub token)."""
+    values = {name: flags.FLAGS[name].value for name in flags.FLAGS if flags.FLAGS[name].present}
+    return " ".join([program, *(f"--{name}={','.join(map(str, value)) if isinstance(value, list) else value}"
+                                for name, value in values.items() if name != "hub_token")])

@@ -25,11 +25,19 @@ sits beside it or --config names one.
 error says how).
 """
 
+import os
+
 from absl import flags
 
 from electra_tf.config import load_run_config
 from electra_tf.util.folder_lock import lock_folder
-from electra_tf.tools.common import ensure_new_output, exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
+from electra_tf.tools.common import (
+    command_line,
+    ensure_new_output,
+    exits_cleanly_on_bad_input,
+    resolve_checkpoint_flags,
+    run_tool,
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input", None, "The checkpoint to convert (our folder or .keras, Hugging Face folder, Google "
@@ -53,6 +61,9 @@ def run(argv):
     del argv
     from electra_tf.checkpoints.convert import convert  # imports TensorFlow: not for --help
 
+    from electra_tf.checkpoints.model_card import write_model_card
+
+    base_model, command = FLAGS.input, command_line("electra-convert-checkpoint")
     resolve_checkpoint_flags("input", "input_generator")
     lock_folder(FLAGS.output)  # one conversion per output: another one is refused, naming its pid
     ensure_new_output(FLAGS.output, FLAGS.overwrite)
@@ -61,6 +72,9 @@ def run(argv):
     run_config = load_run_config(FLAGS.config) if FLAGS.config else None
     written = convert(FLAGS.input, FLAGS.output, FLAGS.to, input_generator=FLAGS.input_generator,
                       networks=FLAGS.networks, run_config=run_config, vocab_file=FLAGS.vocab_file, dtype=FLAGS.dtype)
+    if os.path.isdir(FLAGS.output):  # a folder (not a Google checkpoint prefix): its model card
+        write_model_card(FLAGS.output, base_model=base_model, command=command,
+                         model_format="safetensors" if FLAGS.to == "huggingface" else FLAGS.to)
     print(f"converted {FLAGS.input} → {', '.join(written)} ({FLAGS.to})", flush=True)
 
 

@@ -26,7 +26,14 @@ from absl import flags
 
 from electra_tf.util.atomic import read_json
 from electra_tf.util.folder_lock import lock_folder
-from electra_tf.tools.common import exits_cleanly_on_bad_input, resolve_checkpoint_flags, run_tool
+from electra_tf.tools.common import (
+    check_hub_flags,
+    define_hub_flags,
+    exits_cleanly_on_bad_input,
+    push_output,
+    resolve_checkpoint_flags,
+    run_tool,
+)
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", None, "A .keras model, or a pre-trained checkpoint (its discriminator).",
@@ -65,6 +72,8 @@ flags.DEFINE_enum("format", "saved_model", ["saved_model", "litert", "onnx"], "s
                   "litert: a classifier as model.tflite; onnx: any model as model.onnx (ONNX Runtime, OpenVINO; the "
                   "onnx extra); both take token ids, with the vocabulary, config and labels beside the model file.")
 
+define_hub_flags()
+
 
 def given(flag, info, default=None):
     """A flag's value when given, else what the model folder says, else `default`."""
@@ -93,6 +102,7 @@ def run(argv):
     if FLAGS.format == "onnx":
         require_onnx()
     check_cpu(FLAGS.precision)
+    check_hub_flags()
     resolve_checkpoint_flags("model")
     lock_folder(os.path.join(FLAGS.export_dir, FLAGS.model_name))  # one export per model name at a time
     if FLAGS.model.endswith(".keras") and not os.path.isfile(FLAGS.model):
@@ -138,8 +148,9 @@ def run(argv):
         print(f"{task} model → {path}/model.tflite ({size / 2 ** 20:.1f} MB, {FLAGS.precision}; token ids in: "
               f"input_ids, attention_mask, token_type_ids; vocab.txt and export_info.json beside it)")
     else:
-        _export_saved_model(model, tokenizer, task, length, label_names, options)
+        path = _export_saved_model(model, tokenizer, task, length, label_names, options)
     print(fastest_exports(done=export_flags(FLAGS.format, FLAGS.precision, FLAGS.compile)))
+    push_output(path)
 
 
 def _export_saved_model(model, tokenizer, task, length, label_names, options):
@@ -157,6 +168,7 @@ def _export_saved_model(model, tokenizer, task, length, label_names, options):
         print(f"precision: {FLAGS.precision} (outputs in float32)")
     if info.get("compiled"):
         print("compiled with XLA: serve it with tensorflow_model_server --xla_cpu_compilation_enabled=true")
+    return path
 
 
 def main():

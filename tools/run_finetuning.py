@@ -21,17 +21,25 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
   predictions, and results.json with every trial's dev scores and their median
   (the paper reports medians over fine-tuning seeds). A re-run skips finished
   trials, so an interrupted run resumes (an unfinished trial starts over).
+  Each trial's model folder gets a README.md model card (its scores, the data,
+  this command); --push_to_hub=<owner>/<name> pushes the best trial's (by its
+  first dev score) to the Hugging Face hub.
 """
 
 import dataclasses
+import os
 
 from absl import flags
 
 from electra_tf.config import FINETUNING_TASKS, FinetuningConfig
 from electra_tf.tools.common import (
+    check_hub_flags,
+    command_line,
     config_overrides,
     define_config_flags,
+    define_hub_flags,
     exits_cleanly_on_bad_input,
+    push_output,
     resolve_checkpoint_flags,
     run_tool,
 )
@@ -66,6 +74,7 @@ flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time l
 flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
 define_config_flags(FinetuningConfig)  # --task among them
 FLAGS["task"].help = f"The task: one of {', '.join(sorted(FINETUNING_TASKS))}."
+define_hub_flags()
 flags.mark_flag_as_required("task")
 flags.register_validator("num_trials", lambda n: n >= 1, "--num_trials must be >= 1")
 flags.register_validator("eval_every", lambda n: n is None or n >= 1, "--eval_every must be >= 1 (steps)")
@@ -90,10 +99,38 @@ def run(argv):
     from electra_tf.finetuning.run import RunOptions, run_finetuning
 
     check_option_flags(FLAGS.task)
+    check_hub_flags()
+    base_model, command = FLAGS.init_checkpoint, command_line("electra-finetune")
     resolve_checkpoint_flags("init_checkpoint")
     options = RunOptions(**{field.name: FLAGS[field.name].value for field in dataclasses.fields(RunOptions)})
     overrides = config_overrides(FinetuningConfig)
     run_finetuning(overrides.pop("task"), options, **overrides)
+    best = write_trial_cards(options, base_model, command)
+    if best is not None:
+        push_output(best)
+
+
+def write_trial_cards(options, base_model, command):
+    """Writes each trial's model card (its scores, data and this command); returns the model folder of the trial
+    with the best first dev score (the first trial's when none is scored)."""
+    from electra_tf.checkpoints.model_card import write_model_card
+    from electra_tf.checkpoints.ours import read_model_info
+    from electra_tf.util.atomic import read_json
+
+    best, best_score = None, None
+    dataset = options.train_file or options.data_dir or (f"glue/{FLAGS.task}" if options.tfds else None)
+    for trial in range(options.num_trials):
+        results = read_json(os.path.join(options.output_dir, f"trial_{trial}", "results.json"), expect=dict)
+        folder = results.get("model")
+        if not folder or not os.path.isdir(folder):
+            continue
+        write_model_card(folder, serving_task=read_model_info(folder).get("serving_task"), base_model=base_model,
+                         dataset=dataset, scores=results.get("scores"), command=command,
+                         label_names=results.get("label_names"), model_name=f"electra-{FLAGS.task}")
+        dev = next(iter(results.get("scores", {}).get("dev", {}).values()), None)
+        if best is None or (isinstance(dev, (int, float)) and (best_score is None or dev > best_score)):
+            best, best_score = folder, dev if isinstance(dev, (int, float)) else best_score
+    return best
 
 
 def main():

@@ -6,8 +6,8 @@ beside it and renamed into place, so the server never loads half a model; an
 overwritten version is swapped with its replacement in one step. Versions are
 allocated under the lock of `<export_dir>/<model_name>` (`electra_tf.util.folder_lock`):
 two exports at once never write the same version.
-`assets.extra/export_info.json` records what was exported (TF Serving ignores
-it).
+`assets.extra/export_info.json` records what was exported, and `README.md` is its
+model card for the Hugging Face hub (TF Serving ignores both).
 
 Example (exporting takes a few seconds, so not run here):
 >>> from electra_tf import ElectraForSequenceClassification, ElectraTokenizer
@@ -23,6 +23,7 @@ import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from electra_tf.checkpoints.model_card import write_model_card
 from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.export.precision import at_precision, check_cpu
 from electra_tf.export.signatures import make_serving_task
@@ -125,6 +126,8 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
             archive.write_out(tmp, verbose=False)
             os.makedirs(os.path.join(tmp, "assets.extra"), exist_ok=True)
             write_json(os.path.join(tmp, INFO_FILE), _info(task, options, precision))
+            write_model_card(tmp, serving_task=task.task, label_names=task.label_names, model_format="saved_model",
+                             model_name=model_name)
     return path
 
 

@@ -3,7 +3,8 @@
 `<export_dir>/<model_name>/<version>/` holds the model file, the tokenizer the
 ids come from (`vocab.txt`, `tokenizer_config.json`), the model's
 `config.json` and `export_info.json` (format, task, precision, inputs and
-outputs, label names, max_seq_length, casing, the versions it was built with).
+outputs, label names, max_seq_length, casing, the versions it was built with) and
+`README.md`, its model card for the Hugging Face hub.
 The folder is written as a SavedModel version is (`electra_tf.export.archive`):
 whole or not at all, under the lock of `<export_dir>/<model_name>`.
 """
@@ -15,6 +16,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from electra_tf.util.atomic import atomic_folder, write_json
+from electra_tf.checkpoints.model_card import write_model_card
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.export.archive import version_path
 from electra_tf.util.folder_lock import lock_folder
@@ -49,4 +51,6 @@ def write_ids_export(task, export_dir, model_name, version, overwrite, model_fil
                 "strip_accents": bool(tokenizer.strip_accents), VERSION_FIELD: __version__, **info,
                 "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
                                "keras": keras.__version__, **info.get("built_with", {})}})
+            write_model_card(tmp, serving_task=task.task, label_names=task.label_names, model_name=model_name,
+                             model_format=info.get("format"))
     return path

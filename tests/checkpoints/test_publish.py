@@ -118,3 +118,32 @@ def test_the_callback_pushes_every_epoch_or_every_n_steps_and_at_the_end(online,
     assert os.path.exists(resolve("me/epoch")) and "README.md" in online.branches["me/epoch"]["main"][1]
     with pytest.raises(ValueError, match="^save_steps=None: save_strategy='steps' needs a positive save_steps$"):
         PushToHubCallback(str(tmp_path), "me/x", save_strategy="steps")
+
+
+def test_the_export_tool_pushes_its_version_folder_with_a_card(online, tmp_path, tiny_pretrained_dir, run_tool):
+    code, out, err = run_tool("export_model", f"--model={tiny_pretrained_dir}", f"--export_dir={tmp_path}/exports",
+                              "--push_to_hub=me/electra-export", "--hub_token=hf_write", "--hub_revision=serving")
+    assert code == 0, err[-3000:]
+    assert f"pushed {tmp_path}/exports/electra/1 to me/electra-export: {online.endpoint}/me/electra-export/commit/" \
+        in out
+    files = online.branches["me/electra-export"]["serving"][1]
+    assert {"saved_model.pb", "assets.extra/export_info.json", "README.md"} <= set(files)
+    card = served_card("me/electra-export", token="hf_write", revision="serving")
+    assert card.data.library_name == "electra_tf" and "saved_model" in card.data.tags
+    assert "tf.saved_model.load" in card.text
+
+
+@pytest.mark.parametrize("tool, flags", [
+    ("export_model", ["--model={tiny}", "--export_dir={tmp}/out"]),
+    ("run_finetuning", ["--task=text_classification", "--train_file={tmp}/train.csv", "--init_checkpoint={tiny}",
+                        "--output_dir={tmp}/out"]),
+])
+def test_the_tools_refuse_a_push_that_cannot_happen_before_any_work(tmp_path, tiny_pretrained_dir, run_tool,
+                                                                    refused, monkeypatch, tool, flags):
+    (tmp_path / "train.csv").write_text("text,label\na,0\nb,1\n")
+    flags = [flag.format(tmp=tmp_path, tiny=tiny_pretrained_dir) for flag in flags]
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    refused(run_tool(tool, *flags, "--push_to_hub=me/x"), "me/x: cannot push to the Hugging Face hub while offline")
+    refused(run_tool(tool, *flags, "--hub_revision=v1"), "--hub_revision is an option of --push_to_hub, which was "
+                                                         "not given")
+    assert not (tmp_path / "out").exists()

@@ -191,8 +191,8 @@ def test_litert_exports_give_the_keras_outputs_and_describe_themselves(exported,
     one = _litert(exported["paths"]["litert_fp32"], {k: v[:1, :7] for k, v in inputs.items()})  # other shapes
     np.testing.assert_allclose(one["logits"], model({k: v[:1, :7] for k, v in inputs.items()})["logits"], atol=1e-4)
     folder = exported["paths"]["litert_int8"]
-    assert sorted(os.listdir(folder)) == ["config.json", "export_info.json", MODEL_FILE, "tokenizer_config.json",
-                                          "vocab.txt"]
+    assert sorted(os.listdir(folder)) == ["README.md", "config.json", "export_info.json", MODEL_FILE,
+                                          "tokenizer_config.json", "vocab.txt"]
     with open(os.path.join(folder, "export_info.json")) as f:
         info = json.load(f)
     assert (info["label_names"], info["precision"], info["max_seq_length"]) == (LABELS, "int8", MAX_LEN)

@@ -73,7 +73,10 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
     assert info["max_seq_length"] == 16 and info["serving_task"] == "classification" and info["task"] == "rte"
     # The default head is Hugging Face's: the folder is one transformers loads, the weights in it once.
     assert set(os.listdir(model_folder)) == {"vocab.txt", "tokenizer_config.json", "config.json", "model.safetensors",
-                                             "electra_tf.json"}
+                                             "electra_tf.json", "README.md"}
+    card = (model_folder / "README.md").read_text()  # the model card: its scores and the command that made it
+    assert "pipeline_tag: text-classification" in card and "| dev | accuracy |" in card
+    assert "electra-finetune --" in card and "--task=rte" in card
     hf_config = json.loads((model_folder / "config.json").read_text())
     assert hf_config["architectures"] == ["ElectraForSequenceClassification"]
     assert hf_config["id2label"] == {"0": "entailment", "1": "not_entailment"}
