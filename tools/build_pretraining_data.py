@@ -9,11 +9,13 @@ read too); JSONL or Parquet files and TFDS datasets, a record a document
 (--text_field). A line longer than an example is packed as its sentences,
 nothing dropped (--long_lines=truncate: the original's cut, for exact
 reproduction; sentences end at .!? before a capital, and at 。！？；… in CJK
-text). Each shard appears atomically when complete, and
-`manifest.json` records the settings and counts (tokens read, written and
-dropped, with the reason; the share of [UNK] among the tokens written), which the tool also prints (a warning
-above 2 % [UNK]). --whole_word_masking stores the words of Chinese (CJK) text, found by jieba (pip install
-electra-tf[chinese]), with each example, for electra-pretrain --whole_word_masking. Re-running the same
+text); CJK text (detected, or --language=zh/ja/ko) packs whole sentences by default. Each shard appears
+atomically when complete, and `manifest.json` records the settings and counts (tokens read, written and
+dropped, with the reason; the share of examples ending mid-sentence; the share of [UNK] among the tokens written
+and the words that became [UNK]), which the tool also prints (a warning above 2 % [UNK]). --whole_word_masking
+stores the words of Chinese (CJK) text, found by jieba (pip install electra-tf[chinese]), with each example, for
+electra-pretrain --whole_word_masking, and prints how many words hold several tokens (what it masks whole).
+Re-running the same
 command after an interruption writes only the missing shards; the output does not depend on --num_processes, nor on
 --runner=beam (an Apache Beam pipeline, same shards: docs/data_at_scale.md).
 """
@@ -41,11 +43,16 @@ flags.DEFINE_integer("seed", 0, "Packing seed.")
 flags.DEFINE_bool("whole_word_masking", False, "Store the word boundaries of CJK text, found by the jieba word "
                   "segmenter (pip install electra-tf[chinese]), with each example (feature continues_word), for "
                   "electra-pretrain --whole_word_masking; other text needs none (its words are its ## pieces).")
-flags.DEFINE_enum("long_lines", "split", LONG_LINES,
+flags.DEFINE_enum("long_lines", None, LONG_LINES,
                   "A line longer than an example: split (at sentence ends, else every half example; no text "
                   "dropped; a sentence overflowing an example goes on in the next), sentences (as split, but every "
                   "example ends at a sentence end where one exists: more padding) or truncate (the original "
-                  "ELECTRA's rule: cut, the rest discarded).")
+                  "ELECTRA's rule: cut, the rest discarded). Default: sentences for CJK text, split otherwise: CJK "
+                  "lines are often whole paragraphs without spaces, and split ends over a third of their examples "
+                  "mid-sentence (the manifest's mid_sentence_rate).")
+flags.DEFINE_string("language", None, "The corpus's language code (zh, ja, ko: CJK text) for the defaults that "
+                    "follow it (--long_lines). Default: CJK if 30 %+ of its first 100,000 "
+                    "characters are CJK ideographs.")
 flags.register_validator("max_seq_length", lambda n: n >= 5,
                          "--max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed)")
 flags.register_validator("num_shards", lambda n: n >= 1, "--num_shards must be >= 1")
@@ -65,14 +72,21 @@ class _Progress:
 def run(argv):
     del argv
     from electra_tf.data.tfrecord_dataset import corpus_parts  # (these load TensorFlow: not for --help)
-    from electra_tf.data.pretraining_data import build_pretraining_shards, packing_totals, unknown_token_rate
+    from electra_tf.data.pretraining_data import (
+        build_pretraining_shards,
+        mid_sentence_rate,
+        packing_totals,
+        read_manifest,
+        unknown_token_rate,
+    )
 
     files = corpus_parts(FLAGS.input_files, FLAGS.tfds_dataset)
     load_vocabulary(FLAGS.vocab_file)  # validates it before any work
     settings = dict(max_seq_length=FLAGS.max_seq_length, num_shards=FLAGS.num_shards, seed=FLAGS.seed,
                     blanks_separate_docs=FLAGS.blanks_separate_docs, lowercase=FLAGS.lowercase,
                     strip_accents=FLAGS.strip_accents, long_lines=FLAGS.long_lines, text_field=FLAGS.text_field,
-                    tfds_data_dir=FLAGS.tfds_data_dir, dedupe=FLAGS.dedupe, whole_word_masking=FLAGS.whole_word_masking)
+                    tfds_data_dir=FLAGS.tfds_data_dir, dedupe=FLAGS.dedupe, whole_word_masking=FLAGS.whole_word_masking,
+                    language=FLAGS.language)
     if FLAGS.runner == "beam":
         from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam  # optional: the 'beam' extra
 
@@ -84,10 +98,17 @@ def run(argv):
                                           num_processes=FLAGS.num_processes, progress=_Progress(), **settings)
     print(f"\n{sum(s['examples'] for s in shards.values()):,} examples in {len(shards)} shard(s) → "
           f"{FLAGS.output_dir}")
-    print(token_summary(packing_totals(shards)))
+    totals = packing_totals(shards)
+    print(token_summary(totals))
+    long_lines = read_manifest(FLAGS.output_dir)["settings"]["long_lines"]
+    share = mid_sentence_rate(shards)
+    if share is not None:
+        print(f"examples ending mid-sentence: {share:.1%} (--long_lines={long_lines})")
+    if "whole_words" in totals:
+        print(whole_word_summary(totals["whole_words"]))
     rate = unknown_token_rate(shards)
     if rate is not None:
-        print(unknown_summary(rate))
+        print(unknown_summary(rate, totals.get("unknown_words", {})))
 
 
 def token_summary(totals):
@@ -98,18 +119,35 @@ def token_summary(totals):
             f"{read - written:,} dropped" + (f" ({dropped})" if dropped else ""))
 
 
-def unknown_summary(rate):
-    """One line: the share of `[UNK]` among the tokens written, a warning above `UNKNOWN_RATE_WARNING`.
+def unknown_summary(rate, unknown_words=None):
+    """One line: the share of `[UNK]` among the tokens written (a warning above `UNKNOWN_RATE_WARNING`) and the
+    words that became `[UNK]` most often (`{word: count}`).
 
-    >>> unknown_summary(0.0124)
-    '[UNK]: 1.24% of the tokens written'
+    >>> unknown_summary(0.0124, {"“": 40, "”": 38, "—": 9})
+    '[UNK]: 1.24% of the tokens written; most often unknown: “ (40), ” (38), — (9)'
     """
     from electra_tf.text.vocabulary_learning import UNKNOWN_RATE_WARNING
 
+    top = sorted((unknown_words or {}).items(), key=lambda item: (-item[1], item[0]))[:10]
+    words = f"; most often unknown: {', '.join(f'{word} ({count:,})' for word, count in top)}" if top else ""
     if rate <= UNKNOWN_RATE_WARNING:
-        return f"[UNK]: {rate:.2%} of the tokens written"
-    return (f"warning: [UNK] is {rate:.2%} of the tokens written (above {UNKNOWN_RATE_WARNING:.0%}): --vocab_file "
-            "does not cover this text; learn one on it (electra-build-vocab) or check --lowercase/--strip_accents")
+        return f"[UNK]: {rate:.2%} of the tokens written{words}"
+    return (f"warning: [UNK] is {rate:.2%} of the tokens written (above {UNKNOWN_RATE_WARNING:.0%}){words}: "
+            "--vocab_file does not cover this text; learn one on it (electra-build-vocab) or check "
+            "--lowercase/--strip_accents")
+
+
+def whole_word_summary(counts):
+    """One line: the unit whole-word masking masks, and how many of those words hold several tokens.
+
+    >>> whole_word_summary({"words": 100, "words_of_several_tokens": 40, "tokens_in_words_of_several_tokens": 90})
+    'masking unit: the word (jieba for CJK text); 40.0% of 100 words hold several tokens (60.0% of 150 tokens)'
+    """
+    words, several, inside = (counts.get(key, 0) for key in (
+        "words", "words_of_several_tokens", "tokens_in_words_of_several_tokens"))
+    tokens = words - several + inside
+    return (f"masking unit: the word (jieba for CJK text); {several / max(words, 1):.1%} of {words:,} words hold "
+            f"several tokens ({inside / max(tokens, 1):.1%} of {tokens:,} tokens)")
 
 
 def main():

@@ -34,6 +34,7 @@ Example:
 ...     beam_options=["--direct_num_workers=2", "--direct_running_mode=multi_processing"])
 """
 
+import collections
 import os
 import shutil
 
@@ -59,6 +60,7 @@ from electra_tf.data.tfrecord import ShardWriter
 from electra_tf.data.word_segmentation import load_segmenter
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary
+from electra_tf.text.vocabulary_learning import unknown_words
 
 COUNTS_DIR = ".counts"
 
@@ -153,11 +155,12 @@ class TokenizePiece(beam.DoFn):
         self.settings = settings
         self.tfds_data_dir = tfds_data_dir
         self.wanted = set(wanted)
-        self.tokenize = self.cut = None
+        self.tokenizer = self.tokenize = self.cut = None
 
     def setup(self):
-        self.tokenize = batch_tokenizer(WordPieceTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
-                                                         strip_accents=self.settings["strip_accents"]))
+        self.tokenizer = WordPieceTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
+                                            strip_accents=self.settings["strip_accents"])
+        self.tokenize = batch_tokenizer(self.tokenizer)
         self.cut = load_segmenter()[1] if "word_segmenter" in self.settings else None
 
     def process(self, piece, first, dropped):
@@ -174,9 +177,11 @@ class TokenizePiece(beam.DoFn):
                         yield j, document
                     j += 1
 
-        by_shard = {}
+        by_shard, unknown_lines, texts = {}, {}, {}
+        unknown_id = self.tokenizer.token_to_id(self.tokenizer.oov_token)
         split_longer_than = split_threshold(self.settings["max_seq_length"], self.settings["long_lines"])
-        for pending, ragged, marks in tokenized_batches(numbered(), self.tokenize, split_longer_than, self.cut):
+        documents = ((j, texts.setdefault(j, document)) for j, document in numbered())
+        for pending, ragged, marks in tokenized_batches(documents, self.tokenize, split_longer_than, self.cut):
             # The batch's ids stay arrays (no Python list of every id, as the local builder's packer needs).
             ids = ragged.flat_values.numpy().astype(np.int32) if ragged is not None else np.zeros(0, np.int32)
             lengths = ragged.row_lengths().numpy().astype(np.int32) if ragged is not None else ids
@@ -189,9 +194,13 @@ class TokenizePiece(beam.DoFn):
                 shard = by_shard.setdefault(shard_of(j, num_shards), ShardDocuments())
                 shard.add(sentence_counts, lengths[sentence:end], ids[first_token:last_token],
                           None if marks is None else marks[first_token:last_token])
+                lines = texts.pop(j)
+                if (ids[first_token:last_token] == unknown_id).any():
+                    unknown_lines.setdefault(shard_of(j, num_shards), []).extend(lines)
                 sentence = end
         for shard, documents in sorted(by_shard.items()):
-            yield shard, (index, documents.encoded())
+            unknown = unknown_words(self.tokenizer, unknown_lines.get(shard, []))
+            yield shard, (index, documents.encoded(), dict(unknown))
 
 
 class ShardDocuments:
@@ -265,12 +274,15 @@ class WriteShard(beam.DoFn):
         shard, pieces = shard_and_pieces
         packer = shard_packer(self.settings, shard, *self.special_ids)
         name = shard_name(shard, self.settings["num_shards"])
+        unknown = collections.Counter()
         with ShardWriter(os.path.join(self.output_dir, name), self.unknown_id) as writer:
-            for _, encoded in sorted((piece for piece in pieces if piece is not None), key=lambda piece: piece[0]):
+            for _, encoded, piece_unknown in sorted((piece for piece in pieces if piece is not None),
+                                                    key=lambda piece: piece[0]):
+                unknown.update(piece_unknown)
                 for document, marks in decode_documents(encoded):
                     for example in packer.pack(document, marks):
                         writer.write(example)
-        counts = shard_counts(writer, packer)
+        counts = shard_counts(writer, packer, unknown)
         write_json(os.path.join(self.output_dir, COUNTS_DIR, f"{name}.json"), counts)
         yield name, counts
 
@@ -290,8 +302,8 @@ def _saved_counts(output_dir, num_shards):
 
 def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                                      seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                                     long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
-                                     whole_word_masking=False, beam_options=None):
+                                     long_lines=None, text_field="text", tfds_data_dir=None, dedupe=False,
+                                     whole_word_masking=False, language=None, beam_options=None):
     """`pretraining_data.build_pretraining_shards` (same arguments, same shards and manifest) on Beam.
 
     Args:
@@ -306,7 +318,8 @@ def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
                               strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
-                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir)
+                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir,
+                              language=language)
     done, wanted, duplicates = plan_build(output_dir, settings)
     counts_dir = os.path.join(output_dir, COUNTS_DIR)
     if _read_value(output_dir, "settings") != settings:  # counts of another build's shards: not ours to keep

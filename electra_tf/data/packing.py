@@ -26,7 +26,8 @@ example may then begin mid-sentence, as in RoBERTa's full-sentence packing). `lo
 original rules exactly, for reproduction. `long_lines="sentences"` drops nothing either and ends every example
 at a sentence end where one exists: a sentence that fits in an example is never cut across two (the example ends
 early, with more padding), only a sentence longer than an example is cut. Every mode counts the tokens read,
-written and dropped.
+written and dropped, and the examples that end inside a sentence (the next example goes on with it, or, with
+"truncate", its rest is dropped).
 
 Example:
 >>> import random
@@ -182,16 +183,35 @@ class ExampleBuilder:
 @dataclasses.dataclass
 class PackingCounts:
     """Documents packed; tokens read from their lines, written into examples (special tokens not counted) and
-    dropped, by reason; `as_dict()` is what a shard manifest records (`tokens`: the tokens read)."""
+    dropped, by reason; examples that end inside a sentence (a line, or a sentence of a line split into its
+    sentences); `as_dict()` is what a shard manifest records (`tokens`: the tokens read)."""
 
     documents: int = 0
     read: int = 0
     written: int = 0
     dropped: dict = dataclasses.field(default_factory=dict)
+    cut_mid_sentence: int = 0
+    words: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
     def as_dict(self):
-        return {"documents": self.documents, "tokens": self.read, "tokens_written": self.written,
-                "tokens_dropped": dict(self.dropped)}
+        counts = {"documents": self.documents, "tokens": self.read, "tokens_written": self.written,
+                  "tokens_dropped": dict(self.dropped), "examples_ending_mid_sentence": self.cut_mid_sentence}
+        return {**counts, "whole_words": dict(self.words)} if self.words else counts
+
+
+def word_counts(example, special_ids):
+    """`{"words", "words_of_several_tokens", "tokens_in_words_of_several_tokens"}` of an `Example` with word marks
+    (`continues_word`): what whole-word masking masks as one unit (special tokens not counted).
+
+    >>> example = Example([2, 7, 8, 9, 3, 0], [1, 1, 1, 1, 1, 0], [0] * 6, [0, 0, 1, 0, 0, 0])
+    >>> word_counts(example, {2, 3})
+    {'words': 2, 'words_of_several_tokens': 1, 'tokens_in_words_of_several_tokens': 2}
+    """
+    marks = [mark for token, mark, mask in zip(example.input_ids, example.continues_word, example.input_mask)
+             if mask and token not in special_ids]
+    starts = sum(1 for first, second in zip(marks, marks[1:] + [0]) if not first and second)
+    return {"words": marks.count(0), "words_of_several_tokens": starts,
+            "tokens_in_words_of_several_tokens": sum(marks) + starts}
 
 
 class DocumentPacker:
@@ -217,13 +237,14 @@ class DocumentPacker:
     >>> packer = DocumentPacker(max_length=8, cls_id=101, sep_id=102, rng=random.Random(0))
     >>> [e.input_ids for e in packer.pack([[[7, 8, 9], [10, 11, 12, 13]]])]
     [[101, 7, 8, 102, 9, 10, 11, 102], [101, 12, 13, 102, 0, 0, 0, 0]]
-    >>> packer.counts.as_dict()
-    {'documents': 1, 'tokens': 7, 'tokens_written': 7, 'tokens_dropped': {}}
+    >>> packer.counts.as_dict()  # the first example ends inside the sentence [10, 11, 12, 13]
+    {'documents': 1, 'tokens': 7, 'tokens_written': 7, 'tokens_dropped': {}, 'examples_ending_mid_sentence': 1}
     >>> packer = DocumentPacker(8, 101, 102, random.Random(0), long_lines="truncate")
     >>> [e.input_ids for e in packer.pack([[[7, 8, 9], [10, 11, 12, 13]]])]
     [[101, 7, 8, 9, 10, 11, 12, 102]]
     >>> packer.counts.as_dict()
-    {'documents': 1, 'tokens': 7, 'tokens_written': 6, 'tokens_dropped': {'line_longer_than_an_example': 1}}
+    {'documents': 1, 'tokens': 7, 'tokens_written': 6, 'tokens_dropped': {'line_longer_than_an_example': 1}, \
+'examples_ending_mid_sentence': 1}
     """
 
     def __init__(self, max_length, cls_id, sep_id, rng=None, long_lines="split"):
@@ -232,6 +253,8 @@ class DocumentPacker:
         self.long_lines = long_lines
         self.builder = ExampleBuilder(max_length, cls_id, sep_id, rng, keep_overflow=long_lines != "truncate")
         self.counts = PackingCounts()
+        self._at_sentence_end = True  # whether the last piece added ended a sentence
+        self._dropped = 0  # the builder's dropped tokens when an example was last emitted
         self._piece_length = max(1, self.builder.capacity // (1 if long_lines == "sentences" else 2))
 
     @property
@@ -250,34 +273,49 @@ class DocumentPacker:
             line_length = sum(map(len, line))
             self.counts.read += line_length
             if line_length <= self.builder.capacity or self.long_lines == "truncate":
-                pieces = [_joined(line, line_marks)]
+                pieces = [(*_joined(line, line_marks), True)]
             else:
                 pieces = [(sentence[start:start + self._piece_length],
-                           sentence_marks and sentence_marks[start:start + self._piece_length])
+                           sentence_marks and sentence_marks[start:start + self._piece_length],
+                           start + self._piece_length >= len(sentence))
                           for sentence, sentence_marks in zip(line, line_marks)
                           for start in range(0, len(sentence), self._piece_length)]
-            for piece, piece_marks in pieces:
-                examples += self._add(piece, piece_marks)
-        examples.append(self.builder.end_document())
+            for piece, piece_marks, ends_sentence in pieces:
+                examples += self._add(piece, piece_marks, ends_sentence)
+        examples.append(self._ended(self.builder.end_document(), True))
         examples = [example for example in examples if example is not None]
         self.counts.documents += 1
         self.counts.written += sum(example.num_text_tokens for example in examples)
+        for example in examples:
+            if example.continues_word is not None:
+                self.counts.words.update(word_counts(example, {self.builder.cls_id, self.builder.sep_id}))
         self.counts.dropped = dict(sorted(self.builder.dropped.items()))
         return examples
 
-    def _add(self, piece, marks=None):
+    def _add(self, piece, marks, ends_sentence):
         """Adds a piece no more than `room` tokens at a time (the rest starts the next example); with
-        long_lines="sentences", a piece that does not fit in the room starts the next example whole."""
+        long_lines="sentences", a piece that does not fit in the room starts the next example whole. Counts the
+        examples that end inside a sentence (the piece does not end one, or the original rules cut it)."""
         examples = []
         if self.long_lines == "sentences" and len(piece) > self.builder.room:
-            examples.append(self.builder.end_document())  # ends the example as a document end does
+            examples.append(self._ended(self.builder.end_document(), self._at_sentence_end))
         while True:
             room = self.builder.room
             if len(piece) <= room:
-                examples.append(self.builder.add_sentence(piece, marks))
+                examples.append(self._ended(self.builder.add_sentence(piece, marks), ends_sentence))
+                self._at_sentence_end = ends_sentence
                 return examples
-            examples.append(self.builder.add_sentence(piece[:room], marks and marks[:room]))
+            examples.append(self._ended(self.builder.add_sentence(piece[:room], marks and marks[:room]), False))
             piece, marks = piece[room:], marks and marks[room:]
+
+    def _ended(self, example, at_sentence_end):
+        """`example` (or None), counted in `cut_mid_sentence` when it does not end `at_sentence_end` or the original
+        rules cut text from it."""
+        dropped = sum(self.builder.dropped.values())
+        if example is not None and (not at_sentence_end or dropped > self._dropped):
+            self.counts.cut_mid_sentence += 1
+        self._dropped = dropped
+        return example
 
 
 def _joined(line, line_marks):

@@ -7,20 +7,24 @@ tokenized in-graph in large batches, and dealt round-robin to the shards:
 document `j` goes to shard `j % num_shards`. Each shard packs its documents in
 order with its own `shard_packer` (a `DocumentPacker` seeded by the seed and the
 shard: by default no text is dropped, a line longer than an example is split at
-its sentence ends; `long_lines="truncate"` is the original's cut), so its
+its sentence ends, and CJK text packs whole sentences, `long_lines="sentences"`; `long_lines="truncate"` is
+the original's cut), so its
 content depends only on the corpus, the seed and the number of shards (the Beam
 pipeline, `beam_pipeline`, packs through the same `shard_packer` and writes the
 same bytes).
 
 Shards appear atomically (`write_shard`) and a `manifest.json` records the
 settings, the vocabulary hash and every shard's counts (documents, examples,
-tokens read, written and dropped by reason, `[UNK]` tokens written) and their totals, and the share of `[UNK]`
-among the tokens written (`unknown_token_rate`: a vocabulary that does not fit the text shows here). Running the
+tokens read, written and dropped by reason, `[UNK]` tokens written, examples ending mid-sentence, the words the
+vocabulary maps to `[UNK]`) and their totals, the share of `[UNK]` among the tokens written (`unknown_token_rate`:
+a vocabulary that does not fit the text shows here) with the most frequent unknown words (`unknown_words`), and
+the share of examples that end mid-sentence (`mid_sentence_rate`). Running the
 same build again skips complete shards and finishes the others; an output folder holding shards of other
 settings is an error.
 
 With `whole_word_masking`, CJK text is segmented into words (`word_segmentation`: jieba) and each example
-stores which tokens continue the previous token's word (`continues_word`), for in-graph whole-word masking.
+stores which tokens continue the previous token's word (`continues_word`), for in-graph whole-word masking; the
+manifest counts the words and those of several tokens (`whole_words`: what whole-word masking masks as one).
 
 Example:
 >>> stats = build_pretraining_shards(  # doctest: +SKIP
@@ -42,12 +46,19 @@ from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_ha
 from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
-from electra_tf.data.word_segmentation import INSTALL_HINT, has_cjk, load_segmenter, word_runs
+from electra_tf.data.word_segmentation import INSTALL_HINT, cjk_share, has_cjk, load_segmenter, word_runs
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, vocabulary_hash
+from electra_tf.text.vocabulary_learning import unknown_words
 
 MANIFEST = "manifest.json"
 _TOKENIZE_BATCH_LINES = 2048
+# Languages written without spaces between words or sentences, whose text packs whole sentences by default.
+CJK_LANGUAGES = ("zh", "ja", "ko")
+# A corpus whose first DETECTION_CHARS characters are at least CJK_SHARE CJK ideographs is CJK text.
+DETECTION_CHARS, CJK_SHARE = 100_000, 0.3
+# The unknown words a shard's counts keep (its most frequent).
+UNKNOWN_WORDS_KEPT = 50
 
 
 def read_documents(parts, blanks_separate_docs=True, stats=None, *, text_field="text", tfds_data_dir=None,
@@ -137,6 +148,20 @@ def packing_totals(shards):
             for key, value in sorted(totals.items())}
 
 
+def mid_sentence_rate(shards):
+    """The share of the examples of `shards` (`{shard: counts}`) that end inside a sentence (the next example
+    goes on with it, or the original rules cut it); None when a shard's counts lack it.
+
+    >>> mid_sentence_rate({"a": {"examples": 8, "examples_ending_mid_sentence": 1},
+    ...                    "b": {"examples": 2, "examples_ending_mid_sentence": 0}})
+    0.1
+    """
+    if any("examples_ending_mid_sentence" not in counts for counts in shards.values()):
+        return None
+    examples = sum(counts["examples"] for counts in shards.values())
+    return sum(counts["examples_ending_mid_sentence"] for counts in shards.values()) / examples if examples else 0.0
+
+
 def unknown_token_rate(shards):
     """The share of `[UNK]` among the tokens written into `shards` (`{shard: counts}`), special tokens not
     counted; None when a shard's counts lack it (written before the count was kept).
@@ -160,6 +185,7 @@ def write_manifest(output_dir, settings, shards, vocab_file, duplicate_documents
         totals["duplicate_documents"] = duplicate_documents or 0
     write_text(path, json.dumps({"settings": settings, "totals": totals, "shards": shards,
                                  "unknown_token_rate": unknown_token_rate(shards),
+                                 "mid_sentence_rate": mid_sentence_rate(shards),
                                  "vocabulary_size": len(load_vocabulary(vocab_file))}, indent=2, sort_keys=True))
 
 
@@ -276,24 +302,67 @@ def shard_packer(settings, shard, cls_id, sep_id):
                           random.Random(settings["seed"] * 1_000_003 + shard), long_lines=settings["long_lines"])
 
 
-def shard_counts(writer, packer):
-    """A shard's counts in the manifest, once its `ShardWriter` and its `shard_packer` are done with it."""
-    return {"examples": writer.count, "tokens_unknown": writer.unknown, **packer.counts.as_dict()}
+def shard_counts(writer, packer, unknown):
+    """A shard's counts in the manifest, once its `ShardWriter` and its `shard_packer` are done with it; `unknown`:
+    the words of its text that became `[UNK]` (`{word: count}`, `vocabulary_learning.unknown_words`)."""
+    return {"examples": writer.count, "tokens_unknown": writer.unknown, **packer.counts.as_dict(),
+            "unknown_words": top_unknown_words(unknown)}
+
+
+def top_unknown_words(counts):
+    """The `UNKNOWN_WORDS_KEPT` most frequent of `counts` (`{word: count}`), ties by the word: what a shard's counts
+    keep (`unknown_words`), the same whichever builder counted them.
+
+    >>> top_unknown_words({"”": 3, "“": 3, "—": 1})
+    {'“': 3, '”': 3, '—': 1}
+    """
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:UNKNOWN_WORDS_KEPT])
+
+
+def corpus_is_cjk(parts, blanks_separate_docs=True, text_field="text", tfds_data_dir=None, language=None):
+    """Whether the corpus is CJK text: by `language` (a code such as "zh" or "zh-Hant"; CJK_LANGUAGES), else by
+    its first `DETECTION_CHARS` characters (at least `CJK_SHARE` CJK ideographs)."""
+    if language:
+        return language.split("-")[0].split("_")[0].lower() in CJK_LANGUAGES
+    lines = (line for document in read_documents(parts, blanks_separate_docs, text_field=text_field,
+                                                 tfds_data_dir=tfds_data_dir) for line in document)
+    sample, size = [], 0
+    try:
+        for line in lines:
+            sample.append(line)
+            size += len(line)
+            if size >= DETECTION_CHARS:
+                break
+    except ValueError:  # a bad part: judged on what came before it; the build reports it as it reads it
+        pass
+    return cjk_share(sample) >= CJK_SHARE
+
+
+def default_long_lines(cjk):
+    """The `long_lines` of a build that gives none: "sentences" for CJK text (`corpus_is_cjk`), whose lines are
+    often whole paragraphs without a space, so that cutting them where an example is full ("split") ends more than
+    a third of its examples mid-sentence; "split" otherwise."""
+    return "sentences" if cjk else "split"
 
 
 def build_settings(parts, vocab_file, *, max_seq_length=128, num_shards=1, seed=0, blanks_separate_docs=True,
-                   lowercase=True, strip_accents=None, long_lines="split", text_field="text", dedupe=False,
-                   whole_word_masking=False, tfds_data_dir=None):
+                   lowercase=True, strip_accents=None, long_lines=None, text_field="text", dedupe=False,
+                   whole_word_masking=False, tfds_data_dir=None, language=None):
     """The settings a build records in its manifest (and must match to resume); checks them and the parts
-    (and, for `whole_word_masking`, that the `word_segmenter` it needs is installed)."""
+    (and, for `whole_word_masking`, that the `word_segmenter` it needs is installed). `long_lines` None: as
+    `default_long_lines` (by `language`, or the text)."""
     if num_shards < 1:
         raise ValueError(f"need num_shards >= 1, got {num_shards}")
-    if long_lines not in LONG_LINES:
+    if long_lines not in (None, *LONG_LINES):
         raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
+    files = check_parts(parts, text_field)
+    if long_lines is None:
+        long_lines = default_long_lines(corpus_is_cjk(files, blanks_separate_docs, text_field, tfds_data_dir,
+                                                      language))
     settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
                 "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
                 "strip_accents": lowercase if strip_accents is None else strip_accents, "long_lines": long_lines,
-                "vocab_sha256": vocabulary_hash(vocab_file), "input_files": check_parts(parts, text_field),
+                "vocab_sha256": vocabulary_hash(vocab_file), "input_files": files,
                 "text_field": text_field, "dedupe": dedupe}
     segmenter = word_segmenter(settings, whole_word_masking, tfds_data_dir)
     return {**settings, "word_segmenter": segmenter} if segmenter else settings
@@ -317,15 +386,18 @@ def plan_build(output_dir, settings):
 
 def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                              seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                             long_lines="split", text_field="text", tfds_data_dir=None, dedupe=False,
-                             whole_word_masking=False, num_processes=1, progress=None):
+                             long_lines=None, text_field="text", tfds_data_dir=None, dedupe=False,
+                             whole_word_masking=False, language=None, num_processes=1, progress=None):
     """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
 
     Args:
         input_files: the corpus parts: text, `.jsonl` or `.parquet` files, or `tfds:<name>[:<split>]`
             (see `corpus_readers`).
-        long_lines: "split" (default: no text dropped) or "truncate" (the original's rules), as
-            `DocumentPacker`.
+        long_lines: "split" (no text dropped), "sentences" (no text dropped, examples end at sentence ends) or
+            "truncate" (the original's rules), as `DocumentPacker`; None (default): "sentences" for CJK text,
+            "split" for other text (`default_long_lines`).
+        language: the corpus's language code ("zh", "ja", "ko": CJK text), for the defaults that follow it;
+            None: detected (`corpus_is_cjk`).
         text_field: the JSONL field, Parquet column or TFDS feature holding a document's text.
         tfds_data_dir: where TFDS datasets are prepared.
         dedupe: drop exact duplicate documents (`corpus_readers.document_hash`), counted in the manifest.
@@ -342,7 +414,8 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
                               strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
-                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir)
+                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir,
+                              language=language)
     done, wanted, duplicates = plan_build(output_dir, settings)
     groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
     reading = (tfds_data_dir, progress)
@@ -399,9 +472,11 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
     num_shards = settings["num_shards"]
     packers = {i: shard_packer(settings, i, tokenizer.cls_token_id, tokenizer.sep_token_id) for i in wanted}
     stats = CorpusStats()
-    documents = ((j, doc) for j, doc in enumerate(read_documents(
+    texts = {}  # the documents being tokenized, by index: the text of the words that become [UNK]
+    documents = ((j, texts.setdefault(j, doc)) for j, doc in enumerate(read_documents(
         settings["input_files"], settings["blanks_separate_docs"], stats, text_field=settings["text_field"],
         tfds_data_dir=tfds_data_dir, dedupe=settings["dedupe"])) if shard_of(j, num_shards) in packers)
+    unknown_lines = {i: [] for i in wanted}
     split_longer_than = packers[wanted[0]].split_longer_than
     cut = load_segmenter()[1] if "word_segmenter" in settings else None
     start, packed = time.time(), 0
@@ -411,6 +486,9 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
                    for i in wanted}
         for j, document, marks in marked_documents(documents, batch_tokenizer(tokenizer), split_longer_than, cut):
             shard = shard_of(j, num_shards)
+            lines = texts.pop(j)
+            if any(unknown_id in sentence for line in document for sentence in line):
+                unknown_lines[shard] += lines  # (unknown_words finds the words)
             for example in packers[shard].pack(document, marks):
                 writers[shard].write(example)
             packed += 1
@@ -422,5 +500,6 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
         print(stats.warning())
     if progress is not None:
         progress(packed, sum(p.counts.read for p in packers.values()), time.time() - start)
-    written = {shard_name(i, num_shards): shard_counts(writers[i], packers[i]) for i in wanted}
+    written = {shard_name(i, num_shards): shard_counts(writers[i], packers[i],
+                                                       unknown_words(tokenizer, unknown_lines[i])) for i in wanted}
     return written, stats.duplicate_documents

@@ -38,6 +38,16 @@ def has_cjk(text):
     return _IDEOGRAPHS.search(text) is not None
 
 
+def cjk_share(texts):
+    """The share of CJK ideographs among the non-space characters of `texts` (0.0 for none).
+
+    >>> cjk_share(["ab 中", "文"])
+    0.5
+    """
+    characters = "".join("".join(text.split()) for text in texts)
+    return sum(len(run) for run in _IDEOGRAPHS.findall(characters)) / len(characters) if characters else 0.0
+
+
 def word_runs(text, cut):
     """`text` as consecutive runs `(run, marks)`: a run of ideographs with its characters' marks (1: the
     character continues the word of the one before it, by `cut`, a function from text to its words), or the

@@ -196,6 +196,27 @@ tokenizer splits them), which make no longer pieces; a larger corpus gives more 
             + "; a larger corpus gives more (or ask for fewer)")
 
 
+def split_held_out(texts, every):
+    """`(learned, held_out)`: the non-blank lines of `texts` (a `tf.data.Dataset` of strings), every `every`-th one
+    (`every` >= 2) held out; each part a dataset of texts of up to 256 lines.
+
+    >>> corpus = tf.data.Dataset.from_tensors(chr(10).join(["a", "b", "", "c", "d"]))  # lines a, b, c, d
+    >>> learned, held_out = split_held_out(corpus, 2)
+    >>> [text.numpy().decode().split() for text in learned], [text.numpy().decode().split() for text in held_out]
+    ([['a', 'c']], [['b', 'd']])
+    """
+    if every < 2:
+        raise ValueError(f"held out: every must be at least 2 (one line in `every`), got {every}")
+    lines = texts.flat_map(lambda text: tf.data.Dataset.from_tensor_slices(tf.strings.split(text, "\n")))
+    lines = lines.filter(lambda line: tf.strings.length(tf.strings.strip(line)) > 0).enumerate()
+    parts = (lines.filter(lambda i, _: i % every != every - 1), lines.filter(lambda i, _: i % every == every - 1))
+    return tuple(part.map(lambda _, line: line).batch(256).map(_joined_lines) for part in parts)
+
+
+def _joined_lines(lines):
+    return tf.strings.reduce_join(lines, separator="\n")
+
+
 def unknown_token_rate(tokenizer, texts, batch_size=256):
     """The share of `[UNK]` among the tokens a `WordPieceTokenizer` gives `texts` (an iterable of strings): a
     float in [0, 1], 0.0 when they hold no token.
@@ -212,3 +233,25 @@ def unknown_token_rate(tokenizer, texts, batch_size=256):
         unknown += int(tf.reduce_sum(tf.cast(ids == unknown_id, tf.int64)))
         total += int(tf.size(ids))
     return unknown / total if total else 0.0
+
+
+def unknown_words(tokenizer, texts, batch_size=256):
+    """The words of `texts` that a `WordPieceTokenizer` maps, wholly or in part, to `[UNK]`, as a
+    `collections.Counter`: words as BERT's pre-tokenization splits them (`bert_pretokenize`: a CJK character or a
+    punctuation mark is a word of its own, so a vocabulary's missing characters show one by one).
+
+    >>> from electra_tf.text.tokenizer import WordPieceTokenizer
+    >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "他", "说", "the", "fox"])
+    >>> unknown_words(tokenizer, ["他说：“the fox”", "他说……"]).most_common()
+    [('…', 2), ('：', 1), ('“', 1), ('”', 1)]
+    """
+    unknown_id, counts = tokenizer.token_to_id(tokenizer.oov_token), collections.Counter()
+    texts = iter(texts)
+    while batch := list(itertools.islice(texts, batch_size)):
+        words = bert_pretokenize(tf.constant(batch, tf.string), tokenizer.lowercase, tokenizer.strip_accents)
+        words = words.flat_values
+        ids = tokenizer.tokenize(words)
+        unknown = tf.math.unsorted_segment_max(tf.cast(ids.flat_values == unknown_id, tf.int32), ids.value_rowids(),
+                                               ids.nrows()) > 0
+        counts.update(word.decode("utf-8") for word in tf.boolean_mask(words, unknown).numpy())
+    return counts

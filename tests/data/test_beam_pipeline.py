@@ -139,13 +139,14 @@ def test_beam_learns_the_local_tools_vocabulary(corpus, tmp_path):
 
 
 def test_the_vocabulary_tool_on_beam_writes_the_local_tools_file(corpus, tmp_path, run_tool):
-    """A text file (which the local tool reads whole, the pipeline line by line) and a JSONL file."""
+    """A text file (which the local tool reads whole, the pipeline line by line) and a JSONL file, every line learned
+    from (the pipeline holds out none: --held_out_every=0 for the local tool)."""
     parts, _ = corpus
     outputs = {}
     for runner in ("local", "beam"):
         outputs[runner] = tmp_path / f"{runner}.txt"
         code, out, err = run_tool("build_vocab", f"--input_files={parts[0]},{parts[2]}", "--vocab_size=500",
-                                  f"--output={outputs[runner]}", f"--runner={runner}")
+                                  f"--output={outputs[runner]}", f"--runner={runner}", "--held_out_every=0")
         assert code in (0, None) and "tokens from 2 file(s)" in out, err[-2000:]
     assert outputs["beam"].read_bytes() == outputs["local"].read_bytes()
 

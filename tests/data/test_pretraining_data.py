@@ -201,8 +201,10 @@ def test_split_packing_keeps_every_token_of_its_document(max_length):
             single += example.input_ids.count(SEP) == 1
         total += len(examples)
     read = sum(len(s) for d in documents for line in d for s in line)
-    assert packer.counts.as_dict() == {"documents": len(documents), "tokens": read, "tokens_written": read,
-                                       "tokens_dropped": {}}
+    counts = packer.counts.as_dict()
+    assert counts == {"documents": len(documents), "tokens": read, "tokens_written": read, "tokens_dropped": {},
+                      "examples_ending_mid_sentence": counts["examples_ending_mid_sentence"]}
+    assert 0 < counts["examples_ending_mid_sentence"] < total  # split: a full example ends mid-sentence
     assert single < 0.3 * total  # long lines become two-segment examples, not one-segment runs
 
 

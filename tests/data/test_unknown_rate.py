@@ -25,9 +25,10 @@ def corpus(tmp_path):
 
 @pytest.mark.parametrize("missing, printed", [
     ("", "[UNK]: 0.00% of the tokens written"),
-    ("伞", "[UNK]: 1.72% of the tokens written"),  # 1 of the text's 58 characters
-    ("，。", "warning: [UNK] is 8.62% of the tokens written (above 2%): --vocab_file does not cover this text; "
-           "learn one on it (electra-build-vocab) or check --lowercase/--strip_accents"),
+    ("伞", "[UNK]: 1.72% of the tokens written; most often unknown: 伞 (4)"),  # 1 of the text's 58 characters
+    ("，。", "warning: [UNK] is 8.62% of the tokens written (above 2%); most often unknown: 。 (12), ， (8): "
+           "--vocab_file does not cover this text; learn one on it (electra-build-vocab) or check "
+           "--lowercase/--strip_accents"),
 ])
 def test_the_unknown_rate_of_the_tokens_written_is_printed_and_recorded(corpus, tmp_path, run_tool, missing,
                                                                           printed):
@@ -41,6 +42,7 @@ def test_the_unknown_rate_of_the_tokens_written_is_printed_and_recorded(corpus, 
     ids = np.concatenate([batch["input_ids"].numpy().ravel() for batch in pretraining_dataset(
         str(tmp_path / "out"), batch_size=1, seq_length=32, training=False)])
     assert manifest["totals"]["tokens_unknown"] == int(np.sum(ids == 1)) == sum(TEXT.count(c) for c in missing) * 4
+    assert manifest["totals"]["unknown_words"] == {c: TEXT.count(c) * 4 for c in missing}  # the words that became [UNK]
     assert manifest["unknown_token_rate"] == manifest["totals"]["tokens_unknown"] / manifest["totals"][
         "tokens_written"]
 
