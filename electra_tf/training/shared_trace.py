@@ -54,10 +54,10 @@ def _calling_through(trace, block):
     """`block`'s `call`, its training calls inside a `tf.function` run through `trace` (its `trace` attribute)."""
     own_call = type(block).call.__get__(block)
 
-    def call(inputs, padding_mask=None, attention_mask=None, training=None):
-        if is_training(training) and tf.inside_function():
+    def call(inputs, padding_mask=None, attention_mask=None, training=None, return_attention_scores=False):
+        if is_training(training) and tf.inside_function() and not return_attention_scores:
             return trace(block, inputs, padding_mask, attention_mask)
-        return own_call(inputs, padding_mask, attention_mask, training)
+        return own_call(inputs, padding_mask, attention_mask, training, return_attention_scores)
     call.trace = trace
     return call
 
