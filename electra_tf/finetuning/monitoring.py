@@ -8,7 +8,8 @@ Two Keras callbacks, which `finetune` adds:
 - `DevEvaluation` scores the dev split every `every` steps (by default each epoch) and at the end with the
   task's own metrics (`task.predict`, `task.score`), prints and writes them beside the majority-class
   baseline, and with `keep_best` gives the model the weights of its best evaluation when training ends.
-  When the final model puts `ONE_CLASS_SHARE` or more of the dev examples in one class, it says so.
+  When the final model puts `ONE_CLASS_SHARE` or more of the dev examples in one class, it says so, and so
+  when a tagging model's dev entity F1 stays under `NEAR_ZERO_ENTITY_F1` (it finds almost no entity).
 
 Example (what a run prints):
 >>> print(progress_line(step=40, total=120, loss=0.5123, examples_per_second=85.3, seconds_left=95))
@@ -19,6 +20,10 @@ step 40/120 (33%) · loss 0.5123 · 85.3 examples/s · 1:35 left
 >>> print(line)  # doctest: +NORMALIZE_WHITESPACE
 warning: 4 of 5 dev predictions (80%) are 'pos': the model learned little beyond one class;
 try a higher --learning_rate (this run: 0.0003) or more --epochs
+>>> print(entity_warning({"precision": 0.1, "recall": 0.02, "f1": 0.0333}, learning_rate=3e-4))
+... # doctest: +NORMALIZE_WHITESPACE
+warning: dev entity F1 is 0.0333 (precision 0.1000, recall 0.0200): the model finds almost no entity;
+try a higher --learning_rate (this run: 0.0003), more --epochs or a smaller --batch_size (more steps)
 """
 
 import collections
@@ -93,6 +98,20 @@ def majority_baseline(train_labels, dev_labels):
     return float(np.mean(np.asarray(dev_labels) == majority))
 
 
+# The dev entity F1 under which a tagging run says it found almost no entity.
+NEAR_ZERO_ENTITY_F1 = 0.05
+
+
+def entity_warning(scores, learning_rate, threshold=NEAR_ZERO_ENTITY_F1):
+    """One line when `scores` are entity scores (precision, recall, F1: a tagging task's) with F1 under
+    `threshold`, else None."""
+    if not {"precision", "recall", "f1"} <= set(scores) or scores["f1"] >= threshold:
+        return None
+    return (f"warning: dev entity F1 is {scores['f1']:.4f} (precision {scores['precision']:.4f}, recall "
+            f"{scores['recall']:.4f}): the model finds almost no entity; try a higher --learning_rate (this run: "
+            f"{learning_rate:g}), more --epochs or a smaller --batch_size (more steps)")
+
+
 def one_class_warning(predicted, label_names, learning_rate, share=ONE_CLASS_SHARE):
     """One line when at least `share` of the `predicted` class ids are one class, else None."""
     top, count = collections.Counter(np.asarray(predicted).tolist()).most_common(1)[0]
@@ -160,3 +179,6 @@ class DevEvaluation(keras.callbacks.Callback):
                                         self.task.config.learning_rate)
             if warning:
                 self.report(warning)
+        warning = kept is not None and entity_warning(kept, self.task.config.learning_rate)
+        if warning:
+            self.report(warning)
