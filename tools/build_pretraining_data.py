@@ -13,7 +13,7 @@ text); CJK text (detected, or --language=zh/ja/ko) packs whole sentences by defa
 atomically when complete, and `manifest.json` records the settings and counts (tokens read, written and
 dropped, with the reason; the share of examples ending mid-sentence; the share of [UNK] among the tokens written
 and the words that became [UNK]), which the tool also prints (a warning above 2 % [UNK]). --whole_word_masking
-stores the words of Chinese (CJK) text, found by jieba (pip install electra-tf[chinese]), with each example, for
+stores the words of Chinese (CJK) text, found by jieba (pip install jieba), with each example, for
 electra-pretrain --whole_word_masking, and prints how many words hold several tokens (what it masks whole).
 Re-running the same
 command after an interruption writes only the missing shards; the output does not depend on --num_processes, nor on
@@ -41,7 +41,7 @@ flags.DEFINE_bool("lowercase", True, "Lower-case the text (uncased vocabularies)
 flags.DEFINE_bool("strip_accents", None, "Strip accents (default: as --lowercase).")
 flags.DEFINE_integer("seed", 0, "Packing seed.")
 flags.DEFINE_bool("whole_word_masking", False, "Store the word boundaries of CJK text, found by the jieba word "
-                  "segmenter (pip install electra-tf[chinese]), with each example (feature continues_word), for "
+                  "segmenter (pip install jieba), with each example (feature continues_word), for "
                   "electra-pretrain --whole_word_masking; other text needs none (its words are its ## pieces).")
 flags.DEFINE_enum("long_lines", None, LONG_LINES,
                   "A line longer than an example: split (at sentence ends, else every half example; no text "

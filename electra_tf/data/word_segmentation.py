@@ -11,7 +11,7 @@ around every ideograph, so tokenizing the runs one by one gives the line's token
 run's marks are its characters' marks. A character continues a word when the segmenter put it in the same word
 as the character before it, in a word made of ideographs only (as `chinese_ref`).
 
-jieba is an optional extra (`pip install electra-tf[chinese]`), imported only when shards of CJK text are built
+jieba is an optional extra (`pip install ".[chinese]"` in an electra_tf checkout), imported only when shards of CJK text are built
 with `--whole_word_masking` (`load_segmenter`).
 
 Example:
@@ -25,7 +25,7 @@ import re
 from electra_tf.data.sentences import IDEOGRAPH
 
 SEGMENTER = "jieba"
-INSTALL_HINT = "pip install electra-tf[chinese] (or pip install jieba)"
+INSTALL_HINT = 'pip install jieba, or pip install ".[chinese]" in an electra_tf checkout'
 _IDEOGRAPHS = re.compile(f"{IDEOGRAPH}+")
 
 

@@ -16,7 +16,7 @@ export ships them.
 (`onnxruntime.quantization.quantize_dynamic`): int8 weights of the matmuls,
 activations quantized per call; the route to ONNX Runtime's int8 kernels.
 
-Needs the `onnx` extra (`pip install electra-tf[onnx]`: tf2onnx, onnx, onnxruntime).
+Needs the `onnx` extra (`pip install ".[onnx]"` in an electra_tf checkout: tf2onnx, onnx, onnxruntime).
 
 Example (converting takes seconds, so not run here):
 >>> path = export_onnx(model, tokenizer, "exports", model_name="sst2", precision="int8")  # doctest: +SKIP
@@ -37,7 +37,7 @@ from electra_tf.export.signatures import make_serving_task
 MODEL_FILE = "model.onnx"
 PRECISIONS = ("fp32", "int8")
 OPSET = 17
-EXTRA = "the ONNX export needs tf2onnx, onnx and onnxruntime: pip install 'electra-tf[onnx]'"
+EXTRA = 'the ONNX export needs tf2onnx, onnx and onnxruntime: pip install ".[onnx]" in an electra_tf checkout (or pip install tf2onnx onnx onnxruntime)'
 
 
 def _require(module):

@@ -159,8 +159,8 @@ def test_without_jieba_the_flag_on_chinese_text_says_how_to_install_it_before_an
     corpus, vocab, _ = chinese
     monkeypatch.setitem(sys.modules, "jieba", None)  # `import jieba` raises ImportError
     with pytest.raises(ValueError, match=r"^--whole_word_masking: the corpus holds CJK text, whose words need the "
-                                         r"jieba word segmenter: pip install electra-tf\[chinese\] "
-                                         r"\(or pip install jieba\)$"):
+                                         r'jieba word segmenter: pip install jieba, or pip install "\.\[chinese\]" '
+                                         r"in an electra_tf checkout$"):
         build_pretraining_shards([corpus], vocab, str(tmp_path / "out"), whole_word_masking=True)
     assert not (tmp_path / "out").exists()
     english = tmp_path / "english.txt"

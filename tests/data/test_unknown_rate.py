@@ -55,5 +55,5 @@ def test_whole_word_masking_without_jieba_on_chinese_text_is_one_line(corpus, tm
     result = run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab}",
                       f"--output_dir={tmp_path / 'out'}", "--whole_word_masking")
     refused(result, "--whole_word_masking: the corpus holds CJK text, whose words need the jieba word segmenter: "
-                    "pip install electra-tf[chinese] (or pip install jieba)\n")
+                    'pip install jieba, or pip install ".[chinese]" in an electra_tf checkout\n')
     assert result[2].count("\n") == 1 and not (tmp_path / "out").exists()

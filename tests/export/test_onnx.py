@@ -153,7 +153,8 @@ def test_every_served_kind_exports_to_onnx(kind, tiny_pretrained_dir, tokenizer,
 def test_onnx_export_refusals(run_tool, refused, tmp_path):
     refused(run_tool("export_model", f"--model={tmp_path}/model", f"--export_dir={tmp_path}", "--format=onnx",
                      "--precision=bf16"), "--format=onnx is --precision=fp32 or int8 (no bfloat16 model)")
-    with pytest.raises(ValueError, match=r"pip install 'electra-tf\[onnx\]' \(no_such_onnx_tool is not installed\)"):
+    with pytest.raises(ValueError, match=r"in an electra_tf checkout \(or pip install tf2onnx onnx onnxruntime\) "
+                                         r"\(no_such_onnx_tool is not installed\)"):
         _require("no_such_onnx_tool")
 
 
