@@ -50,9 +50,12 @@ def test_the_chinese_walkthrough_runs_as_written(tmp_path):
     hfl, tools, served = printed
 
     assert re.search(r"^\(2, 2\) \d+\.\d+$", hfl, re.M), hfl[-1500:]
-    assert "[UNK] rate: 0.00% of the tokens" in tools and "[UNK]: 0.00% of the tokens written" in tools
+    assert re.search(r"\[UNK\] rate: \d+\.\d\d% of the tokens of \d+ held-out lines .*; most often unknown: ", tools)
+    assert re.search(r"\[UNK\]: \d+\.\d\d% of the tokens written; most often unknown: ", tools)
+    assert "examples ending mid-sentence: " in tools and "masking unit: the word (jieba for CJK text); " in tools
     manifest = json.loads((tmp_path / "runs/zh/data/manifest.json").read_text())
     assert manifest["settings"]["word_segmenter"].startswith("jieba ")
+    assert manifest["settings"]["long_lines"] == "sentences" and manifest["mid_sentence_rate"] < 0.1
     runs = tmp_path / "runs" / "zh"
     assert (runs / "pretrained" / "final" / "discriminator.keras").exists()
     qa = json.loads((runs / "qa" / "results.json").read_text())
