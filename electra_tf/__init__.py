@@ -75,8 +75,7 @@ KERAS_OBJECT_MODULES = (
     "electra_tf.models.encoder", "electra_tf.models.generator", "electra_tf.models.multiple_choice",
     "electra_tf.models.question_answering", "electra_tf.models.sequence_classification",
     "electra_tf.models.token_classification", "electra_tf.text.preprocessor", "electra_tf.pretraining.gdes",
-    "electra_tf.pretraining.pretrainer", "electra_tf.text.tokenizer", "electra_tf.training.layerwise_decay",
-    "electra_tf.training.optimization", "electra_tf.transformers.modeling", "electra_tf.transformers.optimization",
+    "electra_tf.pretraining.pretrainer", "electra_tf.text.tokenizer", "electra_tf.training.optimization", "electra_tf.transformers.modeling", "electra_tf.transformers.optimization",
     "electra_tf.transformers.tokenizer",
 )
 

@@ -20,13 +20,14 @@ Example:
 """
 
 import os
+import tempfile
 
 import keras
 import numpy as np
 import tensorflow as tf
 
 import electra_tf.transformers.batch_encoding as batch_encoding
-from electra_tf.checkpoints import tokenizer_files
+from electra_tf.checkpoints import publish, tokenizer_files
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.word_spans import split_words
 from electra_tf.transformers.batch_encoding import Pieces, SpecialTokens
@@ -94,6 +95,15 @@ class ElectraTokenizer(WordPieceTokenizer):
                                               strip_accents=self.strip_accents,
                                               model_max_length=self.model_max_length)
         return tuple(os.path.join(save_directory, name) for name in (tokenizer_files.TOKENIZER_CONFIG, "vocab.txt"))
+
+    def push_to_hub(self, repo_id, commit_message=None, private=None, token=None, revision=None, create_pr=False):
+        """transformers' `tokenizer.push_to_hub`: uploads the tokenizer files (`save_pretrained`) to the hub
+        repository `repo_id` (`electra_tf.checkpoints.publish.push_to_hub`); returns the commit's URL."""
+        publish.check_push_target(repo_id)
+        with tempfile.TemporaryDirectory() as folder:
+            self.save_pretrained(folder)
+            return publish.push_to_hub(folder, repo_id, token=token, private=private, revision=revision,
+                                       commit_message=commit_message or "Upload tokenizer", create_pr=create_pr)
 
     def __call__(self, text=None, text_pair=None, *args, **kwargs):
         """transformers' call on Python text; the Keras layer call (`tokenize`'s ids) on tensors.

@@ -50,3 +50,6 @@ def test_a_model_pushes_itself_and_loads_back_by_id(hub, tiny_pretrained_dir):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     with pytest.raises(ValueError, match="repo"):
         model.push_to_hub("", token="hf_write")
+    tokenizer = ElectraTokenizer.from_pretrained(str(tiny_pretrained_dir))
+    tokenizer.push_to_hub("me/tiny-tokenizer", token="hf_write")
+    assert ElectraTokenizer.from_pretrained("me/tiny-tokenizer").get_vocabulary() == tokenizer.get_vocabulary()
