@@ -100,9 +100,10 @@ def test_save_pretrained_writes_a_hugging_face_folder_that_describes_itself(conf
     model = ElectraForSequenceClassification(config, num_labels=2)  # the default head: Hugging Face's
     model.save_pretrained(tmp_path / "hf", tokenizer=tokenizer, label_names=["negative", "positive"],
                           max_seq_length=32)
-    # The weights once, as transformers reads them (AutoModelForSequenceClassification.from_pretrained).
+    # The weights once, as transformers reads them (AutoModelForSequenceClassification.from_pretrained), and the
+    # model card the hub shows.
     assert set(os.listdir(tmp_path / "hf")) == {"config.json", "model.safetensors", "vocab.txt",
-                                                "tokenizer_config.json", "electra_tf.json"}
+                                                "tokenizer_config.json", "electra_tf.json", "README.md"}
     hf_config = json.loads((tmp_path / "hf" / "config.json").read_text())
     assert hf_config["architectures"] == ["ElectraForSequenceClassification"] and hf_config["model_type"] == "electra"
     assert hf_config["id2label"] == {"0": "negative", "1": "positive"}
