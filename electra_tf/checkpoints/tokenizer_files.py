@@ -24,7 +24,7 @@ import os
 from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints import google, hub, keras_hub_preset, ours
 from electra_tf.text.tokenizer import WordPieceTokenizer
-from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary
+from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, save_vocabulary, vocabulary_hash
 
 logger = logging.getLogger("electra_tf")
 
@@ -100,6 +100,10 @@ def _warn_if_cased_on_uncased(settings, path):
     return settings
 
 
+class NoTokenizerFiles(ValueError):
+    """A checkpoint without tokenizer files (a model can be loaded without them)."""
+
+
 def tokenizer_arguments(path, **hub_options):
     """`(vocabulary, lowercase, strip_accents)` for the checkpoint at `path` (any format: a folder, a
     `.keras` file, a Google prefix, a Hugging Face hub id: see `hub.resolve`, which takes `hub_options`), or
@@ -120,9 +124,23 @@ def tokenizer_arguments(path, **hub_options):
         if os.path.isdir(folder):
             settings = tokenizer_settings(folder)
             if settings is not None:
+                _check_recorded_vocabulary(folder, settings[0])
                 return _warn_if_cased_on_uncased(settings, folder)
-    raise ValueError(f"{path}: no vocab.txt (nor tokenizer.json) here; tools/run_pretraining.py writes one in "
-                     "<model_dir>/final, Hugging Face and Google checkpoints ship one beside the weights")
+    raise NoTokenizerFiles(f"{path}: no vocab.txt (nor tokenizer.json) here; tools/run_pretraining.py writes one in "
+                           "<model_dir>/final, Hugging Face and Google checkpoints ship one beside the weights")
+
+
+def _check_recorded_vocabulary(folder, vocabulary):
+    """Refuses a model folder whose vocabulary is not the one its `electra_tf.json` records (`save_pretrained`
+    writes its sha256): each id would read another token's trained embedding."""
+    recorded = ours.read_model_info(folder).get("vocabulary_sha256")
+    if not recorded:
+        return
+    found = vocabulary_hash(load_vocabulary(vocabulary) if isinstance(vocabulary, str) else vocabulary)
+    if found != recorded:
+        raise ValueError(f"{folder}: its vocabulary (sha256 {found[:12]}…) is not the one {ours.MODEL_INFO} records "
+                         f"(sha256 {recorded[:12]}…), which the model was trained with; put the model's own "
+                         "vocab.txt back, or save the folder again")
 
 
 def tokenizer_options(path, lowercase=None, strip_accents=None, **hub_options):

@@ -52,7 +52,7 @@ import tensorflow as tf
 from electra_tf.util.atomic import atomic_folder
 from electra_tf.checkpoints import hf, ours, publish, sources, transfer
 from electra_tf.checkpoints.model_card import write_model_card
-from electra_tf.checkpoints.tokenizer_files import load_tokenizer, write_tokenizer_files
+from electra_tf.checkpoints.tokenizer_files import NoTokenizerFiles, load_tokenizer, write_tokenizer_files
 from electra_tf.config import ElectraConfig
 from electra_tf.text.preprocessor import ElectraPreprocessor, TextPredictor, is_pair, is_text
 from electra_tf.text.vocabulary import vocabulary_hash
@@ -276,7 +276,7 @@ class ElectraNetwork(keras.Model):
         beside a checkpoint, or None when there are none."""
         try:
             tokenizer = load_tokenizer(source.folder)
-        except ValueError:
+        except NoTokenizerFiles:
             return None
         return ElectraPreprocessor(tokenizer, length or min(DEFAULT_SEQUENCE_LENGTH,
                                                             source.config.max_position_embeddings))

@@ -53,3 +53,16 @@ def test_a_model_pushes_itself_and_loads_back_by_id(hub, tiny_pretrained_dir):
     tokenizer = ElectraTokenizer.from_pretrained(str(tiny_pretrained_dir))
     tokenizer.push_to_hub("me/tiny-tokenizer", token="hf_write")
     assert ElectraTokenizer.from_pretrained("me/tiny-tokenizer").get_vocabulary() == tokenizer.get_vocabulary()
+
+
+def test_a_folder_whose_vocabulary_was_replaced_is_refused_naming_both(tiny_pretrained_dir, tmp_path):
+    model = ElectraForSequenceClassification.from_pretrained(str(tiny_pretrained_dir), num_labels=2)
+    model.save_pretrained(str(tmp_path / "model"))
+    vocab = tmp_path / "model" / "vocab.txt"
+    lines = vocab.read_text(encoding="utf-8").split("\n")
+    lines[5], lines[6] = lines[6], lines[5]  # two words swapped: same size, other meaning
+    vocab.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"its vocabulary \(sha256 .*\) is not the one electra_tf.json records"):
+        ElectraForSequenceClassification.from_pretrained(str(tmp_path / "model"))
+    with pytest.raises(ValueError, match="is not the one electra_tf.json records"):
+        ElectraTokenizer.from_pretrained(str(tmp_path / "model"))
