@@ -87,8 +87,9 @@ setup(
         # Hugging Face checkpoints: read and written as safetensors (never pickles).
         "safetensors>=0.8.0",
         # Hugging Face hub ids, model cards and push_to_hub. 0.36.2 (the fixtures' venv, beside transformers 4.x)
-        # and 2.4.0 both pass tests/checkpoints/test_hub.py and test_publish.py; the `hf download` its errors
-        # name came in 0.34.
+        # passes tests/checkpoints/test_hub.py's cache and download tests, 2.4.0 those and test_publish.py (0.36's
+        # create_repo parses the repository URL against HF_ENDPOINT as set at its import: set it before starting);
+        # the `hf download` its errors name came in 0.34.
         "huggingface_hub>=0.36.2",
     ],
     extras_require={
