@@ -70,7 +70,7 @@ setup(
         "tensorflow-datasets>=4.9.10",
         # What TFDS imports when it downloads and prepares a dataset, but does not declare.
         "importlib_resources>=7.1.0",
-        # Parquet corpora and task files (electra_tf/data/corpus_readers.py, data/tasks/classification.py).
+        # Parquet corpora (electra_tf/data/corpus_readers.py); tensorflow-datasets installs it too.
         "pyarrow>=25.0.1",
         "absl-py>=2.5.1",
         "tensorboard>=2.21.0",
