@@ -149,6 +149,12 @@ def test_a_tagger_trained_per_character_is_served_per_character(tiny, tmp_path):
     task = make_task(electra_tf.config.FinetuningConfig.for_task("conll2003", "small", max_seq_length=48),
                      tokenizer, files={"train": train, "dev": _msra_file(tmp_path / "query.txt", [QUERY])})
     assert task.predict(model, task.load("dev"))[0] == labels
+    # `predict` on raw text reads the same words: every character's first piece, in order, gets the same label.
+    loaded = electra_tf.ElectraForTokenClassification.from_pretrained(str(folder))
+    assert loaded.preprocessor.word_unit == "char"
+    logits = loaded.predict([QUERY]).logits[0]
+    predicted = [info["label_names"][i] for i in logits.argmax(-1)[1:len(characters) + 1]]
+    assert predicted == labels  # (the tiny vocabulary gives each character one piece)
     # Cut as before word units were recorded, `５９９９`, `992XR` and `iPhone` were one word each.
     before = make_serving_task(model, tokenizer, 48, word_unit="cjk_char").serve_text(text=tf.constant([QUERY]))
     words = [word.decode() for word in before["words"][0].numpy()[:int(before["num_words"][0])]]

@@ -205,7 +205,7 @@ class RegressionServing(ClassificationServing):
 
 class TaggingServing(LabelServing):
     """One label per word, read at its first piece (as the tagging data labels words). Raw text is cut into words
-    of the unit the model was trained on (`word_unit`, recorded in its folder; `tagging.WORD_UNITS`): at
+    of the unit the model was trained on (`word_unit`, recorded in its folder; `featurize.WORD_UNITS`): at
     whitespace, as in a CoNLL file ("whitespace"); each CJK ideograph or CJK punctuation mark a word of its own
     too ("cjk_char"); or every character a word, digits and Latin letters too, as in an MSRA-style file
     ("char"): so `48` in Chinese text is the two words the model saw."""
@@ -213,9 +213,9 @@ class TaggingServing(LabelServing):
     task = "tagging"
     sequence_axes = {"logits": 1}
 
-    def __init__(self, model, tokenizer, max_seq_length, label_names=None, word_unit=tagging.DEFAULT_WORD_UNIT):
+    def __init__(self, model, tokenizer, max_seq_length, label_names=None, word_unit=featurize.DEFAULT_WORD_UNIT):
         super().__init__(model, tokenizer, max_seq_length, label_names)
-        self.word_unit, self.own_words = word_unit, tagging.unit_pattern(word_unit)
+        self.word_unit, self.own_words = word_unit, featurize.unit_pattern(word_unit)
 
     def features(self, text):
         """`(inputs, words, first_piece)` of raw texts (`featurize.tagging_features`, words of `word_unit`)."""

@@ -75,7 +75,7 @@ class TaggingTask(FinetuningTask):
 
     def serving_options(self):
         """`word_unit`: how the training file's words are formed (one character each, ...), recorded in the model
-        folder so that the export and the pipeline cut raw text into such words (`tagging.WORD_UNITS`)."""
+        folder so that the export and the pipeline cut raw text into such words (`featurize.WORD_UNITS`)."""
         if self._word_unit is None:
             self.load("train")
         return {"word_unit": self._word_unit}

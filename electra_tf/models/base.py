@@ -262,6 +262,9 @@ class ElectraNetwork(keras.Model):
         if preprocessor == "auto":
             preprocessor = model.preprocessor if model.preprocessor is not None else \
                 cls._saved_preprocessor(source, length) if cls.takes_text else None
+            word_unit = source.info.get("word_unit")  # a tagger reads raw text cut into its training words
+            if preprocessor is not None and word_unit is not None and preprocessor.word_unit != word_unit:
+                preprocessor = ElectraPreprocessor(preprocessor.tokenizer, preprocessor.sequence_length, word_unit)
         model.preprocessor = preprocessor
         saved_names = source.info.get("label_names")
         if label_names is not None:
@@ -371,9 +374,10 @@ class ElectraNetwork(keras.Model):
                     vocabulary.index("[PAD]") if vocabulary else 0))
             if self.preprocessor is not None:
                 info.setdefault("max_seq_length", self.preprocessor.sequence_length)
+            facts = {fact: info[fact] for fact in _CARD_FACTS if fact in info}
+            facts.setdefault("model_name", os.path.basename(os.path.normpath(os.path.abspath(folder))))
             write_model_card(tmp, serving_task=self.serving_task, label_names=label_names,
-                             model_format="safetensors" if self.hf_complete else "keras",
-                             **{fact: info[fact] for fact in _CARD_FACTS if fact in info})
+                             model_format="safetensors" if self.hf_complete else "keras", **facts)
             ours.write_model_info(tmp, {
                 "class": type(self).__name__, "serving_task": self.serving_task,
                 "hf_architecture": self.hf_architecture,

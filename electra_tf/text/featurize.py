@@ -61,6 +61,13 @@ SHORT_LENGTH = 8
 # Characters that are words on their own in raw text to tag (`split_words`' `own_words`): each CJK ideograph, as
 # BERT splits them, and each CJK punctuation mark, as a one-character-a-line Chinese NER file has them.
 CJK_WORDS = f"{CJK_IDEOGRAPH}|{CJK_PUNCTUATION}"
+# How raw text is cut into words for a tagger, by the unit its training words were (`word_unit`), so that it is
+# served the words it learned: "whitespace", words end at whitespace (a CoNLL file's words); "cjk_char", each
+# CJK ideograph or CJK punctuation mark is a word too (Chinese one character a line, other words whole); "char",
+# every character is a word (MSRA-style files: one character a line, digits and Latin letters too).
+WORD_UNITS = {"whitespace": None, "cjk_char": CJK_WORDS, "char": "[^" + PYTHON_WHITESPACE[1:]}
+# The unit of a model folder that records none (saved before units were recorded): the split it was served with.
+DEFAULT_WORD_UNIT = "cjk_char"
 
 Words = collections.namedtuple("Words", "words start end byte_start byte_end")
 Pieces = collections.namedtuple("Pieces", "ids start end counts")
@@ -394,3 +401,11 @@ def squad_window(tokenizer, sequence_length, max_query_length, questions, contex
     take = lambda values: tf.gather(values, first)[:, :length]  # noqa: E731
     return {name: value[:, :length] for name, value in inputs.items()}, take(windows.char_start), \
         take(windows.char_end)
+
+
+def unit_pattern(unit):
+    """The `own_words` pattern (`split_words`) of a word unit; a ValueError naming the units for
+    another."""
+    if unit not in WORD_UNITS:
+        raise ValueError(f"word_unit must be one of {sorted(WORD_UNITS)}, got {unit!r}")
+    return WORD_UNITS[unit]

@@ -15,6 +15,13 @@ Example:
 >>> preprocessor((["the"], ["fox"]))["token_type_ids"].numpy().tolist()
 [[0, 0, 0, 1, 1, 0]]
 
+A tagger trained on one character a word (an MSRA-style file) reads raw text cut the same way:
+>>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "4", "8", "48", "岁"])
+>>> ElectraPreprocessor(tokenizer, 6)(["48岁"])["input_ids"].numpy().tolist()
+[[2, 7, 8, 3, 0, 0]]
+>>> ElectraPreprocessor(tokenizer, 6, word_unit="char")(["48岁"])["input_ids"].numpy().tolist()
+[[2, 5, 6, 8, 3, 0]]
+
 `TextPredictor` is what `model.predict` runs on raw text: one graph, traced once, per batch.
 """
 
@@ -32,12 +39,17 @@ class ElectraPreprocessor(keras.layers.Layer):
     Args:
         tokenizer: the model's `WordPieceTokenizer`.
         sequence_length: texts are truncated (the longer of a pair first) and padded to this many tokens.
+        word_unit: for a tagger, the words its training text was cut into (`featurize.WORD_UNITS`, recorded in
+            its folder): raw text is cut into the same words (every character of an MSRA-style tagger's text,
+            so `48` is the two words it saw), as its export and pipeline cut it. `None`: BERT's split.
     """
 
-    def __init__(self, tokenizer, sequence_length=128, **kwargs):
+    def __init__(self, tokenizer, sequence_length=128, word_unit=None, **kwargs):
         super().__init__(trainable=False, **kwargs)
         self.tokenizer = tokenizer
         self.sequence_length = int(sequence_length)
+        self.own_words = None if word_unit is None else featurize.unit_pattern(word_unit)
+        self.word_unit = word_unit
 
     def build(self, input_shape=None):
         self.built = True  # no weights: the tokenizer's vocabulary is all its state
@@ -52,11 +64,19 @@ class ElectraPreprocessor(keras.layers.Layer):
 
     def call(self, inputs):
         texts, pairs = inputs if isinstance(inputs, tuple) else (inputs, None)
-        return featurize.encode(self.tokenizer, self.sequence_length, texts, pairs)
+        return self.features(texts, pairs)
+
+    def features(self, texts, pairs=None, pad_to_max_length=True):
+        """The model's inputs of string tensors `texts` (and `pairs`), padded to `sequence_length`, or (not
+        `pad_to_max_length`) to the batch's longest."""
+        if self.word_unit is not None:
+            return featurize.tagging_features(self.tokenizer, self.sequence_length, texts, pad_to_max_length,
+                                              self.own_words)[0]
+        return featurize.encode(self.tokenizer, self.sequence_length, texts, pairs, pad_to_max_length)
 
     def get_config(self):
         return {**super().get_config(), "tokenizer": keras.saving.serialize_keras_object(self.tokenizer),
-                "sequence_length": self.sequence_length}
+                "sequence_length": self.sequence_length, "word_unit": self.word_unit}
 
     @classmethod
     def from_config(cls, config):
@@ -79,7 +99,7 @@ class TextPredictor:
     nothing); per-token outputs keep `sequence_length`, so batches concatenate.
 
     Example:
-    >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification, ElectraTokenizer
+    >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification, WordPieceTokenizer
     >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "film"])
     >>> config = ElectraConfig(vocab_size=7, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
     ...                        intermediate_size=8)
@@ -106,8 +126,8 @@ class TextPredictor:
     def _function(self, count):
         if count not in self._functions:
             def run(*texts):
-                inputs = featurize.encode(self.preprocessor.tokenizer, self.preprocessor.sequence_length, texts[0],
-                                          texts[1] if count == 2 else None, self.pad_to_max_length)
+                inputs = self.preprocessor.features(texts[0], texts[1] if count == 2 else None,
+                                                    self.pad_to_max_length)
                 return self.model(inputs, training=False)
             self._functions[count] = tf.function(run, input_signature=[tf.TensorSpec([None], tf.string)] * count)
         return self._functions[count]

@@ -70,7 +70,6 @@ import tensorflow as tf
 
 from electra_tf.checkpoints.convert import load_model
 from electra_tf.checkpoints.hub import HUB_OPTIONS, resolve
-from electra_tf.data.tasks.tagging import DEFAULT_WORD_UNIT
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
 from electra_tf.text import featurize
@@ -663,7 +662,7 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         options.setdefault("problem_type", info.get("problem_type") or (
             read_json(config_file).get("problem_type") if config_file and os.path.isfile(config_file) else None))
     if wanted == "tagging":
-        options["word_unit"] = info.get("word_unit", DEFAULT_WORD_UNIT)
+        options["word_unit"] = info.get("word_unit", featurize.DEFAULT_WORD_UNIT)
     if wanted == "question_answering":  # what the fine-tuning run recorded, else transformers' defaults
         if info.get("max_answer_length") is not None:
             options.setdefault("max_answer_len", info["max_answer_length"])

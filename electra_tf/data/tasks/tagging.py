@@ -26,13 +26,6 @@ SCHEMES = ("bioes", "iob2", "none")  # what a model is trained on
 FILE_SCHEMES = ("iob1", "iob2", "bioes", "bilou", "none")  # what files hold (and predictions are written in)
 _SPAN_PREFIXES = {"bioes": ("B", "I", "E", "S"), "iob2": ("B", "I")}
 _BILOU = {"L": "E", "U": "S"}  # BILOU's last and unit are BIOES's end and single
-# How raw text is cut into words for a tagger, by the unit its training words were (`word_unit`), so that it is
-# served the words it learned: "whitespace", words end at whitespace (a CoNLL file's words); "cjk_char", each
-# CJK ideograph or CJK punctuation mark is a word too (Chinese one character a line, other words whole); "char",
-# every character is a word (MSRA-style files: one character a line, digits and Latin letters too).
-WORD_UNITS = {"whitespace": None, "cjk_char": featurize.CJK_WORDS, "char": "[^" + featurize.PYTHON_WHITESPACE[1:]}
-# The unit of a model folder that records none (saved before units were recorded): the split it was served with.
-DEFAULT_WORD_UNIT = "cjk_char"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,7 +81,7 @@ def read_conll(path, tag_column=-1):
 
 
 def word_unit(sentences):
-    """The unit the words of `sentences` are (see `WORD_UNITS`): "char" when every word is one character,
+    """The unit the words of `sentences` are (see `featurize.WORD_UNITS`): "char" when every word is one character,
     "cjk_char" when every word holding a CJK character is that one character, else "whitespace".
 
     >>> word_unit([TaggedSentence(("4", "8", "岁", "X"), ("O",) * 4)])
@@ -105,14 +98,6 @@ def word_unit(sentences):
     if cjk.any() and all(len(word) == 1 for word, is_cjk in zip(words, cjk) if is_cjk):
         return "cjk_char"
     return "whitespace"
-
-
-def unit_pattern(unit):
-    """The `own_words` pattern (`featurize.split_words`) of a word unit; a ValueError naming the units for
-    another."""
-    if unit not in WORD_UNITS:
-        raise ValueError(f"word_unit must be one of {sorted(WORD_UNITS)}, got {unit!r}")
-    return WORD_UNITS[unit]
 
 
 def is_span_tag(tag):
