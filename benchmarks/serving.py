@@ -399,7 +399,7 @@ def benchmark_classifier(work):
     import keras
 
     from electra_tf import ElectraForSequenceClassification, load_run_config
-    from electra_tf.text.tokenizer import ElectraTokenizer
+    from electra_tf.text.tokenizer import WordPieceTokenizer
     from electra_tf.text.vocabulary import save_vocabulary
     from electra_tf.text.vocabulary_learning import build_vocabulary
 
@@ -409,7 +409,7 @@ def benchmark_classifier(work):
     if vocab is None:
         vocab = os.path.join(work, "vocab.txt")
         save_vocabulary(build_vocabulary([corpus], FLAGS.vocab_size), vocab)
-    tokenizer = ElectraTokenizer(vocab)
+    tokenizer = WordPieceTokenizer(vocab)
     model_config, _ = load_run_config(FLAGS.config)
     keras.utils.set_random_seed(0)
     model = ElectraForSequenceClassification(model_config.replace(vocab_size=tokenizer.vocabulary_size()),
