@@ -6,6 +6,8 @@ Each test is the guide's code (preprocessing with 🤗 datasets, the collator, `
 `model(**inputs).logits`), on a tiny checkpoint and a few rows instead of the hub's models and datasets.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -34,8 +36,7 @@ from electra_tf import (  # noqa: E402  (as the guides import from transformers)
     pipeline,
 )
 
-from conftest import FIXTURES  # noqa: E402
-
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SENTENCES = ["Return the number of lines in the file.", "Read the data from the stream.",
              "The default value is None.", "This method will raise an exception if the file is empty.",
              "Write the string to the output stream.", "Return True if the object is a class.",
