@@ -466,7 +466,7 @@ def test_shards_of_another_length_are_refused_before_the_model_dir_is_written(tm
     shards = f"{tmp_path}/data/*.tfrecord*"
     result = run_tool("run_pretraining", "--config=electra_tiny", f"--vocab_file={vocab_file}",
                       f"--train_files={shards}", f"--model_dir={tmp_path}/run", "--max_seq_length=32")
-    refused(result, f"{tmp_path}/data/{shard_name(0, 1)}: records have length 16, but the sequence length is 32 "
+    refused(result, f"{shards}: records have length 16, but the sequence length is 32 "
                     "(pass --max_seq_length=16, or build shards of length 32)")
     assert not (tmp_path / "run" / RUN_CONFIG).exists()  # so the corrected command is not "another config"
 

@@ -252,7 +252,8 @@ RESUMES_BY_DESIGN = {
 }
 # Developer tools that rewrite the committed test fixtures on purpose.
 REGENERATES_FIXTURES = {"make_hf_fixtures", "make_tokenizer_fixtures", "make_tf_h5_fixtures",
-                        "make_tokenizer_call_fixtures", "make_hf_hub_fixtures"}
+                        "make_tokenizer_call_fixtures", "make_hf_hub_fixtures", "make_cmrc_fixtures",
+                        "make_transformers_data_fixtures", "make_model_call_fixtures", "make_pipeline_fixtures"}
 
 
 def _defined_flags(path):
@@ -298,4 +299,4 @@ def test_build_vocab_and_the_converter_refuse_an_existing_output(tmp_path, tiny_
     code, out, err = run_tool("convert_checkpoint", f"--input={tiny_pretrained_dir}", "--to=huggingface",
                               f"--output={tmp_path}/converted", "--overwrite")
     assert code == 0 and sorted(os.listdir(tmp_path / "converted")) == [
-        "config.json", "model.safetensors", "tokenizer_config.json", "vocab.txt"], err[-2000:]
+        "README.md", "config.json", "model.safetensors", "tokenizer_config.json", "vocab.txt"], err[-2000:]

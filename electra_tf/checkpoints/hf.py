@@ -201,9 +201,9 @@ def weights_error(folder):
 
 def pretrained_config(path, **hub_options):
     """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (`hub_options`, such as
-    `revision`, go to `hub.resolve`; only config.json and the tokenizer files are fetched), of our own model
-    folder, or of a `config.json` path."""
-    path = hub.resolve(path, tokenizer_only=True, **hub_options)
+    `revision`, go to `hub.resolve`; only config.json is fetched), of our own model folder, or of a
+    `config.json` path."""
+    path = hub.resolve(path, config_only=True, **hub_options)
     if os.path.isfile(os.path.join(path, RUN_CONFIG)):  # our run folder
         return load_run_config(os.path.join(path, RUN_CONFIG))[0]
     config_file = os.path.join(path, CONFIG_NAME) if os.path.isdir(path) else os.fspath(path)

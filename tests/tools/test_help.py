@@ -30,7 +30,7 @@ SCRIPTS = {
                          "(default: the task's)", "--head", "(default: 'huggingface')", "--deterministic",
                          "FinetuningConfig fields"],
     "electra-convert-checkpoint": ["--input", "--to <ours|huggingface|google>", "--networks"],
-    "electra-export": ["--model", "--export_dir", "--max_seq_length", "model folder's, else 128"],
+    "electra-export": ["--model", "--export_dir", "--max_seq_length", "positions up to 128"],
 }
 # What a script's --help and the README both say, so that neither drifts from the other.
 AGREED_WITH_README = {"electra-finetune": ["trial_<i>/model/", "trial_<i>/results.json", "--keep_best"],
