@@ -15,7 +15,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the tf-text ops the graph uses)
 
 from electra_tf.util.atomic import read_json
-from electra_tf.export import ids_folder
+from electra_tf.export.ids_folder import INFO_FILE as IDS_INFO_FILE
 from electra_tf.export.archive import INFO_FILE
 
 # The exports of token ids (`ids_folder`), by their `format`: what they are, and what runs them.
@@ -33,7 +33,7 @@ def check_saved_model(path):
     export (which `onnxruntime` or `tf.lite.Interpreter` runs), or no export at all."""
     if os.path.isfile(os.path.join(path, "saved_model.pb")):
         return
-    info_file = os.path.join(path, ids_folder.INFO_FILE)
+    info_file = os.path.join(path, IDS_INFO_FILE)
     if os.path.isfile(info_file):
         info = read_json(info_file, expect=dict)
         kind, runner = RUNNERS.get(info.get("format"), (f"a {info.get('format')}", "its runtime"))

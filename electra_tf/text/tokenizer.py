@@ -173,7 +173,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         always those of `tokenize_by_rules`.
 
         The non-ASCII path is a separate graph function that is never inlined
-        (`_noinline`): inlined, its ~150 ops sat in the untaken branch of
+        (`util.library_internals.uninlined_function`): inlined, its ~150 ops sat in the untaken branch of
         the `tf.cond`, and a graph still visits every op of an untaken branch
         (to pass on its dead inputs), which cost a batch of ASCII texts
         more than the fused op itself.
@@ -200,7 +200,7 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     def _graph(self, name):
         """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function on `[batch]` strings
-        that calls inside other graphs keep as one op (`_noinline`, see `tokenize`). The method is looked up
+        that calls inside other graphs keep as one op (`library_internals.uninlined_function`, see `tokenize`). The method is looked up
         when the function is traced, not when it is made."""
         method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
         return self._traced(name, lambda: uninlined_function(lambda texts: getattr(self, method)(texts),
