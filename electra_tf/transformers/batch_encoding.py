@@ -85,9 +85,7 @@ class Encoding:
 
     def pad(self, length, pad, side):
         """This row padded to `length` tokens on `side` with the `pad` `(id, token)`."""
-        missing = max(0, length - len(self.ids))
-        fill = (lambda values, value: [value] * missing + values) if side == "left" else (
-            lambda values, value: values + [value] * missing)
+        fill = lambda values, value: pad_row(values, length, value, side)  # noqa: E731
         padded = Encoding(fill(self.ids, pad[0]), fill(self.type_ids, 0), fill(self.tokens, pad[1]),
                           fill(self.offsets, (0, 0)), fill(self.word_ids, None), fill(self.sequence_ids, None),
                           fill(self.special_tokens_mask, 1), self.n_sequences)
@@ -319,7 +317,7 @@ def encode_batch(sequences, special, *, add_special_tokens=True, padding=False, 
         samples += [sample] * len(kept)
     if padding != "do_not_pad":
         length = max_length if padding == "max_length" else max(len(row.ids) for row in rows)
-        length = _round_up(length, pad_to_multiple_of)
+        length = round_up(length, pad_to_multiple_of)
         rows = [row.pad(length, special.pad, padding_side) for row in rows]
     columns = {"input_ids": [row.ids for row in rows]}
     if return_token_type_ids is not False:
@@ -341,8 +339,15 @@ def encode_batch(sequences, special, *, add_special_tokens=True, padding=False, 
     return batch
 
 
-def _round_up(length, multiple):
+def round_up(length, multiple):
+    """`length` rounded up to a multiple of `multiple` (None or 0: as it is)."""
     return length if not multiple or length % multiple == 0 else (length // multiple + 1) * multiple
+
+
+def pad_row(values, length, fill, side):
+    """The list `values` padded with `fill` to `length` on `side` ("right" or "left")."""
+    padding = [fill] * (length - len(values))
+    return padding + list(values) if side == "left" else list(values) + padding
 
 
 def check_return_tensors(return_tensors):
@@ -377,7 +382,7 @@ def pad(features, pad_id, *, padding=True, max_length=None, pad_to_multiple_of=N
                          f"input_ids, but you provided {provided}")
     padding, _, max_length = strategies(padding, False, max_length, model_max_length, 0, pad_to_multiple_of,
                                         padding_side)
-    features = {key: _as_lists(value) for key, value in features.items()}
+    features = {key: as_lists(value) for key, value in features.items()}
     ids = features["input_ids"]
     single = not ids or not isinstance(ids[0], list)
     examples = [features] if single else [{key: value[i] for key, value in features.items()} for i in range(len(ids))]
@@ -390,9 +395,11 @@ def pad(features, pad_id, *, padding=True, max_length=None, pad_to_multiple_of=N
     return BatchEncoding(as_tensors(columns, return_tensors))
 
 
-def _as_lists(value):
-    return value.tolist() if isinstance(value, np.ndarray) else value.numpy().tolist() if isinstance(
-        value, tf.Tensor) else list(value) if isinstance(value, tuple) else value
+def as_lists(value):
+    """A feature's value as Python lists and numbers (features may hold arrays, tensors or tuples)."""
+    if isinstance(value, (tf.Tensor, np.ndarray, np.generic)):
+        return np.asarray(value).tolist()
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _pad_example(example, pad_id, padding, max_length, pad_to_multiple_of, side, with_attention_mask):
@@ -401,14 +408,12 @@ def _pad_example(example, pad_id, padding, max_length, pad_to_multiple_of, side,
     example, length = dict(example), len(example["input_ids"])
     if padding == "longest":
         max_length = length
-    max_length = max_length if max_length is None else _round_up(max_length, pad_to_multiple_of)
+    max_length = max_length if max_length is None else round_up(max_length, pad_to_multiple_of)
     if with_attention_mask and "attention_mask" not in example:
         example["attention_mask"] = [1] * length
     if padding == "do_not_pad" or length == max_length:
         return example
-    missing = max(0, max_length - length)
-    fills = {"input_ids": pad_id, **PADDED_WITH}
-    for key, fill in fills.items():
+    for key, fill in {"input_ids": pad_id, **PADDED_WITH}.items():
         if key in example and (key != "attention_mask" or with_attention_mask):
-            example[key] = [fill] * missing + example[key] if side == "left" else example[key] + [fill] * missing
+            example[key] = pad_row(example[key], max_length, fill, side)
     return example

@@ -25,8 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf.transformers.calls import LABEL_NAMES
-
-PADDING_INDEX = -100
+from electra_tf.transformers.losses import IGNORE_INDEX
 
 
 class KerasMetricCallback(keras.callbacks.Callback):
@@ -101,5 +100,5 @@ def _concatenate(batches):
         return np.concatenate(arrays)
     length = max(array.shape[1] for array in arrays)
     padded = [np.pad(array, [(0, 0), (0, length - array.shape[1])] + [(0, 0)] * (array.ndim - 2),
-                     constant_values=PADDING_INDEX) for array in arrays]
+                     constant_values=IGNORE_INDEX) for array in arrays]
     return np.concatenate(padded)

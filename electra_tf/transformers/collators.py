@@ -34,10 +34,10 @@ from collections.abc import Mapping
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.transformers.batch_encoding import BatchEncoding
+from electra_tf.transformers.batch_encoding import BatchEncoding, as_lists, pad_row, round_up
+from electra_tf.transformers.losses import IGNORE_INDEX
 
 RETURN_TENSORS = ("tf", "np")
-IGNORED_LABEL = -100  # transformers' label of a position without loss
 WORD_CONTINUATION = "##"  # WordPiece's mark of a piece that continues a word
 NEVER_WORDS = ("[CLS]", "[SEP]")  # tokens BERT's whole-word masking never chooses
 
@@ -45,24 +45,6 @@ NEVER_WORDS = ("[CLS]", "[SEP]")  # tokens BERT's whole-word masking never choos
 def _check_return_tensors(return_tensors):
     if return_tensors not in RETURN_TENSORS:
         raise ValueError(f"return_tensors={return_tensors!r}: electra_tf's collators give 'tf' or 'np'")
-
-
-def _plain(value):
-    """A feature's value as Python lists/scalars (features may hold arrays or tensors)."""
-    if isinstance(value, (tf.Tensor, np.ndarray, np.generic)):
-        return np.asarray(value).tolist()
-    return value
-
-
-def _padded_length(length, pad_to_multiple_of):
-    if pad_to_multiple_of and length % pad_to_multiple_of:
-        return (length // pad_to_multiple_of + 1) * pad_to_multiple_of
-    return length
-
-
-def _pad_row(row, length, fill, side):
-    padding = [fill] * (length - len(row))
-    return list(row) + padding if side == "right" else padding + list(row)
 
 
 def pad(features, tokenizer, padding=True, max_length=None, pad_to_multiple_of=None):
@@ -138,7 +120,7 @@ class DataCollatorForTokenClassification(_PaddingCollator):
     ([[-100, 1, 2, -100], [-100, 0, -100, -100]], 'int64')
     """
 
-    label_pad_token_id: int = IGNORED_LABEL
+    label_pad_token_id: int = IGNORE_INDEX
 
     def collate(self, features, return_tensors):
         label_name = "label" if "label" in features[0] else "labels"
@@ -147,7 +129,7 @@ class DataCollatorForTokenClassification(_PaddingCollator):
         batch = self.pad([{key: value for key, value in feature.items() if key != label_name} for feature in features])
         length = len(batch["input_ids"][0])
         side = self.tokenizer.padding_side
-        batch["labels"] = [_pad_row(_plain(feature[label_name]), length, self.label_pad_token_id, side)
+        batch["labels"] = [pad_row(as_lists(feature[label_name]), length, self.label_pad_token_id, side)
                            for feature in features]
         return to_tensors(batch, return_tensors, "int64")
 
@@ -176,7 +158,7 @@ class DataCollatorForMultipleChoice(_PaddingCollator):
         reshape = tf.reshape if return_tensors == "tf" else np.reshape
         batch = BatchEncoding({key: reshape(value, (len(features), choices, -1)) for key, value in batch.items()})
         if label_name in features[0]:
-            batch.update(to_tensors({"labels": [_plain(feature[label_name]) for feature in features]},
+            batch.update(to_tensors({"labels": [as_lists(feature[label_name]) for feature in features]},
                                     return_tensors, "int64"))
         return batch
 
@@ -199,7 +181,7 @@ class DefaultDataCollator(_CollatorWithReturnTensors):
         batch = {}
         label_name = next((name for name in ("label", "label_ids", "labels") if first.get(name) is not None), None)
         if label_name is not None:
-            labels = [_plain(feature[label_name]) for feature in features]
+            labels = [as_lists(feature[label_name]) for feature in features]
             integer = np.issubdtype(np.asarray(labels).dtype, np.integer)
             batch.update(to_tensors({"labels": labels}, return_tensors, "int64" if integer else "float32"))
         for key, value in first.items():
@@ -217,11 +199,11 @@ class DefaultDataCollator(_CollatorWithReturnTensors):
 def collate_ids(rows, tokenizer, pad_to_multiple_of=None, fill=None):
     """Rows of ids (lists, arrays) as one `[batch, length]` int64 array, padded with `fill` (default the pad id)
     on the tokenizer's padding side."""
-    rows = [list(_plain(row)) for row in rows]
-    length = _padded_length(max(map(len, rows)), pad_to_multiple_of)
+    rows = [list(as_lists(row)) for row in rows]
+    length = round_up(max(map(len, rows)), pad_to_multiple_of)
     fill = tokenizer.pad_token_id if fill is None else fill
     side = tokenizer.padding_side
-    return np.array([_pad_row(row, length, fill, side) for row in rows], np.int64)
+    return np.array([pad_row(row, length, fill, side) for row in rows], np.int64)
 
 
 @dataclasses.dataclass
@@ -285,7 +267,7 @@ class DataCollatorForLanguageModeling(_CollatorWithReturnTensors):
         special = np.isin(ids, self.tokenizer.all_special_ids) if special is None else np.array(special, bool)
         offsets = batch.pop("offset_mapping", None)
         if not self.mlm:  # (ids and labels keep the padded batch's dtype, as transformers')
-            labels = np.where(ids == self.tokenizer.pad_token_id, IGNORED_LABEL, ids)
+            labels = np.where(ids == self.tokenizer.pad_token_id, IGNORE_INDEX, ids)
             batch.update(input_ids=padded, labels=labels.tolist() if isinstance(padded, list) else labels)
             return to_tensors(batch, return_tensors)
         if self.whole_word_mask:
@@ -310,7 +292,7 @@ class DataCollatorForLanguageModeling(_CollatorWithReturnTensors):
         inputs `[MASK]` at `mask_replace_prob` of them, a random token at `random_replace_prob`, else kept."""
         if special is not None:
             chosen = chosen & ~special
-        labels = np.where(chosen, ids, IGNORED_LABEL)
+        labels = np.where(chosen, ids, IGNORE_INDEX)
         replaced = chosen & (self._uniform(ids.shape) < self.mask_replace_prob)
         inputs = np.where(replaced, self.tokenizer.mask_token_id, ids)
         kept_share = 1 - self.mask_replace_prob
@@ -342,8 +324,8 @@ class DataCollatorForWholeWordMask(DataCollatorForLanguageModeling):
     def collate(self, examples, return_tensors):
         if not isinstance(examples[0], Mapping):
             examples = [{"input_ids": example} for example in examples]
-        rows = [list(_plain(example["input_ids"])) for example in examples]
-        chosen = [self._chosen_positions(row, _plain(example.get("chinese_ref", ())))
+        rows = [list(as_lists(example["input_ids"])) for example in examples]
+        chosen = [self._chosen_positions(row, as_lists(example.get("chinese_ref", ())))
                   for row, example in zip(rows, examples)]
         ids = collate_ids(rows, self.tokenizer, self.pad_to_multiple_of)
         chosen = collate_ids(chosen, self.tokenizer, self.pad_to_multiple_of, fill=0).astype(bool)

@@ -35,13 +35,7 @@ from electra_tf.transformers.tf_dataset import prepare_tf_dataset
 class _TransformersModel(TransformersCalls):
     """What every room class adds to its core model besides the call: transformers' data preparation."""
 
-    def prepare_tf_dataset(self, dataset, batch_size=8, shuffle=True, tokenizer=None, collate_fn=None,
-                           collate_fn_args=None, drop_remainder=None, prefetch=True):
-        """transformers' `prepare_tf_dataset`: a `tf.data.Dataset` of this model's features and labels from a
-        🤗 `datasets.Dataset` or plain rows (`electra_tf.transformers.tf_dataset`)."""
-        return prepare_tf_dataset(self, dataset, batch_size=batch_size, shuffle=shuffle, tokenizer=tokenizer,
-                                  collate_fn=collate_fn, collate_fn_args=collate_fn_args,
-                                  drop_remainder=drop_remainder, prefetch=prefetch)
+    prepare_tf_dataset = prepare_tf_dataset  # (`electra_tf.transformers.tf_dataset`; the model is its first argument)
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")

@@ -73,7 +73,7 @@ from electra_tf.checkpoints.hub import HUB_OPTIONS, resolve
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.models.base import DEFAULT_SEQUENCE_LENGTH
 from electra_tf.text import featurize
-from electra_tf.transformers.tokenizer import PIECE_CLEAN_UP, ElectraTokenizer
+from electra_tf.transformers.tokenizer import ElectraTokenizer, tokens_to_string
 from electra_tf.util.atomic import read_json
 
 PIPELINE_TASKS = {"text-classification": "classification", "sentiment-analysis": "classification",
@@ -160,18 +160,6 @@ class Pipeline:
 
     def label(self, label_id):
         return self.label_names[label_id] if self.label_names else f"LABEL_{label_id}"
-
-    def tokens_text(self, tokens):
-        """transformers' `convert_tokens_to_string` of BERT's WordPiece: pieces joined by spaces, "##" pieces
-        glued to the one before, no space before `.,!?`."""
-        marker = self.tokenizer.suffix_indicator
-        text = ""
-        for index, token in enumerate(tokens):
-            piece = token if index == 0 else token[len(marker):] if token.startswith(marker) else " " + token
-            for old, new in PIECE_CLEAN_UP:
-                piece = piece.replace(old, new)
-            text += piece
-        return text
 
 
 class ServedPipeline(Pipeline):
@@ -334,7 +322,7 @@ class TokenClassificationPipeline(ServedPipeline):
             scores = tokens[0]["scores"] if strategy == "first" else max(tokens, key=lambda t: t["scores"].max())[
                 "scores"]
         return {"entity": self.label(int(scores.argmax())), "score": float(scores.max()),
-                "word": self.tokens_text([t["word"] for t in tokens]), "start": tokens[0]["start"],
+                "word": tokens_to_string([t["word"] for t in tokens]), "start": tokens[0]["start"],
                 "end": tokens[-1]["end"]}
 
     @staticmethod
@@ -359,7 +347,7 @@ class TokenClassificationPipeline(ServedPipeline):
             groups.append([entity])
         return [{"entity_group": group[0]["entity"].split("-", 1)[-1],
                  "score": float(np.nanmean([entity["score"] for entity in group])),
-                 "word": self.tokens_text([entity["word"] for entity in group]),
+                 "word": tokens_to_string([entity["word"] for entity in group]),
                  "start": group[0]["start"], "end": group[-1]["end"]} for group in groups]
 
 

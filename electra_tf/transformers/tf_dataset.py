@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import tensorflow as tf
 
+from electra_tf.transformers.calls import LABEL_NAMES
 from electra_tf.transformers.collators import DataCollatorWithPadding, DefaultDataCollator
 
-LABEL_NAMES = ("labels", "start_positions", "end_positions")  # what transformers' models take as labels
 RENAMED_LABELS = ("label", "label_ids")  # the collators give these as `labels`
 
 

@@ -28,7 +28,7 @@ import tensorflow as tf
 
 import electra_tf.transformers.batch_encoding as batch_encoding
 from electra_tf.checkpoints import publish, tokenizer_files
-from electra_tf.text.tokenizer import WordPieceTokenizer
+from electra_tf.text.tokenizer import SUFFIX_INDICATOR, WordPieceTokenizer
 from electra_tf.text.word_spans import split_words
 from electra_tf.transformers.batch_encoding import Pieces, SpecialTokens
 
@@ -45,6 +45,17 @@ TEXT_CLEAN_UP = tuple(pair for pair in PIECE_CLEAN_UP if pair[0] != " do not")
 TEXT_TYPES = ("text input must be of type `str` (single example), `list[str]` (batch or single pretokenized "
               "example) or `list[list[str]]` (batch of pretokenized examples).")
 TENSORS = (tf.Tensor, tf.RaggedTensor, keras.KerasTensor, np.ndarray)
+
+
+def tokens_to_string(tokens):
+    """transformers' `convert_tokens_to_string` of a BERT tokenizer (the `tokenizers` WordPiece decoder): pieces
+    joined with spaces, "##" pieces glued to the one before, no space before `.,!?`.
+
+    >>> tokens_to_string(["the", "fox", "##es", "!"])
+    'the foxes!'
+    """
+    return "".join(_replace_all(token if index == 0 else token[len(SUFFIX_INDICATOR):] if token.startswith(
+        SUFFIX_INDICATOR) else " " + token, PIECE_CLEAN_UP) for index, token in enumerate(tokens))
 
 
 @keras.saving.register_keras_serializable(package="electra_tf", name="ElectraTokenizer")
@@ -241,11 +252,7 @@ class ElectraTokenizer(WordPieceTokenizer):
         """
         if clean_up_tokenization_spaces is None:
             clean_up_tokenization_spaces = self.clean_up_tokenization_spaces
-        tokens = self.convert_ids_to_tokens(_id_list(token_ids, "token_ids"), skip_special_tokens)
-        marker = self.suffix_indicator
-        pieces = [token if index == 0 else token.replace(marker, "", 1) if token.startswith(marker) else " " + token
-                  for index, token in enumerate(tokens)]
-        text = "".join(_replace_all(piece, PIECE_CLEAN_UP) for piece in pieces)
+        text = tokens_to_string(self.convert_ids_to_tokens(_id_list(token_ids, "token_ids"), skip_special_tokens))
         return _replace_all(text, TEXT_CLEAN_UP) if clean_up_tokenization_spaces else text
 
     def batch_decode(self, sequences, skip_special_tokens=False, clean_up_tokenization_spaces=None):
@@ -267,6 +274,8 @@ class ElectraTokenizer(WordPieceTokenizer):
             return tokens[0]
         special = set(self.all_special_tokens) if skip_special_tokens else ()
         return [token for token in tokens if token not in special]
+
+    convert_tokens_to_string = staticmethod(tokens_to_string)
 
     def convert_tokens_to_ids(self, tokens):
         """The id of a token, or the ids of a list of tokens; `unk_token_id` for a token not in the vocabulary."""
