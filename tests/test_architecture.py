@@ -32,8 +32,10 @@ ALLOWED_LOCAL_IMPORTS = {
         "only for a remote path (gs://...): the tools read their configs while parsing flags, before TensorFlow",
     ("electra_tf/data/tfds_source.py", "tensorflow_datasets"):
         "optional at run time: TFDS is imported only when a TFDS source is read (its import takes seconds)",
-    ("electra_tf/data/word_segmentation.py", "jieba"):
+    ("electra_tf/data/word_cutting.py", "jieba"):
         "an optional extra ('chinese'): imported only when shards of CJK text are built for whole-word masking",
+    ("electra_tf/data/tasks/tables.py", "datasets"):
+        "an optional extra ('datasets'): imported only when task data is a 🤗 dataset folder or hub id",
 }
 
 

@@ -38,10 +38,11 @@ class TagPredictions(list):
 
 @dataclasses.dataclass(frozen=True)
 class TaggingOptions:
-    """tag_column: the tag's column (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk tag).
+    """tag_column: the tag's column: a CoNLL file's by number (-1: the last, CoNLL-2003's NER and CoNLL-2000's chunk
+        tag), a 🤗 dataset's by name (-1: the task's, `ner_tags` or `chunk_tags`).
     scheme: the tag scheme trained on ("bioes", "iob2", or "none" for plain tags such as POS)."""
 
-    tag_column: int = -1
+    tag_column: int | str = -1
     scheme: str = "bioes"
 
 
@@ -50,7 +51,10 @@ class TaggingTask(FinetuningTask):
 
     Options = TaggingOptions
     model_class = ElectraTokenClassifier
+    # Unset epochs train at least this many steps: the paper's 3 epochs of a small training set tag all O.
+    min_train_steps = 200
     default_files = {"train": "train.txt", "dev": "dev.txt", "test": "test.txt"}
+    dataset_tags = "ner_tags"  # the tag column of a 🤗 dataset (conll2003's), unless --tag_column names one
 
     def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         super().__init__(config, tokenizer, files, data_dir, options)
@@ -66,7 +70,7 @@ class TaggingTask(FinetuningTask):
         return self._label_names
 
     def load(self, split):
-        sentences = tagging.read_conll(self.path(split), self.tag_column)
+        sentences = tagging.read_sentences(self.path(split), self.tag_column, self.dataset_tags)
         if split == "train" and self._label_names is None:
             self._label_names = tagging.label_names(sentences, self.scheme)
             self._train_scheme = tagging.detect_scheme(s.tags for s in sentences)
@@ -159,3 +163,4 @@ class ChunkingTask(TaggingTask):
 
     default_files = {"train": "train.txt", "dev": "test.txt", "test": "test.txt"}
     default_max_seq_length = 256
+    dataset_tags = "chunk_tags"  # conll2000's

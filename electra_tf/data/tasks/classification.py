@@ -25,6 +25,7 @@ from absl import logging
 
 from electra_tf.text import featurize
 from electra_tf.data import batching
+from electra_tf.data.tasks.tables import Rows, is_table, read_table, require_columns
 from electra_tf.data.tfds_source import load_split
 
 UNLABELLED = -1
@@ -160,16 +161,6 @@ def _read_text(path):
     return text
 
 
-class Rows(list):
-    """The rows of a file as dicts (a list), with the line each row starts at (`line_numbers`) and the
-    file's column names in order (`columns`)."""
-
-    def __init__(self, rows, line_numbers, columns):
-        super().__init__(rows)
-        self.line_numbers = tuple(line_numbers)
-        self.columns = tuple(columns)
-
-
 # csv's default field limit (128 KiB) refuses a long review or article; a field past this one is no text but
 # a quote left open that swallowed the rest of the file.
 CSV_FIELD_LIMIT = 64 * 1024 * 1024
@@ -225,27 +216,21 @@ def _csv_rows(path, text, file_format, header):
 
 
 def read_rows(path, file_format=None, header=None):
-    """Rows of a CSV, TSV or JSONL file as dicts (format from the extension unless given): `Rows`.
+    """Rows of a CSV, TSV or JSONL file as dicts (format from the extension unless given): `Rows`; of a Parquet
+    file or a 🤗 dataset (`electra_tf.data.tasks.tables`) the same.
 
     TSV is read as GLUE writes it: tab-separated, quotes are plain characters.
     `header` names the columns of a file that has no header line. A row of
     another number of fields than the header, an unclosed quote and a header
     naming a column twice are a ValueError naming the file and line.
     """
+    if file_format is None and is_table(path):
+        return read_table(path)
     file_format = file_format or os.path.splitext(path)[1].lstrip(".").lower()
     if file_format not in ("csv", "tsv", "jsonl"):
         raise ValueError(f"{path}: unknown format {file_format!r}; use csv, tsv or jsonl")
     text = _read_text(path)
     return _jsonl_rows(path, text) if file_format == "jsonl" else _csv_rows(path, text, file_format, header)
-
-
-def require_columns(rows, names, path, flag=None):
-    """Refuses `rows` without every column of `names`, naming the `flag` that chose them and the file's
-    columns."""
-    missing = [name for name in names if name not in rows.columns]
-    if missing:
-        via = f" (--{flag})" if flag else ""
-        raise ValueError(f"{path}: missing column(s) {missing}{via}; the file has {list(rows.columns)}")
 
 
 def _cells(rows, name, path):
@@ -270,15 +255,15 @@ def _text_column(rows, name, path):
     column = []
     for line, value in _cells(rows, name, path):
         if not isinstance(value, str):
-            raise ValueError(f"{path}:{line}: {name!r} is a JSON {type(value).__name__}, not a text; write it "
-                             "as a string")
+            raise ValueError(f"{path}:{line}: {name!r} is a {rows.value_kind}{type(value).__name__}, not a text; "
+                             "write it as a string")
         if is_blank(value):
             raise ValueError(f"{path}:{line}: {name!r} is empty (or holds only invisible characters)")
         column.append(value)
     return tuple(column)
 
 
-def _label_text(value, line, path, name):
+def _label_text(value, line, path, name, value_kind="JSON "):
     """A class label as text: strings stripped, JSON numbers as written without a needless `.0`."""
     if isinstance(value, bool):
         value = json.dumps(value)
@@ -287,7 +272,7 @@ def _label_text(value, line, path, name):
             raise ValueError(f"{path}:{line}: {name!r} is {value}, not a class; give the row its label")
         value = str(int(value)) if float(value).is_integer() else repr(value)
     elif not isinstance(value, str):
-        raise ValueError(f"{path}:{line}: {name!r} is a JSON {type(value).__name__}, not a label")
+        raise ValueError(f"{path}:{line}: {name!r} is a {value_kind}{type(value).__name__}, not a label")
     label = value.strip()
     if not label or label.lower() in ("nan", "null", "none"):
         raise ValueError(f"{path}:{line}: {name!r} is {value!r}, a missing value, not a class; give the row its "
@@ -300,7 +285,7 @@ def _class_labels(rows, name, path):
     `class` and `class ` with a space) are one class, which a warning says."""
     labels, spellings = [], {}
     for line, value in _cells(rows, name, path):
-        label = _label_text(value, line, path, name)
+        label = _label_text(value, line, path, name, rows.value_kind)
         spellings.setdefault(label, set()).add(json.dumps(value))
         labels.append(label)
     merged = {label: sorted(forms) for label, forms in spellings.items() if len(forms) > 1}
@@ -355,14 +340,15 @@ def check_label_names(label_names):
 
 def read_text_file(path, text_columns, label_column=None, label_names=None, id_column=None, file_format=None,
                    regression=False, label_optional=False):
-    """Text classification examples from a CSV, TSV or JSONL file.
+    """Text classification examples from a CSV, TSV or JSONL file, or a Parquet file or 🤗 dataset
+    (`electra_tf.data.tasks.tables`).
 
     Args:
         text_columns: one column (single sentences) or two (pairs).
         label_column: the label's column; `None` for unlabelled data.
         label_optional: a file without `label_column` is unlabelled data (a test file), not an error.
-        label_names: the declared label set; taken from the file (sorted)
-            when `None`. Labels outside it are an error.
+        label_names: the declared label set; when `None`, a 🤗 `ClassLabel` column's names, else those
+            in the file (sorted). Labels outside it are an error.
         regression: labels are float scores.
 
     Texts must be strings that are not blank (`is_blank`); class labels are
@@ -399,7 +385,8 @@ def read_text_file(path, text_columns, label_column=None, label_names=None, id_c
     if regression:
         return TextExamples(texts, _scores(rows, label_column, path), ids), None
     values = _class_labels(rows, label_column, path)
-    label_names = tuple(label_names) if label_names is not None else tuple(sorted(set(values)))
+    label_names = tuple(label_names) if label_names is not None else \
+        rows.class_names.get(label_column) or tuple(sorted(set(values)))
     return TextExamples(texts, label_ids(values, label_names, path), ids), label_names
 
 

@@ -52,6 +52,7 @@ from electra_tf.text import featurize
 from electra_tf.text.answer_spans import ANSWERABLE_NULL_THRESHOLD, SPAN_NULL_THRESHOLD
 from electra_tf.util.atomic import read_json, write_text
 from electra_tf.data import batching
+from electra_tf.data.tasks.tables import is_table, read_table, require_columns
 
 # Questions featurized per call: bounds the memory of the windows in flight.
 _QUESTIONS_PER_CALL = 2048
@@ -82,8 +83,44 @@ def _field(record, key, where, path):
     return record[key]
 
 
+def _json_questions(path):
+    """`(id, question, context, answers, is_impossible)` of each question of a SQuAD JSON file."""
+    squad = read_json(path)
+    for i, article in enumerate(_field(squad, "data", "the file", path)):
+        for j, paragraph in enumerate(_field(article, "paragraphs", f"data[{i}]", path)):
+            where = f"data[{i}].paragraphs[{j}]"
+            context = _field(paragraph, "context", where, path)
+            for k, qa in enumerate(_field(paragraph, "qas", where, path)):
+                qas_id = _field(qa, "id", f"{where}.qas[{k}]", path)
+                where_qa = f"question {qas_id!r}"
+                is_impossible = bool(qa.get("is_impossible", False))
+                answers = () if is_impossible else tuple(
+                    (_field(answer, "text", f"an answer of {where_qa}", path),
+                     _field(answer, "answer_start", f"an answer of {where_qa}", path))
+                    for answer in _field(qa, "answers", where_qa, path))
+                yield qas_id, _field(qa, "question", where_qa, path), context, answers, is_impossible
+
+
+def _table_questions(path):
+    """The same of a Parquet file or 🤗 dataset in the hub's SQuAD layout (`id`, `question`, `context`, `answers`
+    {`text`: [...], `answer_start`: [...]}), a question without answers unanswerable (as in `squad_v2`)."""
+    rows = read_table(path)
+    if not rows:
+        raise ValueError(f"{path}: no questions")
+    require_columns(rows, ["id", "question", "context", "answers"], path)
+    for row, line in zip(rows, rows.line_numbers):
+        answers = row["answers"]
+        if not isinstance(answers, dict) or not isinstance(answers.get("text"), list) \
+                or not isinstance(answers.get("answer_start"), list):
+            raise ValueError(f"{path}:{line}: 'answers' is {answers!r:.80}, not {{'text': [...], "
+                             "'answer_start': [...]}")
+        pairs = tuple(zip(answers["text"], answers["answer_start"]))
+        yield str(row["id"]), row["question"], row["context"], pairs, not pairs
+
+
 def read_squad(path, on_bad_answer="error"):
-    """Reads a SQuAD v1.1 or v2.0 JSON file (any path `tf.io.gfile` opens) into `SquadExample`s.
+    """Reads a SQuAD v1.1 or v2.0 JSON file (any path `tf.io.gfile` opens), or a Parquet file or 🤗 dataset in
+    the hub's SQuAD layout (`electra_tf.data.tasks.tables`), into `SquadExample`s.
 
     An answer must be found at its `answer_start` in the context. With
     `on_bad_answer="error"` a misplaced answer raises a `ValueError`; with
@@ -108,34 +145,23 @@ is_impossible=False)
     """
     if on_bad_answer not in ("error", "skip"):
         raise ValueError(f"on_bad_answer must be 'error' or 'skip', got {on_bad_answer!r}")
-    squad = read_json(path)
     examples, skipped_ids, seen_ids = [], [], set()
-    for i, article in enumerate(_field(squad, "data", "the file", path)):
-        for j, paragraph in enumerate(_field(article, "paragraphs", f"data[{i}]", path)):
-            where = f"data[{i}].paragraphs[{j}]"
-            context = _field(paragraph, "context", where, path)
-            for k, qa in enumerate(_field(paragraph, "qas", where, path)):
-                qas_id = _field(qa, "id", f"{where}.qas[{k}]", path)
-                where_qa = f"question {qas_id!r}"
-                if qas_id in seen_ids:
-                    raise ValueError(f"{path}: {where_qa} appears more than once")
-                seen_ids.add(qas_id)
-                question = _field(qa, "question", where_qa, path)
-                is_impossible = bool(qa.get("is_impossible", False))
-                answers = () if is_impossible else tuple(
-                    (_field(answer, "text", f"an answer of {where_qa}", path),
-                     _field(answer, "answer_start", f"an answer of {where_qa}", path))
-                    for answer in _field(qa, "answers", where_qa, path))
-                misplaced = [(answer_text, start) for answer_text, start in answers
-                             if not isinstance(start, int) or start < 0
-                             or context[start:start + len(answer_text)] != answer_text]
-                if misplaced and on_bad_answer == "error":
-                    raise ValueError(f"{path}: {where_qa}: the answer {misplaced[0][0]!r} is not at "
-                                     f"character {misplaced[0][1]!r} of its context")
-                if misplaced:
-                    skipped_ids.append(qas_id)
-                else:
-                    examples.append(SquadExample(qas_id, question, context, answers, is_impossible))
+    questions = _table_questions(path) if is_table(path) else _json_questions(path)
+    for qas_id, question, context, answers, is_impossible in questions:
+        where_qa = f"question {qas_id!r}"
+        if qas_id in seen_ids:
+            raise ValueError(f"{path}: {where_qa} appears more than once")
+        seen_ids.add(qas_id)
+        misplaced = [(answer_text, start) for answer_text, start in answers
+                     if not isinstance(start, int) or start < 0
+                     or context[start:start + len(answer_text)] != answer_text]
+        if misplaced and on_bad_answer == "error":
+            raise ValueError(f"{path}: {where_qa}: the answer {misplaced[0][0]!r} is not at "
+                             f"character {misplaced[0][1]!r} of its context")
+        if misplaced:
+            skipped_ids.append(qas_id)
+        else:
+            examples.append(SquadExample(qas_id, question, context, answers, is_impossible))
     if skipped_ids:
         logging.warning("%s: skipped %d question(s) whose answer is not at its answer_start, e.g. %s",
                         path, len(skipped_ids), skipped_ids[:5])

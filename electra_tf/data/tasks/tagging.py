@@ -21,7 +21,9 @@ from absl import logging
 
 from electra_tf.text import featurize
 from electra_tf.data import batching
+from electra_tf.data.tasks.tables import is_table, read_table, require_columns
 
+WORDS_COLUMN = "tokens"  # the words of a 🤗 token-classification dataset (conll2003, wnut_17, wikiann, ...)
 SCHEMES = ("bioes", "iob2", "none")  # what a model is trained on
 FILE_SCHEMES = ("iob1", "iob2", "bioes", "bilou", "none")  # what files hold (and predictions are written in)
 _SPAN_PREFIXES = {"bioes": ("B", "I", "E", "S"), "iob2": ("B", "I")}
@@ -77,6 +79,47 @@ def read_conll(path, tag_column=-1):
         sentences.append(TaggedSentence(tuple(words), tuple(tags)))
     if not sentences:
         raise ValueError(f"{path}: no sentences (an empty file?)")
+    return sentences
+
+
+def read_sentences(path, tag_column=-1, dataset_tags="ner_tags"):
+    """Sentences of a CoNLL file (`read_conll`: `tag_column` numbers the tag's column) or of a Parquet file or
+    🤗 dataset (`electra_tf.data.tasks.tables`: each row's `tokens` and tags, in the column `tag_column` names,
+    `dataset_tags` for -1). Class ids of a `ClassLabel` sequence (conll2003's `ner_tags`) are read as their names;
+    rows of `-DOCSTART-` and empty rows are skipped, as `read_conll` skips them.
+
+    >>> import os, tempfile
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> path = os.path.join(tempfile.mkdtemp(), "ner.parquet")
+    >>> pq.write_table(pa.table({"tokens": [["Ann", "met", "Bob"]], "ner_tags": [["B-PER", "O", "B-PER"]]}), path)
+    >>> read_sentences(path)
+    [TaggedSentence(words=('Ann', 'met', 'Bob'), tags=('B-PER', 'O', 'B-PER'))]
+    """
+    if not is_table(path):
+        if isinstance(tag_column, str):
+            raise ValueError(f"{path}: --tag_column={tag_column} names a dataset's column; a CoNLL file's columns "
+                             "are numbered (-1: the last)")
+        return read_conll(path, tag_column)
+    if not isinstance(tag_column, str) and tag_column != -1:
+        raise ValueError(f"{path}: --tag_column={tag_column} numbers a CoNLL file's column; a dataset's is named "
+                         f"(--tag_column={dataset_tags})")
+    tags_column = dataset_tags if tag_column == -1 else tag_column
+    rows = read_table(path)
+    require_columns(rows, [WORDS_COLUMN], path)
+    require_columns(rows, [tags_column], path, "tag_column")
+    sentences = []
+    for row, line in zip(rows, rows.line_numbers):
+        words, tags = row[WORDS_COLUMN], row[tags_column]
+        if not isinstance(words, list) or not all(isinstance(word, str) and word.split() == [word] for word in words):
+            raise ValueError(f"{path}:{line}: {WORDS_COLUMN!r} is {words!r:.80}, not a list of words (each a "
+                             "string without spaces)")
+        if not isinstance(tags, list) or len(tags) != len(words) or not all(isinstance(tag, str) for tag in tags):
+            raise ValueError(f"{path}:{line}: {tags_column!r} is {tags!r:.80}, not one tag name per word "
+                             f"({len(words)} words; class ids need a ClassLabel feature naming them)")
+        if words and words[0] != "-DOCSTART-":
+            sentences.append(TaggedSentence(tuple(words), tuple(tags)))
+    if not sentences:
+        raise ValueError(f"{path}: no sentences")
     return sentences
 
 
