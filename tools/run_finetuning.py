@@ -11,7 +11,14 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
 - Data: --data_dir with the task's usual file names (the GLUE download's
   layout, train.txt/dev.txt/test.txt, train-v2.0.json/dev-v2.0.json,
   train.csv/val.csv/test.csv), --tfds for GLUE from TensorFlow Datasets, or
-  explicit --{train,dev,test}_file.
+  explicit --{train,dev,test}_file: the task's file format, a Parquet file,
+  or a 🤗 dataset: a save_to_disk folder, a folder of data files, or a hub id
+  (`id[:config][@split]`, e.g. --train_file=conll2003; without @split the
+  split named as the flag: train, dev/validation, test). Columns as in the
+  hub's datasets (text_classification: --text_columns/--label_column;
+  tagging: tokens and ner_tags, or --tag_column=<name>; squad: id, question,
+  context, answers; swag: sent1, sent2, ending0..), class ids named by their
+  ClassLabel. Needs `pip install datasets` (Parquet does not).
 - Settings: the original per-task defaults (`FinetuningConfig.for_task`,
   sized by --model_size or the checkpoint's width); any `FinetuningConfig`
   field is a flag.
@@ -55,14 +62,33 @@ flags.DEFINE_enum("model_size", None, ["small", "base", "large"],
 flags.DEFINE_string("data_dir", None, "The task's files under their usual names.")
 flags.DEFINE_bool("tfds", False, "Read GLUE from TensorFlow Datasets (glue/<task>).")
 flags.DEFINE_string("tfds_data_dir", None, "TFDS data directory.")
-flags.DEFINE_string("train_file", None, "Training file (overrides --data_dir's).")
-flags.DEFINE_string("dev_file", None, "Development file, scored after training.")
-flags.DEFINE_string("test_file", None, "Test file, predicted after training (and scored, as dev, when it has labels).")
+_SOURCES = ("a file, a .parquet file, or a 🤗 dataset: a save_to_disk folder, a folder of data files or a hub id, "
+            "as id[:config][@split]")
+flags.DEFINE_string("train_file", None, f"Training data (overrides --data_dir's): {_SOURCES} (default split: train).")
+flags.DEFINE_string("dev_file", None, f"Development data, scored after training: {_SOURCES} (default split: dev, "
+                    "else validation).")
+flags.DEFINE_string("test_file", None, "Test data, predicted after training (and scored, as dev, when it has "
+                    f"labels): {_SOURCES} (default split: test).")
 flags.DEFINE_list("text_columns", ["text"], "text_classification: one or two text columns.")
 flags.DEFINE_string("label_column", "label", "text_classification: the label column.")
 flags.DEFINE_list("label_names", None, "text_classification: the declared labels (default: those in train).")
 flags.DEFINE_bool("regression", False, "text_classification: labels are scores.")
-flags.DEFINE_integer("tag_column", -1, "conll2003/chunk: the tag's column.")
+
+
+class ColumnParser(flags.ArgumentParser):
+    """A column by number (a CoNLL file's) or by name (a dataset's)."""
+
+    def parse(self, argument):
+        text = str(argument).strip()
+        return int(text) if text.lstrip("-").isdigit() else text
+
+    def flag_type(self):
+        return "int or name"
+
+
+flags.DEFINE(ColumnParser(), "tag_column", -1, "conll2003/chunk: the tag's column: a CoNLL file's by number (-1: "
+             "the last), a dataset's by name (default: ner_tags; chunk: chunk_tags).",
+             serializer=flags.ArgumentSerializer())
 flags.DEFINE_enum("qa_metric", "squad", ["squad", "cmrc", "drcd"],
                   "squad/squadv1: SQuAD's exact match and F1, or cmrc / drcd: as CMRC 2018's and DRCD's official "
                   "script (cmrc2018_drcd_evaluate.py: F1 over the longest common substring of Chinese characters "
@@ -115,10 +141,12 @@ def write_trial_cards(options, base_model, command):
     with the best first dev score (the first trial's when none is scored)."""
     from electra_tf.checkpoints.model_card import write_model_card
     from electra_tf.checkpoints.ours import read_model_info
+    from electra_tf.data.tasks.tables import parse_source
     from electra_tf.util.atomic import read_json
 
     best, best_score = None, None
-    dataset = options.train_file or options.data_dir or (f"glue/{FLAGS.task}" if options.tfds else None)
+    dataset = parse_source(options.train_file)[0] if options.train_file else \
+        options.data_dir or (f"glue/{FLAGS.task}" if options.tfds else None)
     for trial in range(options.num_trials):
         results = read_json(os.path.join(options.output_dir, f"trial_{trial}", "results.json"), expect=dict)
         folder = results.get("model")
