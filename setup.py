@@ -30,6 +30,7 @@ class BuildWithoutDevTools(build_py):
 ONNX = ["tf2onnx>=1.17.0,<1.18", "onnx>=1.23.2", "onnxruntime>=1.32.0"]
 BEAM = ["apache-beam>=2.77.0,<3"]
 CHINESE = ["jieba>=0.42.1"]
+DATASETS = ["datasets>=5.2.0"]
 
 setup(
     name="electra-tf",
@@ -100,11 +101,14 @@ setup(
         "beam": BEAM,
         # Chinese whole-word masking: electra-build-pretraining-data --whole_word_masking segments CJK text with jieba.
         "chinese": CHINESE,
+        # Fine-tuning data from a 🤗 dataset (a save_to_disk folder, a folder of data files, a hub id):
+        # --train_file/--dev_file/--test_file (electra_tf/data/tasks/tables.py); Parquet files need only pyarrow.
+        "datasets": DATASETS,
         # `make test`: tensorflow-serving-api builds TF Serving requests from docs/serving.md; openvino runs an
         # ONNX export; datasets (🤗) runs transformers' task guides and prepare_tf_dataset as users run them;
         # pytest-xdist runs the suite in 2 processes (one per core; most tests wait on tracing).
         "test": ["pytest>=9.2.0", "pytest-xdist>=3.8.0", "hypothesis>=6.170", "tensorflow-serving-api>=2.21,<2.22",
-                 "openvino>=2026.4.1", "datasets>=5.2.0", *BEAM, *ONNX, *CHINESE],
+                 "openvino>=2026.4.1", *DATASETS, *BEAM, *ONNX, *CHINESE],
         # Only for tools/make_*_fixtures.py, which write the committed fixtures with transformers 4.x's TF and torch
         # classes (transformers 5 has no TF classes). Its own venv: `pip install ".[fixtures]"` and CPU torch
         # (`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu`); tested with 4.57.6.
