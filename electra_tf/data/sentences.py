@@ -22,12 +22,9 @@ Example:
 
 import re
 
-from electra_tf.text.normalization import CJK_IDEOGRAPH
+from electra_tf.text.normalization import PYTHON_CJK_IDEOGRAPH as IDEOGRAPH
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
-# A character class of BERT's CJK ideograph ranges (RE2's `\x{...}` written as the characters themselves, for
-# Python's `re`).
-IDEOGRAPH = re.sub(r"\\x\{([0-9A-F]+)\}", lambda match: chr(int(match.group(1), 16)), CJK_IDEOGRAPH)
 _CJK_SENTENCE_END = re.compile(rf"(?:[。！？；｡]|(?<={IDEOGRAPH})[!?;…])[。！？；｡!?;…]*[”’」』）》〉】〕\"')\]]*")
 
 

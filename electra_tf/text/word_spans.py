@@ -16,9 +16,9 @@ import functools
 import re
 import unicodedata
 
-# The CJK Unified Ideograph blocks of BERT's `_is_chinese_char` (`normalization.CJK_IDEOGRAPH`).
-CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
-              (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+from electra_tf.text.normalization import PYTHON_CJK_IDEOGRAPH
+
+_CJK_IDEOGRAPH = re.compile(PYTHON_CJK_IDEOGRAPH)  # the blocks of BERT's `_is_chinese_char`
 REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization._CONTROL` (tab, newline, return are whitespace)
 SPACE, CJK = "space", "cjk"  # (`_character_kind`'s answers for a word boundary and an ideograph)
 
@@ -68,7 +68,7 @@ def _character_kind(character, lowercase, strip_accents):
         return SPACE
     if character == "\ufffd" or unicodedata.category(character) in REMOVED_CATEGORIES:
         return ()
-    if any(low <= ord(character) <= high for low, high in CJK_RANGES):
+    if _CJK_IDEOGRAPH.fullmatch(character):
         return CJK
     if strip_accents:
         character = "".join(c for c in unicodedata.normalize("NFD", character) if unicodedata.category(c) != "Mn")
