@@ -18,7 +18,7 @@ layout, to <output_dir>/<study>/<study>.png (Clark et al., 2020):
   and MLM at equal training FLOPs.
 
 Equal FLOPs: the first variant runs --steps steps; the others as many as make
-the same training FLOPs (`electra_tf/training/flops.py`, each variant counted
+the same training FLOPs (`electra_tf/pretraining/flops.py`, each variant counted
 as it computes; a two-stage run's two phases get equal steps). The
 pre-train → fine-tune → median machinery is `pretrain_finetune.py`'s, shared
 with `compute_efficiency.py`. --hidden_size, --num_layers, --steps,

@@ -7,7 +7,7 @@
 2. Pre-trains the same discriminator-sized encoder twice: with ELECTRA's
    replaced token detection (generator 1/4 wide) and with plain MLM
    (objective `mlm`). The MLM run gets as many steps as make the same
-   training FLOPs (`electra_tf/training/flops.py`, the paper's accounting),
+   training FLOPs (`electra_tf/pretraining/flops.py`, the paper's accounting),
    and both save their encoder at --budgets fractions of the total.
 3. Fine-tunes every saved encoder (and a randomly initialised one, the
    "no pre-training" floor) on a real labelled task with --seeds seeds: by

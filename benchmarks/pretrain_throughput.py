@@ -25,7 +25,7 @@ One machine, one script, the same step on both sides:
   of the MLM loss) / sampling (replacements, corrupted ids, labels) / discriminator (forward and backward of
   the RTD loss) / optimizer (clipping and AdamW), each part's outputs fetched before the next starts.
 - Profile: our step without XLA under `tf.profiler`, op time by kind (matmul, random bits, ...).
-- MFU: the step's model FLOPs (`electra_tf.training.flops`, the paper's count) per second, divided by a
+- MFU: the step's model FLOPs (`electra_tf.pretraining.flops`, the paper's count) per second, divided by a
   2048³ `tf.matmul` timed in the same run at the same precision (oneDNN): this CPU's practical limit.
 - Peak memory: each configuration once more in a fresh subprocess (its peak resident set, which includes the
   framework itself, and XLA's compilation when used).

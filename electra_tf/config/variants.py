@@ -100,8 +100,7 @@ VARIANTS = (
                                                ("training_algorithm", ("joint",))))),
     Variant("objective", "electra_15", _PRETRAINING + "electra_15:MaskedReplacedTokenDetection", _FLOPS + "rtd_flops"),
     # The encoder and the kept masked LM at the masked positions.
-    Variant("objective", "replace_mlm", _PRETRAINING + "replace_mlm:ReplaceMLM",
-            "electra_tf.training.flops:masked_lm_forward_flops"),
+    Variant("objective", "replace_mlm", _PRETRAINING + "replace_mlm:ReplaceMLM", _FLOPS + "masked_lm_forward_flops"),
     Variant("objective", "all_tokens_mlm", _PRETRAINING + "all_tokens_mlm:AllTokensMLM",
             _FLOPS + "rtd_and_kept_mlm_flops"),
     Variant("objective", "clm", _PRETRAINING + "corrective_lm:CorrectiveLanguageModel",

@@ -1,15 +1,19 @@
 """Training FLOPs of a pre-training step, counted as the ELECTRA paper counts them (matmuls, ×3 for backward).
 
-Not part of the step: each variant's row (`config.variants.VARIANTS`) names its forward FLOPs per token, the
-formulas here (an objective's: the discriminator with its heads; a generator source's: the generator, a unigram
-one nothing; `training.flops` has the pieces). A trained network costs three forward passes' worth (the backward pass
-is two), a frozen one a forward pass; the training algorithm says which phases a run has (two-stage: a
-generator-only phase, then a discriminator phase with the generator frozen). ELECTRA-Small (batch 128, length 128)
-comes to ≈ 70 MFLOP per token, ≈ 1.2e18 over 1M steps against the paper's 1.4e18, which also counts the small
-element-wise operations.
+Per token, a transformer layer of width H and feed-forward width I costs `2 (4 H² + 2 H I)` for its dense layers
+and `4 T H` for attention over T positions; the embedding projection costs `2 E H`; the RTD head `2 (H² + H)`; a
+masked-LM head `2 (H E + E V)` at each position it predicts. Not part of the step: each variant's row
+(`config.variants.VARIANTS`) names its forward FLOPs per token, the formulas here (an objective's: the
+discriminator with its heads; a generator source's: the generator, a unigram one nothing). A trained network
+costs three forward passes' worth (the backward pass is two), a frozen one a forward pass; the training algorithm
+says which phases a run has (two-stage: a generator-only phase, then a discriminator phase with the generator
+frozen). ELECTRA-Small (batch 128, length 128) comes to ≈ 70 MFLOP per token, ≈ 1.2e18 over 1M steps against the
+paper's 1.4e18, which also counts the small element-wise operations.
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
+>>> round(encoder_forward_flops(ElectraConfig(), 128) / 1e6), round(rtd_head_flops(ElectraConfig()) / 1e3)
+(21, 132)
 >>> round(training_flops_per_token(ElectraConfig(), PretrainingConfig()) / 1e6)
 70
 >>> round(training_flops_per_token(ElectraConfig(), PretrainingConfig(generator_type="unigram")) / 1e6)
@@ -21,12 +25,31 @@ from electra_tf.config import generator_config
 from electra_tf.models.generator import ElectraGenerator
 from electra_tf.pretraining.registry import algorithm_of, flops_formula, source_class
 from electra_tf.pretraining.training_algorithms import JOINT_PHASE, PHASES, phase_flops
-from electra_tf.training.flops import (
-    encoder_forward_flops,
-    masked_lm_forward_flops,
-    masked_lm_head_flops,
-    rtd_head_flops,
-)
+
+
+def encoder_forward_flops(config, seq_length):
+    """Forward FLOPs per token of an encoder of `config` over `seq_length` positions."""
+    layer = 2 * (4 * config.hidden_size ** 2 + 2 * config.hidden_size * config.intermediate_size)
+    attention = 4 * seq_length * config.hidden_size
+    projection = 2 * config.embedding_size * config.hidden_size if config.embedding_size != config.hidden_size else 0
+    return config.num_layers * (layer + attention) + projection
+
+
+def masked_lm_head_flops(config):
+    """Forward FLOPs of a masked-LM head at one position."""
+    return 2 * (config.hidden_size * config.embedding_size + config.embedding_size * config.vocab_size)
+
+
+def rtd_head_flops(config):
+    """Forward FLOPs of the RTD head at one position."""
+    return 2 * (config.hidden_size ** 2 + config.hidden_size)
+
+
+def masked_lm_forward_flops(config, pretraining_config):
+    """Forward FLOPs per input token of a masked LM of `config`: its encoder and its head at the masked positions."""
+    masked_share = pretraining_config.predictions_per_seq / pretraining_config.max_seq_length
+    return (encoder_forward_flops(config, pretraining_config.max_seq_length)
+            + masked_share * masked_lm_head_flops(config))
 
 
 def rtd_flops(config, pretraining_config):

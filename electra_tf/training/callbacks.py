@@ -101,7 +101,7 @@ class TrainingScalars(keras.callbacks.Callback):
     """Every `every` steps: TensorBoard scalars and one line, `step N/M (p%): <metrics> · <time> left`.
 
     Writes every training metric, the learning rate, examples/s, tokens/s and
-    the training FLOPs so far (see `electra_tf.training.flops`); at each
+    the training FLOPs so far (see `electra_tf.pretraining.flops`); at each
     epoch end, the `val_*` metrics (written and printed). The metrics cover
     the steps since the last line (Keras's metrics are reset after each), not
     a running mean since the (re)start. A line says when the training step is

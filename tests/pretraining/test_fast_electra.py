@@ -11,8 +11,7 @@ import tensorflow as tf
 from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraPretrainer, PretrainingConfig
 from electra_tf.checkpoints.sources import read_config
 from electra_tf.pretraining.fast_electra import annealed_temperature
-from electra_tf.pretraining.flops import training_flops_per_token
-from electra_tf.training.flops import masked_lm_forward_flops
+from electra_tf.pretraining.flops import masked_lm_forward_flops, training_flops_per_token
 
 
 @pytest.fixture(scope="module")
