@@ -301,7 +301,7 @@ class ElectraNetwork(keras.Model):
     def _same_model_as(cls, model):
         """`model` (saved as a class of the same network: ours, or its `electra_tf.transformers` subclass) as
         this class, with its weights and preprocessor."""
-        copy = cls.from_config({**model.get_config(), "preprocessor": None})
+        copy = cls.from_config({**model.get_config(), "preprocessor": None})  # (its vocabulary is an asset)
         copy.set_weights(model.get_weights())
         copy.preprocessor = model.preprocessor
         return copy
@@ -323,12 +323,7 @@ class ElectraNetwork(keras.Model):
         """This model, or (once compiled) an uncompiled copy with its weights: Keras 3 writes a compiled
         model's optimizer into `.keras` files (two values per weight with Adam) and has no
         `include_optimizer=False` for them."""
-        if getattr(self, "optimizer", None) is None:
-            return self
-        copy = type(self).from_config({**self.get_config(), "preprocessor": None})  # (its vocabulary is an asset)
-        copy.preprocessor = self.preprocessor
-        copy.set_weights(self.get_weights())
-        return copy
+        return self if getattr(self, "optimizer", None) is None else type(self)._same_model_as(self)
 
     @classmethod
     def _is_built_as(cls, model, arguments):

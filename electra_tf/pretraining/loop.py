@@ -77,8 +77,8 @@ def save_final(pretrainer, plan, step):
     networks = pretrainer.export_networks()
     with saying_saved(plan.final_dir, *networks.values()):
         write_run_folder(plan.final_dir, networks, plan.model, plan.pretraining.replace(train_steps=step),
-                         plan.vocabulary, extra_files=lambda tmp: write_tokenizer_files(
-                             tmp, plan.vocabulary, model_max_length=plan.model.max_position_embeddings,
+                         plan.tokenizer.vocabulary, extra_files=lambda tmp: write_tokenizer_files(
+                             tmp, plan.tokenizer.vocabulary, model_max_length=plan.model.max_position_embeddings,
                              **plan.casing))
 
 

@@ -12,8 +12,8 @@ Example:
 >>> options.save_every, options.allow_vocabulary_change
 (1000, False)
 >>> plan = plan_run(model, pretraining, options)  # doctest: +SKIP
->>> plan.train.files[:1], plan.resuming  # doctest: +SKIP
-(('data/pretrain_data.tfrecord-00000-of-00008',), False)
+>>> plan.train.files[:1], plan.previous  # doctest: +SKIP
+(('data/pretrain_data.tfrecord-00000-of-00008',), None)
 """
 
 import dataclasses
@@ -100,15 +100,14 @@ class RunOptions:
 
 @dataclasses.dataclass(frozen=True)
 class RunPlan:
-    """A checked run: its configs and options, what it reads (the vocabulary's tokens and hash, the tokenizer
-    and casing, the training and evaluation `Shards` or the streamed text files), how it runs (the strategy, the
-    step's `StepSpeed`), where it writes (`own_dir`: the model_dir, a worker's own under multi-worker) and what it
-    resumes (`resuming`; the config the folder held, `previous`; the data it began on, `began_on`)."""
+    """A checked run: its configs and options, what it reads (the vocabulary's hash, the tokenizer (its
+    `vocabulary`) and casing, the training and evaluation `Shards` or the streamed text files), how it runs (the
+    strategy, the step's `StepSpeed`), where it writes (`own_dir`: the model_dir, a worker's own under multi-worker)
+    and what it resumes (the config the folder held, `previous`; the data it began on, `began_on`)."""
 
     model: object
     pretraining: PretrainingConfig
     options: RunOptions
-    vocabulary: list
     vocabulary_sha256: str
     tokenizer: WordPieceTokenizer
     casing: dict
@@ -119,7 +118,6 @@ class RunPlan:
     speed: StepSpeed
     chief: bool
     own_dir: str
-    resuming: bool
     previous: PretrainingConfig | None
     training_data: dict
     began_on: dict | None
@@ -271,6 +269,5 @@ def plan_run(model, pretraining, options, vocabulary=None):
         if resuming and os.path.exists(began_on_file):
             began_on = read_json(began_on_file, expect=dict)
     os.makedirs(own_dir, exist_ok=True)  # every check passed
-    return RunPlan(model, pretraining, options, vocabulary, sha256, tokenizer, casing, train, evaluation, text_files,
-                   strategy, speed, chief, own_dir, resuming, previous,
-                   describe_training_data(options, train, text_files), began_on)
+    return RunPlan(model, pretraining, options, sha256, tokenizer, casing, train, evaluation, text_files, strategy,
+                   speed, chief, own_dir, previous, describe_training_data(options, train, text_files), began_on)
