@@ -13,8 +13,9 @@ text); CJK text (detected, or --language=zh/ja/ko) packs whole sentences by defa
 atomically when complete, and `manifest.json` records the settings and counts (tokens read, written and
 dropped, with the reason; the share of examples ending mid-sentence; the share of [UNK] among the tokens written
 and the words that became [UNK]), which the tool also prints (a warning above 2 % [UNK]). --whole_word_masking
-stores the words of Chinese (CJK) text, found by jieba (pip install jieba), with each example, for
-electra-pretrain --whole_word_masking, and prints how many words hold several tokens (what it masks whole).
+stores the words of Chinese (CJK) text, found by jieba (pip install jieba) in worker processes on every core
+(--segmenter_processes), with each example, for electra-pretrain --whole_word_masking, and prints how many words
+hold several tokens (what it masks whole).
 Re-running the same
 command after an interruption writes only the missing shards; the output does not depend on --num_processes, nor on
 --runner=beam (an Apache Beam pipeline, same shards: docs/data_at_scale.md).
@@ -34,6 +35,9 @@ flags.DEFINE_integer("max_seq_length", 128, "Example length, special tokens incl
 flags.DEFINE_integer("num_shards", 16, "Number of output shards.")
 flags.DEFINE_integer("num_processes", 1, "Worker processes (--runner=local): keep 1 unless the corpus is hundreds "
                      "of MB (each process starts its own TensorFlow).")
+flags.DEFINE_integer("segmenter_processes", None, "--whole_word_masking: processes that cut CJK text into words "
+                     "(jieba) while the build tokenizes; default: one per core this build may use (with "
+                     "--num_processes above 1, each of those cuts its own text).")
 flags.DEFINE_bool("dedupe", False, "Drop exact duplicate documents (same text after NFKC, case folding and "
                   "collapsing spaces); counted in manifest.json.")
 flags.DEFINE_bool("blanks_separate_docs", True, "A blank line ends a document.")
@@ -57,6 +61,7 @@ flags.register_validator("max_seq_length", lambda n: n >= 5,
                          "--max_seq_length must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed)")
 flags.register_validator("num_shards", lambda n: n >= 1, "--num_shards must be >= 1")
 flags.register_validator("num_processes", lambda n: n >= 1, "--num_processes must be >= 1")
+flags.register_validator("segmenter_processes", lambda n: n is None or n >= 1, "--segmenter_processes must be >= 1")
 
 
 class _Progress:
@@ -74,6 +79,7 @@ def run(argv):
     from electra_tf.data.tfrecord_dataset import corpus_parts  # (these load TensorFlow: not for --help)
     from electra_tf.data.pretraining_data import (
         build_pretraining_shards,
+        masking_unit,
         mid_sentence_rate,
         packing_totals,
         read_manifest,
@@ -95,7 +101,9 @@ def run(argv):
                                                   beam_options=FLAGS.beam_options, **settings)
     else:
         shards = build_pretraining_shards(files, FLAGS.vocab_file, FLAGS.output_dir,
-                                          num_processes=FLAGS.num_processes, progress=_Progress(), **settings)
+                                          num_processes=FLAGS.num_processes,
+                                          segmenter_processes=FLAGS.segmenter_processes, progress=_Progress(),
+                                          **settings)
     print(f"\n{sum(s['examples'] for s in shards.values()):,} examples in {len(shards)} shard(s) → "
           f"{FLAGS.output_dir}")
     totals = packing_totals(shards)
@@ -105,7 +113,7 @@ def run(argv):
     if share is not None:
         print(f"examples ending mid-sentence: {share:.1%} (--long_lines={long_lines})")
     if "whole_words" in totals:
-        print(whole_word_summary(totals["whole_words"]))
+        print(masking_unit(totals["whole_words"]))
     rate = unknown_token_rate(shards)
     if rate is not None:
         print(unknown_summary(rate, totals.get("unknown_words", {})))
@@ -135,19 +143,6 @@ def unknown_summary(rate, unknown_words=None):
     return (f"warning: [UNK] is {rate:.2%} of the tokens written (above {UNKNOWN_RATE_WARNING:.0%}){words}: "
             "--vocab_file does not cover this text; learn one on it (electra-build-vocab) or check "
             "--lowercase/--strip_accents")
-
-
-def whole_word_summary(counts):
-    """One line: the unit whole-word masking masks, and how many of those words hold several tokens.
-
-    >>> whole_word_summary({"words": 100, "words_of_several_tokens": 40, "tokens_in_words_of_several_tokens": 90})
-    'masking unit: the word (jieba for CJK text); 40.0% of 100 words hold several tokens (60.0% of 150 tokens)'
-    """
-    words, several, inside = (counts.get(key, 0) for key in (
-        "words", "words_of_several_tokens", "tokens_in_words_of_several_tokens"))
-    tokens = words - several + inside
-    return (f"masking unit: the word (jieba for CJK text); {several / max(words, 1):.1%} of {words:,} words hold "
-            f"several tokens ({inside / max(tokens, 1):.1%} of {tokens:,} tokens)")
 
 
 def main():

@@ -57,7 +57,7 @@ from electra_tf.data.pretraining_data import (
     write_manifest,
 )
 from electra_tf.data.tfrecord import ShardWriter
-from electra_tf.data.word_segmentation import load_segmenter
+from electra_tf.data.word_cutting import WordCutter
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary
 from electra_tf.text.vocabulary_learning import unknown_words
@@ -155,13 +155,13 @@ class TokenizePiece(beam.DoFn):
         self.settings = settings
         self.tfds_data_dir = tfds_data_dir
         self.wanted = set(wanted)
-        self.tokenizer = self.tokenize = self.cut = None
+        self.tokenizer = self.tokenize = self.cutter = None
 
     def setup(self):
         self.tokenizer = WordPieceTokenizer(self.vocab_file, lowercase=self.settings["lowercase"],
                                             strip_accents=self.settings["strip_accents"])
         self.tokenize = batch_tokenizer(self.tokenizer)
-        self.cut = load_segmenter()[1] if "word_segmenter" in self.settings else None
+        self.cutter = WordCutter() if "word_segmenter" in self.settings else None  # (Beam runs the workers)
 
     def process(self, piece, first, dropped):
         index, part, part_piece = piece
@@ -181,7 +181,7 @@ class TokenizePiece(beam.DoFn):
         unknown_id = self.tokenizer.token_to_id(self.tokenizer.oov_token)
         split_longer_than = split_threshold(self.settings["max_seq_length"], self.settings["long_lines"])
         documents = ((j, texts.setdefault(j, document)) for j, document in numbered())
-        for pending, ragged, marks in tokenized_batches(documents, self.tokenize, split_longer_than, self.cut):
+        for pending, ragged, marks in tokenized_batches(documents, self.tokenize, split_longer_than, self.cutter):
             # The batch's ids stay arrays (no Python list of every id, as the local builder's packer needs).
             ids = ragged.flat_values.numpy().astype(np.int32) if ragged is not None else np.zeros(0, np.int32)
             lengths = ragged.row_lengths().numpy().astype(np.int32) if ragged is not None else ids

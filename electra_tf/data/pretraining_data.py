@@ -46,7 +46,8 @@ from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_ha
 from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
-from electra_tf.data.word_segmentation import INSTALL_HINT, cjk_share, has_cjk, load_segmenter, word_runs
+from electra_tf.data.word_cutting import INSTALL_HINT, WordCutter, available_cores, load_segmenter
+from electra_tf.data.word_segmentation import cjk_share, has_cjk, word_runs
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, vocabulary_hash
 from electra_tf.text.vocabulary_learning import unknown_words
@@ -176,6 +177,37 @@ def unknown_token_rate(shards):
     return sum(counts["tokens_unknown"] for counts in shards.values()) / written if written else 0.0
 
 
+def shard_words(files):
+    """The word counts (`whole_words` of `packing_totals`) of the shard `files`, summed over the manifests of their
+    folders; None when no manifest counts words (shards built without `whole_word_masking`)."""
+    manifests = [read_manifest(folder) for folder in sorted({os.path.dirname(path) for path in files})]
+    counts = [manifest["totals"]["whole_words"] for manifest in manifests
+              if manifest and "whole_words" in manifest.get("totals", {})]
+    return packing_totals(dict(enumerate(counts))) if counts else None
+
+
+def masking_unit(words=None, whole_word_masking=True):
+    """One line: the unit that masking masks (the word, or with `whole_word_masking` False the token), and given the
+    shards' word counts (`shard_words`), how many of their words hold several tokens, masked as one.
+
+    >>> masking_unit({"words": 100, "words_of_several_tokens": 40, "tokens_in_words_of_several_tokens": 90})
+    'masking unit: the word (jieba for CJK text); 40.0% of 100 words hold several tokens (60.0% of 150 tokens)'
+    >>> masking_unit()
+    'masking unit: the word (a token and its ## pieces; no jieba words in the data)'
+    >>> masking_unit(whole_word_masking=False)
+    'masking unit: the token (--whole_word_masking masks whole words)'
+    """
+    if not whole_word_masking:
+        return "masking unit: the token (--whole_word_masking masks whole words)"
+    if not words:
+        return "masking unit: the word (a token and its ## pieces; no jieba words in the data)"
+    count, several, inside = (words.get(key, 0) for key in (
+        "words", "words_of_several_tokens", "tokens_in_words_of_several_tokens"))
+    tokens = count - several + inside
+    return (f"masking unit: the word (jieba for CJK text); {several / max(count, 1):.1%} of {count:,} words hold "
+            f"several tokens ({inside / max(tokens, 1):.1%} of {tokens:,} tokens)")
+
+
 def write_manifest(output_dir, settings, shards, vocab_file, duplicate_documents=None):
     """Writes `manifest.json`: the settings, the vocabulary's size, every shard's counts and their totals
     (`packing_totals`; and, with `dedupe`, the duplicate documents dropped), the `unknown_token_rate`."""
@@ -203,11 +235,11 @@ def tokenized_documents(documents, tokenize, split_longer_than=None):
         yield index, document
 
 
-def marked_documents(documents, tokenize, split_longer_than=None, cut=None):
+def marked_documents(documents, tokenize, split_longer_than=None, cutter=None):
     """`tokenized_documents` with each document's word marks: yields `(index, document, marks)`, `marks` shaped
-    as the document (1 where a token continues the previous token's word, by the word segmenter `cut`; see
-    `electra_tf.data.word_segmentation`), None without `cut`."""
-    for pending, ids, marks in tokenized_batches(documents, tokenize, split_longer_than, cut):
+    as the document (1 where a token continues the previous token's word, by the `cutter`'s words, a
+    `word_cutting.WordCutter`; see `electra_tf.data.word_segmentation`), None without `cutter`."""
+    for pending, ids, marks in tokenized_batches(documents, tokenize, split_longer_than, cutter):
         lengths = ids.row_lengths().numpy().tolist() if ids is not None else []
         ids = iter(ids.to_list() if ids is not None else [])
         ends = iter(np.cumsum(lengths).tolist())
@@ -220,50 +252,57 @@ def marked_documents(documents, tokenize, split_longer_than=None, cut=None):
                                          for sentence, end in zip(line, ends)] for line in document]
 
 
-def tokenized_batches(documents, tokenize, split_longer_than=None, cut=None):
-    """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None, word marks)` a batch
-    of about `_TOKENIZE_BATCH_LINES` sentences, for `(index, document as lines of text)`.
+def sentence_batches(documents, split_longer_than=None):
+    """Yields `(documents' (index, sentences a line), their sentences)` a batch of about `_TOKENIZE_BATCH_LINES`
+    sentences, for `(index, document as lines of text)`.
 
-    A line of more than `split_longer_than` characters is tokenized as its sentences (`split_sentences`;
-    the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
+    A line of more than `split_longer_than` characters is cut into its sentences (`split_sentences`;
+    tokenized, the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
     cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
-
-    With a word segmenter `cut` (`word_segmentation.load_segmenter`), a sentence holding CJK text is tokenized
-    as its `word_runs` (the same ids again), and the word marks are an int8 array beside the ids' flat values
-    (1 where a token continues the previous token's word); without, they are None.
     """
-    pending, texts, runs = [], [], []
+    pending, sentences = [], []
     for index, document in documents:
         sentence_counts = []
         for line in document:
-            sentences = (split_sentences(line) if split_longer_than is not None and len(line) > split_longer_than
-                         else [line])
-            sentence_counts.append(len(sentences))
-            if cut is None:
-                texts.extend(sentences)
-                continue
-            for sentence in sentences:
-                sentence_runs = word_runs(sentence, cut) if has_cjk(sentence) else [(sentence, None)]
-                runs.append([marks for _, marks in sentence_runs])
-                texts.extend(run for run, _ in sentence_runs)
+            parts = split_sentences(line) if split_longer_than is not None and len(line) > split_longer_than else [line]
+            sentence_counts.append(len(parts))
+            sentences.extend(parts)
         pending.append((index, sentence_counts))
-        if len(texts) >= _TOKENIZE_BATCH_LINES:
-            yield pending, *_tokenized(texts, runs, tokenize, cut)
-            pending, texts, runs = [], [], []
+        if len(sentences) >= _TOKENIZE_BATCH_LINES:
+            yield pending, sentences
+            pending, sentences = [], []
     if pending:
-        yield pending, *(_tokenized(texts, runs, tokenize, cut) if texts else (None, None))
+        yield pending, sentences
 
 
-def _tokenized(texts, runs, tokenize, cut):
-    """The ragged ids of a batch's sentences and their word marks (None without `cut`), from `texts` (with `cut`:
-    the sentences' runs, `runs` holding each sentence's runs' marks)."""
-    ids = tokenize(tf.constant(texts))
-    if cut is None:
-        return ids, None
+def tokenized_batches(documents, tokenize, split_longer_than=None, cutter=None):
+    """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None, word marks)` for each
+    of the `sentence_batches`.
+
+    With a `cutter` (`word_cutting.WordCutter`: jieba, in worker processes), a sentence holding CJK text is
+    tokenized as its `word_runs` (the same ids again), and the word marks are an int8 array beside the ids' flat
+    values (1 where a token continues the previous token's word); without, they are None.
+    """
+    batches = sentence_batches(documents, split_longer_than)
+    if cutter is None:
+        for pending, sentences in batches:
+            yield pending, tokenize(tf.constant(sentences)) if sentences else None, None
+        return
+    to_cut = (((pending, sentences), [s for s in sentences if has_cjk(s)]) for pending, sentences in batches)
+    for (pending, sentences), words in cutter.cut_batches(to_cut):
+        words = iter(words)
+        runs = [word_runs(sentence, next(words)) if has_cjk(sentence) else [(sentence, None)]
+                for sentence in sentences]
+        yield pending, *(_segmented_ids(runs, tokenize) if sentences else (None, None))
+
+
+def _segmented_ids(runs, tokenize):
+    """The ragged ids of a batch's sentences and their word marks, from each sentence's `word_runs`."""
+    ids = tokenize(tf.constant([run for sentence_runs in runs for run, _ in sentence_runs]))
     run_lengths = iter(ids.row_lengths().numpy().tolist())
     marks = []
     for sentence_runs in runs:
-        for run_marks in sentence_runs:
+        for _, run_marks in sentence_runs:
             length = next(run_lengths)
             # A run of ideographs is one token per character (BERT splits every ideograph off), so it takes its
             # characters' marks; were a tokenizer to differ, its tokens would count as words of their own.
@@ -387,7 +426,8 @@ def plan_build(output_dir, settings):
 def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
                              seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
                              long_lines=None, text_field="text", tfds_data_dir=None, dedupe=False,
-                             whole_word_masking=False, language=None, num_processes=1, progress=None):
+                             whole_word_masking=False, language=None, num_processes=1, segmenter_processes=None,
+                             progress=None):
     """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
 
     Args:
@@ -406,6 +446,9 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
             segmenter and its version (`word_segmenter`). Not needed for other text (`##` pieces give words).
         num_processes: worker processes; process `p` writes shards
             `p, p + num_processes, ...`. The output does not depend on it.
+        segmenter_processes: with `whole_word_masking`, the processes that cut CJK text into words while this
+            one tokenizes (`word_cutting.WordCutter`); None: one per core this process may use. (With
+            `num_processes` above 1, each of those cuts its own text.) The output does not depend on it.
         progress: called as `progress(documents, tokens, seconds)` now and
             then, with the documents and tokens packed so far.
     """
@@ -420,7 +463,8 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
     groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
     reading = (tfds_data_dir, progress)
     if len(groups) == 1:
-        written, duplicates = _build(vocab_file, output_dir, settings, groups[0], *reading)
+        written, duplicates = _build(vocab_file, output_dir, settings, groups[0], *reading,
+                                     segmenter_processes or available_cores())
         done.update(written)
     elif groups:
         written, duplicates = _build_in_processes(vocab_file, output_dir, settings, groups, *reading)
@@ -466,7 +510,7 @@ def _build_reporting(vocab_file, output_dir, settings, shards, tfds_data_dir, qu
                   lambda documents, tokens, _: queue.put((worker, documents, tokens)))
 
 
-def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
+def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress, segmenter_processes=1):
     tokenizer = WordPieceTokenizer(vocab_file, lowercase=settings["lowercase"],
                                  strip_accents=settings["strip_accents"])
     num_shards = settings["num_shards"]
@@ -478,13 +522,13 @@ def _build(vocab_file, output_dir, settings, wanted, tfds_data_dir, progress):
         tfds_data_dir=tfds_data_dir, dedupe=settings["dedupe"])) if shard_of(j, num_shards) in packers)
     unknown_lines = {i: [] for i in wanted}
     split_longer_than = packers[wanted[0]].split_longer_than
-    cut = load_segmenter()[1] if "word_segmenter" in settings else None
+    cutter = WordCutter(segmenter_processes) if "word_segmenter" in settings else None
     start, packed = time.time(), 0
     with contextlib.ExitStack() as stack:
         unknown_id = tokenizer.token_to_id(tokenizer.oov_token)
         writers = {i: stack.enter_context(ShardWriter(os.path.join(output_dir, shard_name(i, num_shards)), unknown_id))
                    for i in wanted}
-        for j, document, marks in marked_documents(documents, batch_tokenizer(tokenizer), split_longer_than, cut):
+        for j, document, marks in marked_documents(documents, batch_tokenizer(tokenizer), split_longer_than, cutter):
             shard = shard_of(j, num_shards)
             lines = texts.pop(j)
             if any(unknown_id in sentence for line in document for sentence in line):

@@ -9,23 +9,18 @@ each example, which tokens continue the previous token's word (`continues_word`)
 A line is cut into runs of CJK ideographs and the text between them (`word_runs`). BERT's tokenizer splits
 around every ideograph, so tokenizing the runs one by one gives the line's tokens, one token per ideograph: the
 run's marks are its characters' marks. A character continues a word when the segmenter put it in the same word
-as the character before it, in a word made of ideographs only (as `chinese_ref`).
-
-jieba is an optional extra (`pip install ".[chinese]"` in an electra_tf checkout), imported only when shards of CJK text are built
-with `--whole_word_masking` (`load_segmenter`).
+as the character before it, in a word made of ideographs only (as `chinese_ref`). The segmenter runs in worker
+processes of its own (`electra_tf.data.word_cutting`).
 
 Example:
->>> word_runs("我们去Beijing看长城。", lambda text: ["我们", "去", "Beijing", "看", "长城", "。"])
+>>> word_runs("我们去Beijing看长城。", ["我们", "去", "Beijing", "看", "长城", "。"])
 [('我们去', [0, 1, 0]), ('Beijing', None), ('看长城', [0, 0, 1]), ('。', None)]
 """
 
-import logging
 import re
 
 from electra_tf.data.sentences import IDEOGRAPH
 
-SEGMENTER = "jieba"
-INSTALL_HINT = 'pip install jieba, or pip install ".[chinese]" in an electra_tf checkout'
 _IDEOGRAPHS = re.compile(f"{IDEOGRAPH}+")
 
 
@@ -48,13 +43,13 @@ def cjk_share(texts):
     return sum(len(run) for run in _IDEOGRAPHS.findall(characters)) / len(characters) if characters else 0.0
 
 
-def word_runs(text, cut):
+def word_runs(text, words):
     """`text` as consecutive runs `(run, marks)`: a run of ideographs with its characters' marks (1: the
-    character continues the word of the one before it, by `cut`, a function from text to its words), or the
+    character continues the word of the one before it, by `words`, the segmenter's words of `text`), or the
     text between two such runs with None."""
     continues = [0] * len(text)
     start = 0
-    for word in cut(text):
+    for word in words:
         if len(word) > 1 and _IDEOGRAPHS.fullmatch(word):
             continues[start + 1:start + len(word)] = [1] * (len(word) - 1)
         start += len(word)
@@ -69,15 +64,3 @@ def word_runs(text, cut):
     if end < len(text):
         runs.append((text[end:], None))
     return runs
-
-
-def load_segmenter():
-    """`(name, cut)`: the segmenter's name and version (what a manifest records) and its function from a text to
-    its words; an ImportError saying how to install it when jieba is missing."""
-    try:
-        import jieba
-    except ImportError:
-        raise ImportError(f"Chinese whole-word masking needs the jieba word segmenter: {INSTALL_HINT}") from None
-    jieba.setLogLevel(logging.WARNING)  # its dictionary loading is logged at DEBUG level to stderr
-    segmenter = jieba.Tokenizer()
-    return f"{SEGMENTER} {jieba.__version__}", segmenter.lcut

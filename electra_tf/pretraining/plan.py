@@ -24,7 +24,7 @@ import tensorflow as tf
 
 from electra_tf.checkpoints.ours import run_config_file
 from electra_tf.config import PretrainingConfig, load_run_config
-from electra_tf.data.pretraining_data import read_manifest
+from electra_tf.data.pretraining_data import masking_unit, read_manifest, shard_words
 from electra_tf.data.tfrecord import describe_corrupt_records, find_corrupt_records
 from electra_tf.data.tfrecord_dataset import Shards, list_files
 from electra_tf.pretraining.registry import source_class
@@ -258,6 +258,7 @@ def plan_run(model, pretraining, options, vocabulary=None):
           f"global batch {pretraining.batch_size} x {pretraining.gradient_accumulation_steps} accumulation, "
           f"{pretraining.train_steps} steps, step {'compiled by XLA' if speed.jit_compile else 'a TensorFlow graph'}"
           f" (Grappler {'on' if speed.graph_optimizer else 'off'})", flush=True)
+    print(masking_unit(shard_words(train.files) if train else None, pretraining.whole_word_masking), flush=True)
     chief, own_dir = is_chief(strategy), worker_dir(options.model_dir, strategy)
     lock_folder(own_dir)  # one run per folder: another one is refused, naming its pid
     resuming = tf.train.latest_checkpoint(os.path.join(own_dir, "checkpoints")) is not None

@@ -4,6 +4,7 @@ in-graph masking masks them whole; shards without the feature and English text a
 import hashlib
 import json
 import os
+import subprocess
 import sys
 
 import jieba
@@ -16,6 +17,7 @@ from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
 from electra_tf.data.tfrecord_dataset import Shards, check_word_boundaries, pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, marked_documents
 from electra_tf.data.tfrecord import CONTINUES_WORD
+from electra_tf.data.word_cutting import WordCutter
 from electra_tf.data.word_segmentation import word_runs
 from electra_tf.pretraining.masking import mask_tokens
 from electra_tf.pretraining.run import RunOptions, run_pretraining
@@ -61,7 +63,7 @@ def test_beam_writes_the_local_builder_s_shards_with_their_words(shards, chinese
 
 
 def test_word_runs_mark_the_characters_that_continue_a_segmenter_word():
-    runs = word_runs("江泽民主席, 在 New York。", jieba.lcut)
+    runs = word_runs("江泽民主席, 在 New York。", jieba.lcut("江泽民主席, 在 New York。"))
     assert runs == [("江泽民主席", [0, 1, 1, 0, 1]), (", ", None), ("在", [0]), (" New York。", None)]
 
 
@@ -69,7 +71,7 @@ def test_segmented_tokenization_gives_the_line_s_ids(chinese):
     _, vocab, _ = chinese
     tokenizer = WordPieceTokenizer(vocab)
     lines = LINES + ["混合 English 文本 s，北京。"]
-    ((_, document, marks),) = marked_documents([(0, lines)], tokenizer, cut=jieba.lcut)
+    ((_, document, marks),) = marked_documents([(0, lines)], tokenizer, cutter=WordCutter())
     assert [s for line in document for s in line] == tokenizer.tokenize(tf.constant(lines)).to_list()
     assert [len(m) for line in marks for m in line] == [len(s) for line in document for s in line]
 
@@ -128,7 +130,24 @@ def test_whole_word_masking_masks_jieba_s_words_whole(shards, chinese):
     assert counts[True] == 1.0 and counts[False] < 0.75
 
 
-def test_a_pretraining_run_with_whole_word_masking_trains_on_the_shards_words(shards, chinese, tmp_path):
+def test_jieba_cuts_in_worker_processes_the_same_shards_and_they_import_no_tensorflow(chinese, tmp_path):
+    _, vocab, _ = chinese
+    long_corpus = tmp_path / "corpus.txt"  # more than one batch of sentences: the workers start
+    long_corpus.write_text("\n\n".join(LINES * 260) + "\n", encoding="utf-8")  # 2,080 sentences
+    built = {}
+    for processes in (1, 2):
+        build_pretraining_shards([str(long_corpus)], vocab, str(tmp_path / str(processes)), max_seq_length=40,
+                                 whole_word_masking=True, segmenter_processes=processes)
+        built[processes] = digests(tmp_path / str(processes))
+    assert built[1] == built[2] and len(built[1]) == 1
+    # A worker imports the module of its function, and jieba: no TensorFlow.
+    loaded = subprocess.run([sys.executable, "-c", "import sys; import electra_tf.data.word_cutting as w; "
+                             "w._start_worker(); print(sorted({'jieba', 'tensorflow'} & set(sys.modules)))"],
+                            capture_output=True, text=True, timeout=120)
+    assert loaded.stdout.strip() == "['jieba']", loaded.stderr[-2000:]
+
+
+def test_a_pretraining_run_with_whole_word_masking_trains_on_the_shards_words(shards, chinese, tmp_path, capsys):
     _, vocab, _ = chinese
     model, pretraining = load_run_config("electra_tiny")
     result = run_pretraining(model.replace(vocab_size=len(open(vocab, encoding="utf-8").read().splitlines())),
@@ -136,6 +155,10 @@ def test_a_pretraining_run_with_whole_word_masking_trains_on_the_shards_words(sh
                                                  whole_word_masking=True),
                              RunOptions(model_dir=str(tmp_path / "run"), vocab_file=vocab, train_files=str(shards)))
     assert result.step == 2 and np.isfinite(result.metrics["loss"])
+    words = json.loads((shards / MANIFEST).read_text())["totals"]["whole_words"]
+    share = words["words_of_several_tokens"] / words["words"]
+    assert f"masking unit: the word (jieba for CJK text); {share:.1%} of {words['words']:,} words hold several " \
+        "tokens (" in capsys.readouterr().out  # the log states what it masks
 
 
 def test_shards_of_chinese_text_without_words_are_refused_for_whole_word_masking(chinese):
