@@ -361,6 +361,15 @@ def test_a_text_classification_file_with_three_text_columns_or_an_unknown_format
         read_text_file(_write(tmp_path / "data.xlsx", "PK\x03\x04"), ["a"], "label")
 
 
+def test_the_same_column_as_both_texts_of_a_pair_or_as_text_and_label_is_refused(tmp_path, fixture_vocab):
+    train = "text,label\nx,1\ny,0\n"
+    with pytest.raises(ValueError, match=r"^text_columns \['text', 'text'\] name 'text' twice; a pair is two columns"):
+        _classification_task(tmp_path, fixture_vocab, train=train, text_columns=["text", "text"])
+    with pytest.raises(ValueError, match=r"^label_column 'label' is also one of text_columns \['text', 'label'\]: "
+                                         "the model would read its labels"):
+        _classification_task(tmp_path, fixture_vocab, train=train, text_columns=["text", "label"])
+
+
 def _classification_task(tmp_path, fixture_vocab, max_seq_length=16, **files_and_options):
     files = {split: _write(tmp_path / f"{split}.csv", content) for split, content in files_and_options.items()
              if split in ("train", "dev", "test")}

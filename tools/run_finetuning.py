@@ -31,6 +31,9 @@ r"""Fine-tunes a pre-trained ELECTRA discriminator on a task; scores dev, writes
   Each trial's model folder gets a README.md model card (its scores, the data,
   this command); --push_to_hub=<owner>/<name> pushes the best trial's (by its
   first dev score) to the Hugging Face hub.
+- Another vocabulary than the checkpoint's (--vocab_file) is refused in one
+  line naming both, unless --allow_vocabulary_change: then each token both
+  hold keeps its embedding row, the others are initialised anew.
 """
 
 import dataclasses
@@ -98,6 +101,11 @@ flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (def
 flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
 flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
 flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")
+flags.DEFINE_string("vocab_file", None, "Fine-tune with this vocab.txt, not the checkpoint's own (refused unless "
+                    "--allow_vocabulary_change).")
+flags.DEFINE_bool("allow_vocabulary_change", False,
+                  "With --vocab_file of other tokens than the checkpoint's: keep the embedding rows of the tokens both "
+                  "hold (matched by token), initialise the others anew (the start is written to <output_dir>/start).")
 define_config_flags(FinetuningConfig)  # --task among them
 FLAGS["task"].help = f"The task: one of {', '.join(sorted(FINETUNING_TASKS))}."
 define_hub_flags()

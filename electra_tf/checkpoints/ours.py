@@ -24,6 +24,7 @@ Example:
 """
 
 import collections
+import json
 import os
 import zipfile
 
@@ -43,6 +44,13 @@ NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator
 # One model of ours (a task model, an encoder) in a folder, as `save_pretrained` writes it.
 SINGLE_MODEL_FILE = "model.keras"
 MODEL_INFO = "electra_tf.json"
+# The JSON type of each field an `electra_tf.json` holds (null: not recorded); `read_model_info` refuses another.
+INFO_TYPES = {"class": str, "serving_task": str, "hf_architecture": str, "task": str, "word_unit": str,
+              "vocabulary_sha256": str, "label_names": list, "vocabulary_size": int, "max_seq_length": int,
+              "max_query_length": int, "max_answer_length": int, "text_pair": bool, "version_2": bool,
+              "null_threshold": float, VERSION_FIELD: str}
+_JSON_KINDS = {str: "a string", list: "a list", dict: "an object", int: "an integer", float: "a number",
+               bool: "a boolean"}
 # Where a run leaves its model inside the folder a user may name instead: pre-training's `<model_dir>/final`,
 # a fine-tuning trial's `trial_<i>/model`.
 RUN_MODEL_FOLDERS = ("final", "model")
@@ -90,9 +98,43 @@ def write_model_info(folder, info):
 
 
 def read_model_info(folder):
-    """The `electra_tf.json` of a model folder, or `{}` when it has none."""
+    """The `electra_tf.json` of a model folder, or `{}` when it has none; a field of another JSON type than the
+    one it holds (`INFO_TYPES`, e.g. `"max_seq_length": "64"`, a string) is a ValueError naming the file and field.
+
+    >>> import json, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, MODEL_INFO), "w") as f:
+    ...     json.dump({"max_seq_length": "64"}, f)
+    >>> read_model_info(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: .../electra_tf.json: max_seq_length must be an integer, got '64' (a string); write it as 64, \
+or save the folder again
+    """
     path = os.path.join(folder, MODEL_INFO)
-    return read_json(path, expect=dict) if os.path.exists(path) else {}
+    info = read_json(path, expect=dict) if os.path.exists(path) else {}
+    for field, kind in INFO_TYPES.items():
+        value = info.get(field)
+        if value is not None and not _is_json(value, kind):
+            fix = f"write it as {value}" if isinstance(value, str) and _is_json(_parsed(value), kind) else \
+                "correct it"
+            raise ValueError(f"{path}: {field} must be {_JSON_KINDS[kind]}, got {value!r} "
+                             f"({_JSON_KINDS[type(value)]}); {fix}, or save the folder again")
+    return info
+
+
+def _is_json(value, kind):
+    """Whether `value` is of the JSON type `kind` (an int is a float's; a bool is no number)."""
+    if isinstance(value, bool):
+        return kind is bool
+    return isinstance(value, (int, float) if kind is float else kind)
+
+
+def _parsed(text):
+    """`text` read as a JSON value, or None when it is not one (`"64"` → 64)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def check_model_info(info, model, path):

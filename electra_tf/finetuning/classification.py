@@ -49,6 +49,24 @@ class TextClassificationOptions:
     label_names: tuple = None
     regression: bool = False
 
+    def __post_init__(self):
+        """Refuses a column named twice: as both texts of a pair (each pair would be a text and itself), or as a
+        text and the label (the model would read its answers).
+
+        >>> TextClassificationOptions(text_columns=("review", "review"))
+        Traceback (most recent call last):
+        ValueError: text_columns ['review', 'review'] name 'review' twice; a pair is two columns (give one column for \
+single texts)
+        """
+        columns = list(self.text_columns)
+        repeated = [column for column in columns if columns.count(column) > 1]
+        if repeated:
+            raise ValueError(f"text_columns {columns} name {repeated[0]!r} twice; a pair is two columns (give one "
+                             "column for single texts)")
+        if self.label_column in columns:
+            raise ValueError(f"label_column {self.label_column!r} is also one of text_columns {columns}: the model "
+                             "would read its labels; name the labels' own column")
+
 
 @dataclasses.dataclass(frozen=True)
 class GlueOptions:

@@ -27,6 +27,7 @@ from electra_tf.config import FinetuningConfig
 from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.task import held_out
 from electra_tf.finetuning.trainer import check_sequence_length
+from electra_tf.finetuning.vocabulary_change import changed_vocabulary, start_folder
 from electra_tf.pretraining.vocabulary_identity import check_model_vocabulary
 from electra_tf.util.folder_lock import lock_folder
 from electra_tf.training.determinism import enable_determinism
@@ -35,8 +36,8 @@ from electra_tf.training.determinism import enable_determinism
 TASK_OPTIONS = ("tfds", "tfds_data_dir", "text_columns", "label_column", "label_names", "regression", "tag_column",
                 "qa_metric")
 # The options besides the config that decide what a trial computes; and those of them that are paths.
-_DATA_OPTIONS = ("data_dir", "train_file", "dev_file", "test_file", *TASK_OPTIONS)
-_PATH_OPTIONS = ("init_checkpoint", "data_dir", "tfds_data_dir", "train_file", "dev_file", "test_file")
+_DATA_OPTIONS = ("vocab_file", "data_dir", "train_file", "dev_file", "test_file", *TASK_OPTIONS)
+_PATH_OPTIONS = ("init_checkpoint", "vocab_file", "data_dir", "tfds_data_dir", "train_file", "dev_file", "test_file")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +50,9 @@ class RunOptions:
     >>> RunOptions(init_checkpoint="m", output_dir="o", num_trials=0)
     Traceback (most recent call last):
     ValueError: --num_trials must be >= 1
+    >>> RunOptions(init_checkpoint="m", output_dir="o", allow_vocabulary_change=True)
+    Traceback (most recent call last):
+    ValueError: --allow_vocabulary_change fine-tunes with the tokens of --vocab_file: give it
     """
 
     init_checkpoint: str  # any format `read_source` reads
@@ -71,8 +75,12 @@ class RunOptions:
     keep_best: bool = False
     log_every: int = 50
     deterministic: bool = False
+    vocab_file: str | None = None  # other tokens than the checkpoint's: refused unless allow_vocabulary_change
+    allow_vocabulary_change: bool = False  # keep the rows of the tokens both hold, initialise the others anew
 
     def __post_init__(self):
+        if self.allow_vocabulary_change and not self.vocab_file:
+            raise ValueError("--allow_vocabulary_change fine-tunes with the tokens of --vocab_file: give it")
         for name, least in (("num_trials", 1), ("eval_every", 1), ("log_every", 1)):
             value = getattr(self, name)
             if value is not None and value < least:
@@ -128,11 +136,11 @@ def restarts_when_interrupted(run_trial):
 
 
 @restarts_when_interrupted
-def run_trial(config, folder, options, tokenizer, model_config):
-    """Trains one seed (scoring dev as it goes), scores every labelled evaluation split (a test file too, when
-    it has labels) and predicts the others, and saves the model as a self-describing folder; returns the
-    results. Every split is read and checked, and the sequence length against `model_config`, before anything
-    is written."""
+def run_trial(config, folder, options, tokenizer, model_config, start):
+    """Trains one seed from `start` (`options.init_checkpoint`, or the start written for another vocabulary),
+    scoring dev as it goes; scores every labelled evaluation split (a test file too, when it has labels) and
+    predicts the others, and saves the model as a self-describing folder; returns the results. Every split is
+    read and checked, and the sequence length against `model_config`, before anything is written."""
     taken = task_options(config.task)
     files = {"train": options.train_file, "dev": options.dev_file, "test": options.test_file}
     task = finetuning.make_task(config, tokenizer, files=files, data_dir=options.data_dir,
@@ -150,7 +158,7 @@ def run_trial(config, folder, options, tokenizer, model_config):
         raise ValueError("--keep_best keeps the model of the best dev score, and there is no labelled dev data: "
                          "give --dev_file (or a --data_dir holding the task's dev file), or drop --keep_best")
     os.makedirs(folder, exist_ok=True)
-    finetuned = finetuning.finetune(task, options.init_checkpoint, train, dev_examples=dev,
+    finetuned = finetuning.finetune(task, start, train, dev_examples=dev,
                                     eval_every=options.eval_every, log_dir=os.path.join(folder, "logs"),
                                     keep_best=options.keep_best, log_every=options.log_every)
     model = finetuned.model
@@ -196,10 +204,11 @@ def run_finetuning(task, options, **config_changes):
         enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)
     model_config = read_config(options.init_checkpoint)
     check_model_vocabulary(options.init_checkpoint)  # its vocab.txt, the one its weights were trained with
+    tokens = changed_vocabulary(options.init_checkpoint, options.vocab_file, options.allow_vocabulary_change)
     width = model_config.hidden_size
     size = options.model_size or model_size(width)
     base = FinetuningConfig.for_task(task, size, hidden_size=None if options.model_size else width, **config_changes)
-    tokenizer = None  # read once, by the first trial that trains
+    start, tokenizer = None, None  # found (for other tokens: written) and read once, by the first trial that trains
     trials = []
     for trial in range(options.num_trials):
         folder = os.path.join(options.output_dir, f"trial_{trial}")
@@ -209,8 +218,10 @@ def run_finetuning(task, options, **config_changes):
             trials.append(kept_trial(done, config, options))
             print(f"trial {trial}: done before, kept")
         else:
-            tokenizer = tokenizer or load_tokenizer(options.init_checkpoint)
-            trials.append(run_trial(config, folder, options, tokenizer, model_config))
+            start = start or start_folder(options.init_checkpoint, tokens, options.vocab_file, options.output_dir,
+                                          base.seed)
+            tokenizer = tokenizer or load_tokenizer(start)
+            trials.append(run_trial(config, folder, options, tokenizer, model_config, start))
         majority = trials[-1].get("dev_majority_class")
         print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}"
               + ("" if majority is None else f" (dev majority class {majority:.4f})")

@@ -25,8 +25,10 @@ import numpy as np
 from electra_tf.config import default_learning_rate
 from electra_tf.finetuning.monitoring import DevEvaluation, Progress, majority_baseline
 from electra_tf.finetuning.metrics import chinese_share
+from electra_tf.pretraining.vocabulary_identity import check_same_vocabulary, recorded_vocabulary
 from electra_tf.training.layerwise_decay import layerwise_lr_multipliers
 from electra_tf.training.optimization import create_optimizer
+from electra_tf.text.vocabulary import vocabulary_hash
 from electra_tf.text.vocabulary_learning import unknown_token_rate
 
 # Fine-tuning warns when more than this share of the training texts' tokens are [UNK] (measured on the first
@@ -42,6 +44,15 @@ def check_vocabulary_size(tokenizer, model, init_checkpoint, vocabulary_source=N
         vocabulary = f"the vocabulary {vocabulary_source}" if vocabulary_source else "the vocabulary"
         raise ValueError(f"{vocabulary} has {tokenizer.vocabulary_size()} tokens but the model {init_checkpoint} "
                          f"embeds {model.config.vocab_size}: is it the vocab.txt the model was trained with?")
+
+
+def check_task_vocabulary(tokenizer, init_checkpoint):
+    """A task whose `tokenizer` holds other tokens than the vocabulary `init_checkpoint` was trained with (of the
+    same size: two words swapped) is refused in one line naming both; each id would read another token's row."""
+    check_same_vocabulary("the task's tokenizer", vocabulary_hash(tokenizer.get_vocabulary()),
+                          recorded_vocabulary(init_checkpoint), f"the model {init_checkpoint}",
+                          "make the task with the model's own tokenizer (ElectraTokenizer.from_pretrained of it), or "
+                          "fine-tune with other tokens by electra-finetune --vocab_file --allow_vocabulary_change")
 
 
 def check_sequence_length(sequence_length, model_config, init_checkpoint):
@@ -106,6 +117,7 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
         report(warning)
     model = task.build_model(init_checkpoint)
     check_vocabulary_size(task.tokenizer, model, init_checkpoint)
+    check_task_vocabulary(task.tokenizer, init_checkpoint)
     check_sequence_length(task.sequence_length, model.config, init_checkpoint)
     if model.hf_architecture is None:
         report(f"note: head={task.config.head!r} has no transformers class: the fine-tuned model loads here and "

@@ -23,6 +23,8 @@ sha256 ...); pass that vocabulary
 
 import os
 
+import numpy as np
+
 from electra_tf.checkpoints.ours import RUN_MODEL_FOLDERS, candidate_folders, run_config_file
 from electra_tf.config import run_config_vocabulary
 from electra_tf.text.vocabulary import VOCAB_FILE, vocabulary_hash
@@ -77,5 +79,26 @@ def check_model_vocabulary(path):
         vocab_file = os.path.join(folder, VOCAB_FILE)
         if os.path.isfile(vocab_file):
             check_same_vocabulary(vocab_file, vocabulary_hash(vocab_file), recorded_in_run_config(folder),
-                                  f"--init_checkpoint {path}", f"put back the vocab.txt its run wrote to {folder}")
+                                  f"--init_checkpoint {path}", f"put back the vocab.txt its run wrote to {folder} (and "
+                                  "to fine-tune with other tokens, give them as --vocab_file with "
+                                  "--allow_vocabulary_change)")
             return
+
+
+def remapped_rows(rows, tokens, new_tokens, fresh):
+    """The rows of a table of `tokens` (`rows`, one per token) for `new_tokens`: a token both hold keeps its row
+    (matched by its string, wherever its id), the others take their row of `fresh` (a new table's). Returns the
+    table and how many rows were kept.
+
+    >>> table, kept = remapped_rows(np.array([[1.0], [2.0], [3.0]]), ["a", "b", "c"], ["c", "new", "a"],
+    ...                             fresh=np.zeros((3, 1)))
+    >>> table.ravel().tolist(), kept
+    ([3.0, 0.0, 1.0], 2)
+    """
+    index = {token: i for i, token in enumerate(tokens)}
+    pairs = [(i, index[token]) for i, token in enumerate(new_tokens) if token in index]
+    table = np.array(fresh, copy=True)
+    if pairs:
+        new_ids, old_ids = map(list, zip(*pairs))
+        table[new_ids] = np.asarray(rows)[old_ids]
+    return table, len(pairs)

@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from electra_tf import (
     ElectraPretrainer,
     ElectraTokenizer,
     PretrainingConfig,
+    pipeline,
 )
 from electra_tf.checkpoints import google, hf
 from electra_tf.checkpoints.google import save_google
@@ -450,6 +452,28 @@ def test_a_model_folder_whose_files_disagree_is_refused(tmp_path, tiny_config, r
             ElectraForSequenceClassification.from_pretrained(str(folder))
     refused(run_tool("export_model", f"--model={folder}", f"--export_dir={tmp_path / 'exports'}"),
             f"{folder}/electra_tf.json: duplicate label_names ['no']")
+    assert not (tmp_path / "exports").exists()
+
+
+def test_a_metadata_field_of_another_json_type_is_refused_naming_it(tmp_path, tiny_config, run_tool, refused):
+    """`"max_seq_length": "64"` (a string) in electra_tf.json is one line naming the file and the field, from
+    `from_pretrained`, the pipeline and `electra-export` alike, not a TypeError; so is every typed field."""
+    folder = tmp_path / "classifier"
+    ElectraForSequenceClassification(tiny_config, num_labels=2, head="original").save_pretrained(
+        str(folder), label_names=["no", "yes"], max_seq_length=64, text_pair=False)
+    info = json.loads((folder / "electra_tf.json").read_text())
+    for field, value, wanted in (("max_seq_length", "64", "an integer, got '64' (a string); write it as 64"),
+                                 ("max_seq_length", 64.5, "an integer, got 64.5 (a number); correct it"),
+                                 ("text_pair", "false", "a boolean, got 'false' (a string); write it as false"),
+                                 ("label_names", "no,yes", "a list, got 'no,yes' (a string); correct it")):
+        (folder / "electra_tf.json").write_text(json.dumps({**info, field: value}))
+        message = f"{folder}/electra_tf.json: {field} must be {wanted}, or save the folder again"
+        with pytest.raises(ValueError) as raised:
+            ElectraForSequenceClassification.from_pretrained(str(folder))
+        assert str(raised.value) == message
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        pipeline("text-classification", str(folder))
+    refused(run_tool("export_model", f"--model={folder}", f"--export_dir={tmp_path / 'exports'}"), message)
     assert not (tmp_path / "exports").exists()
 
 

@@ -102,7 +102,8 @@ def test_a_finetuning_init_checkpoint_whose_vocab_txt_was_replaced_is_refused(fi
     check_model_vocabulary(str(final))  # as the run wrote it
     shutil.copyfile(swapped, final / "vocab.txt")
     message = (rf"^{final}/vocab.txt \(sha256 \w+\) is not the vocabulary --init_checkpoint {final} was trained with "
-               rf"\({final}/run_config.json: sha256 \w+\); put back the vocab.txt its run wrote to {final}$")
+               rf"\({final}/run_config.json: sha256 \w+\); put back the vocab.txt its run wrote to {final} \(and to "
+               r"fine-tune with other tokens, give them as --vocab_file with --allow_vocabulary_change\)$")
     with pytest.raises(ValueError, match=message):
         run_finetuning("sst2", FinetuningOptions(init_checkpoint=str(final), output_dir=str(tmp_path / "out")))
     assert not (tmp_path / "out").exists()
