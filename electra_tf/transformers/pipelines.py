@@ -379,21 +379,13 @@ class FillMaskPipeline(Pipeline):
             raise ValueError(f"targets {targets!r} hold no token of the vocabulary")
         return sorted(set(ids))
 
-    def encode(self, text):
-        """`[CLS] ids [SEP]` of a text, each `[MASK]` written in it one mask token (cut at `max_seq_length`)."""
-        segments = text.split(self.tokenizer.mask_token)
-        pieces = self.tokenizer.tokenize(tf.constant(segments)).to_list()
-        ids = [self.tokenizer.cls_token_id]
-        for index, segment in enumerate(pieces):
-            ids += ([self.mask_id] if index else []) + segment
-        return ids[:self.max_seq_length - 1] + [self.tokenizer.sep_token_id]
-
     def __call__(self, inputs, top_k=None, targets=None):
         top_k = self.top_k if top_k is None else top_k
         targets = self.targets if targets is None else targets
         target_ids = None if targets is None else np.array(self.target_ids(targets))
         single, texts = _texts(inputs, self.TAKES)
-        rows = [self.encode(text) for text in texts]
+        # `[CLS] ids [SEP]`, cut at max_seq_length; a special token written in a text ([MASK]) is that token
+        rows = self.tokenizer(texts, truncation=True, max_length=self.max_seq_length)["input_ids"] if texts else []
         for i, ids in enumerate(rows):
             if self.mask_id not in ids:
                 raise ValueError(f"{'inputs' if single else f'inputs[{i}]'} holds no {self.tokenizer.mask_token} "
