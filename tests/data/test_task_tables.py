@@ -195,10 +195,13 @@ def test_refusals_in_one_line_naming_the_source(tmp_path, datasets_cache, monkey
         "someone/no-such-dataset:default@train: no such file or folder, and no hub dataset 'someone/no-such-dataset' "
         "in the Hugging Face cache (offline: HF_HUB_OFFLINE is set; load it once with network)")
     monkeypatch.setitem(sys.modules, "datasets", None)  # as without the extra
-    with pytest.raises(ValueError, match=r"^glue:sst2@train: reading a 🤗 dataset needs the datasets package \(pip "
-                                         r"install datasets, or pip install \"\.\[datasets\]\" in an electra_tf "
-                                         r"checkout\)$"):
+    with pytest.raises(ValueError, match=r"^glue:sst2@train: no such file or folder, and reading it as a 🤗 hub "
+                                         r"dataset id needs the datasets package \(pip install datasets, or pip "
+                                         r"install \"\.\[datasets\]\" in an electra_tf checkout\)$"):
         read_table("glue:sst2@train")
+    (tmp_path / "conll").mkdir()
+    with pytest.raises(ValueError, match=r"conll@train: reading a 🤗 dataset folder needs the datasets package"):
+        read_table(f"{tmp_path}/conll@train")
 
 
 def test_electra_finetune_on_the_documented_dataset(tiny_pretrained_dir, tmp_path, run_tool, monkeypatch):

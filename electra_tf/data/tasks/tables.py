@@ -111,7 +111,9 @@ def _load(source, location, config):
     try:
         import datasets  # deliberate: an optional extra, imported only for a dataset source (it takes a second)
     except ImportError:
-        raise ValueError(f"{source}: reading a 🤗 dataset needs the datasets package ({DATASETS_HINT})") from None
+        what = "reading a 🤗 dataset folder needs" if os.path.exists(location) else \
+            "no such file or folder, and reading it as a 🤗 hub dataset id needs"
+        raise ValueError(f"{source}: {what} the datasets package ({DATASETS_HINT})") from None
     try:
         if any(os.path.isfile(os.path.join(location, mark)) for mark in _SAVED_MARKS):
             return datasets.load_from_disk(location)
