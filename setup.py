@@ -27,7 +27,8 @@ class BuildWithoutDevTools(build_py):
                 if not (pkg == "electra_tf.tools" and DEV_TOOLS.match(name))]
 
 
-ONNX = ["tf2onnx>=1.17.0,<1.18", "onnx>=1.23.2", "onnxruntime>=1.32.0"]
+# onnxruntime-extensions: the string ops of text_model.onnx (the tokenizer in front of the model, raw text in).
+ONNX = ["tf2onnx>=1.17.0,<1.18", "onnx>=1.23.2", "onnxruntime>=1.32.0", "onnxruntime-extensions>=0.15.2"]
 BEAM = ["apache-beam>=2.77.0,<3"]
 CHINESE = ["jieba>=0.42.1"]
 DATASETS = ["datasets>=5.2.0"]
