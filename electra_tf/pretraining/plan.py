@@ -80,7 +80,7 @@ class RunOptions:
     tpu: str | None = None
     mixed_precision: str | None = None  # "bfloat16" or "float16"
     jit_compile: bool | None = None  # XLA; None: where it pays (`training.xla_step`)
-    graph_optimizer: bool = False  # Grappler on the step (it pays on no CPU step: `training.graph_optimizer`)
+    graph_optimizer: bool = False  # Grappler on the step (it pays on no CPU step: `training.speed`)
     deterministic: bool = False
     skip_corrupt_records: bool = False
     init_checkpoint: str | None = None

@@ -1,2 +1,2 @@
-"""Training: optimisers and schedules, callbacks, distribution strategies, determinism, FLOPs, and the step's
-speed switches (`speed`, which chooses them; `xla_step`, `graph_optimizer`)."""
+"""Training: optimisers and schedules, callbacks, distribution strategies, determinism, and the step's
+speed switches (`speed`, which chooses them and switches Grappler; `shared_trace`, `xla_step`)."""

@@ -17,9 +17,29 @@ False
 import contextlib
 import dataclasses
 
-from electra_tf.training.graph_optimizer import graph_optimizer
+import tensorflow as tf
+
 from electra_tf.training.shared_trace import share_traces
 from electra_tf.training.xla_step import cache_xla_compilations, use_onednn_in_xla, xla_pays
+
+
+@contextlib.contextmanager
+def graph_optimizer(enabled):
+    """TensorFlow's graph optimizer (Grappler) on or off for the functions first run inside the block; the switch
+    is process-wide, so the previous setting comes back on exit.
+
+    >>> with graph_optimizer(False):
+    ...     tf.config.optimizer.get_experimental_options()["disable_meta_optimizer"]
+    True
+    >>> tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
+    False
+    """
+    before = tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer", False)
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": not enabled})
+    try:
+        yield
+    finally:
+        tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": before})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +49,7 @@ class StepSpeed:
     shared_trace: each network's transformer blocks run their training calls through one traced call of its first
         block (`training.shared_trace.SharedTrace`), kept a call rather than inlined: a shorter first step.
     jit_compile: XLA with oneDNN's matmuls; None: where it pays (`xla_step.xla_pays`: fp32 runs of 1000 steps on).
-    graph_optimizer: Grappler on the step.
+    graph_optimizer: Grappler on the step (`graph_optimizer`).
     """
 
     shared_trace: bool = True
