@@ -147,10 +147,17 @@ def _own_folder(folder):
 
 def _hf_folder(folder):
     checkpoint = hf.read_folder(folder)
-    # A folder our `save_pretrained` wrote also says in `electra_tf.json` what it holds (length, task options).
-    info = {**ours.read_model_info(folder), **({"label_names": checkpoint.label_names} if checkpoint.label_names
-                                                 else {})}
+    # A folder our `save_pretrained` wrote also says in `electra_tf.json` what it holds (length, task options),
+    # which must not contradict config.json: the label names, one per label, are both files'.
+    info = ours.read_model_info(folder)
     ours.check_weights_info(info, checkpoint.architecture, checkpoint.num_labels, folder)
+    if checkpoint.label_names:
+        described = info.get("label_names")
+        if described is not None and [str(name) for name in described] != list(checkpoint.label_names):
+            raise ValueError(f"{os.path.join(folder, ours.MODEL_INFO)} names the labels {described} but "
+                             f"{os.path.join(folder, 'config.json')} names them {list(checkpoint.label_names)} "
+                             "(id2label): one was edited; make them agree, or save the folder again")
+        info["label_names"] = checkpoint.label_names
     return Source(HUGGINGFACE, folder, folder,
                   {"model": Network(checkpoint.config, checkpoint.architecture, checkpoint.state)},
                   num_labels=checkpoint.num_labels, classifier_dropout=checkpoint.classifier_dropout, info=info)

@@ -455,6 +455,25 @@ def test_a_model_folder_whose_files_disagree_is_refused(tmp_path, tiny_config, r
     assert not (tmp_path / "exports").exists()
 
 
+def test_a_hugging_face_folder_whose_electra_tf_json_contradicts_its_config_is_refused(tmp_path, tiny_config):
+    """A folder transformers reads (config.json with id2label, model.safetensors) whose electra_tf.json lists 2 or 4
+    label names for its 3 labels, a name twice, or other names than config.json's, is refused, not overridden."""
+    folder = tmp_path / "classifier"
+    ElectraForSequenceClassification(tiny_config, num_labels=3).save_pretrained(
+        str(folder), label_names=["no", "maybe", "yes"])
+    assert (folder / "config.json").exists() and not (folder / "model.keras").exists()
+    info = json.loads((folder / "electra_tf.json").read_text())
+    for names, message in ((["no", "yes"], "2 label_names for the 3 labels of"),
+                           (["no", "maybe", "yes", "what"], "4 label_names for the 3 labels of"),
+                           (["no", "yes", "no"], r"duplicate label_names \['no'\]"),
+                           (["yes", "maybe", "no"], r"names the labels \['yes', 'maybe', 'no'\] but "
+                                                    rf"{folder}/config.json names them \['no', 'maybe', 'yes'\] "
+                                                    r"\(id2label\): one was edited")):
+        (folder / "electra_tf.json").write_text(json.dumps({**info, "label_names": names}))
+        with pytest.raises(ValueError, match=f"^{folder}/electra_tf.json:? {message}"):
+            ElectraForSequenceClassification.from_pretrained(str(folder))
+
+
 def test_a_metadata_field_of_another_json_type_is_refused_naming_it(tmp_path, tiny_config, run_tool, refused):
     """`"max_seq_length": "64"` (a string) in electra_tf.json is one line naming the file and the field, from
     `from_pretrained`, the pipeline and `electra-export` alike, not a TypeError; so is every typed field."""
