@@ -16,7 +16,7 @@ One machine, one script, the same step on both sides:
   (`benchmarks/peer_worker.py`): TensorFlow and PyPI's default (CUDA) torch crash in one process, and this
   process never imports torch. `--peer=stub` drives a NumPy stand-in over the same pipe (tests).
 - Ours runs through Keras's own `train_function` (what `fit` calls), fp32 or `mixed_bfloat16`, with or without
-  `jit_compile` (`--jit=both` times both). The default is `electra-pretrain`'s (`electra_tf.training.xla_step`):
+  `jit_compile` (`--jit=both` times both). The default is `electra-pretrain`'s (`electra_tf.training.speed`):
   XLA calling oneDNN's matmuls in fp32 (~10 % faster here), no XLA under bf16 (XLA's CPU code does not use the
   bf16 instructions oneDNN's kernels do).
 - Timed steps alternate ours / peer (A/B/A/B...) so both see the same machine load; the ratio is the median
@@ -57,9 +57,9 @@ flags.DEFINE_list("precisions", ["fp32", "bf16"], "fp32 and/or bf16.")
 flags.DEFINE_list("objectives", ["electra", "mlm"], "electra (RTD, generator 1/4) and/or mlm (full-size MLM).")
 flags.DEFINE_enum("jit", "auto", ["auto", "true", "false", "both"],
                   "Our step with jit_compile; auto: electra-pretrain's default per precision (XLA in fp32, not "
-                  "under bf16: electra_tf.training.xla_step); both: time both paths.")
+                  "under bf16: electra_tf.training.speed); both: time both paths.")
 flags.DEFINE_bool("xla_cache", True, "With XLA: keep its compiled programs across runs as electra-pretrain does "
-                  "(TF_XLA_FLAGS=--tf_xla_persistent_cache_directory; electra_tf.training.xla_step): the first step "
+                  "(TF_XLA_FLAGS=--tf_xla_persistent_cache_directory; electra_tf.training.speed): the first step "
                   "of a second run of the same shapes loads them.")
 flags.DEFINE_bool("xla_onednn", True, "With XLA: let XLA's CPU backend call oneDNN for its matmuls "
                   "(XLA_FLAGS=--xla_cpu_use_onednn=true, as electra-pretrain does); here the fastest fp32 path.")
@@ -491,17 +491,17 @@ def main(argv):
     del argv
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if FLAGS.xla_onednn:  # before XLA's first compilation; the memory probes inherit it
-        from electra_tf.training.xla_step import use_onednn_in_xla
+        from electra_tf.training.speed import use_onednn_in_xla
         use_onednn_in_xla()
     if FLAGS.xla_cache:  # as electra-pretrain: a second run of the same shapes loads its compiled step
-        from electra_tf.training.xla_step import cache_xla_compilations
+        from electra_tf.training.speed import cache_xla_compilations
         cache_xla_compilations()
     if FLAGS.probe:
         run_probe(FLAGS.probe)
         return
     import tensorflow as tf
 
-    from electra_tf.training.xla_step import xla_pays
+    from electra_tf.training.speed import xla_pays
     if FLAGS.threads:
         tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
         tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)

@@ -79,7 +79,7 @@ class RunOptions:
     strategy: str = "default"
     tpu: str | None = None
     mixed_precision: str | None = None  # "bfloat16" or "float16"
-    jit_compile: bool | None = None  # XLA; None: where it pays (`training.xla_step`)
+    jit_compile: bool | None = None  # XLA; None: where it pays (`training.speed.xla_pays`)
     graph_optimizer: bool = False  # Grappler on the step (it pays on no CPU step: `training.speed`)
     deterministic: bool = False
     skip_corrupt_records: bool = False

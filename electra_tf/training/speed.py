@@ -1,6 +1,10 @@
 """The pre-training step's speed mechanisms, each a named switch, chosen here in one place (as transformers picks
 an attention implementation by name). The step computes the same under every choice; what each switch buys, and
-the command that measures it: docs/results.md, "What each speed mechanism buys".
+the command that measures it: docs/results.md, "What each speed mechanism buys". XLA (in fp32, with oneDNN's
+matmuls) makes the step faster once its compilation is paid, and slower under mixed precision, so it is on by
+default for fp32 runs of `XLA_MIN_STEPS` (`xla_pays`); its compiled programs are kept across runs
+(`cache_xla_compilations`: a run of the same shapes loads its step). `electra-pretrain --jit_compile` /
+`--nojit_compile` overrides.
 
 Example:
 >>> from electra_tf import ElectraConfig, ElectraModel
@@ -9,6 +13,8 @@ Example:
 >>> speed = StepSpeed().resolved(mixed_precision=False, train_steps=10)
 >>> speed.jit_compile  # a short run does not earn XLA's compilation back
 False
+>>> xla_pays(mixed_precision=False, train_steps=1_000_000), xla_pays(mixed_precision=True, train_steps=1_000_000)
+(True, False)
 >>> with speed.running():  # Grappler off, as on every pre-training step by default
 ...     speed.apply(encoder)  # the networks whose blocks now share a trace
 1
@@ -16,11 +22,56 @@ False
 
 import contextlib
 import dataclasses
+import os
+from importlib import metadata
 
 import tensorflow as tf
 
 from electra_tf.training.shared_trace import share_traces
-from electra_tf.training.xla_step import cache_xla_compilations, use_onednn_in_xla, xla_pays
+
+XLA_MIN_STEPS = 1000
+_ONEDNN_FLAG = "--xla_cpu_use_onednn"
+_CACHE_FLAG = "--tf_xla_persistent_cache_directory"
+
+
+def xla_pays(mixed_precision, train_steps):
+    """XLA in fp32 for a run long enough to earn its compilation back (`XLA_MIN_STEPS`), never under mixed
+    precision."""
+    return not mixed_precision and train_steps >= XLA_MIN_STEPS
+
+
+def use_onednn_in_xla(environ=os.environ):
+    """Lets XLA's CPU backend call oneDNN for its matmuls (`XLA_FLAGS`), unless `XLA_FLAGS` already decides.
+
+    XLA reads its flags at its first compilation in the process, so call this before.
+
+    >>> environ = {"XLA_FLAGS": "--xla_dump_to=/tmp/x"}
+    >>> use_onednn_in_xla(environ)
+    >>> environ["XLA_FLAGS"]
+    '--xla_dump_to=/tmp/x --xla_cpu_use_onednn=true'
+    """
+    flags = environ.get("XLA_FLAGS", "")
+    if _ONEDNN_FLAG not in flags:
+        environ["XLA_FLAGS"] = f"{flags} {_ONEDNN_FLAG}=true".strip()
+
+
+def cache_xla_compilations(environ=os.environ, directory=None):
+    """Keeps XLA's compiled programs in `directory` (default: `~/.cache/electra_tf/xla/tf-<version>`, or under
+    `$XDG_CACHE_HOME`), so that a later run of the same shapes loads its step instead of compiling it again
+    (TensorFlow's persistent cache, `TF_XLA_FLAGS`), unless `TF_XLA_FLAGS` already names a cache.
+
+    TensorFlow reads it at XLA's first compilation in the process, so call this before.
+
+    >>> environ = {"XDG_CACHE_HOME": "/tmp/cache"}
+    >>> cache_xla_compilations(environ)
+    >>> environ["TF_XLA_FLAGS"]  # doctest: +ELLIPSIS
+    '--tf_xla_persistent_cache_directory=/tmp/cache/electra_tf/xla/tf-...'
+    """
+    flags = environ.get("TF_XLA_FLAGS", "")
+    if _CACHE_FLAG not in flags:
+        base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        directory = directory or os.path.join(base, "electra_tf", "xla", f"tf-{metadata.version('tensorflow')}")
+        environ["TF_XLA_FLAGS"] = f"{flags} {_CACHE_FLAG}={directory}".strip()
 
 
 @contextlib.contextmanager
@@ -48,7 +99,7 @@ class StepSpeed:
 
     shared_trace: each network's transformer blocks run their training calls through one traced call of its first
         block (`training.shared_trace.SharedTrace`), kept a call rather than inlined: a shorter first step.
-    jit_compile: XLA with oneDNN's matmuls; None: where it pays (`xla_step.xla_pays`: fp32 runs of 1000 steps on).
+    jit_compile: XLA with oneDNN's matmuls; None: where it pays (`xla_pays`: fp32 runs of 1000 steps on).
     graph_optimizer: Grappler on the step (`graph_optimizer`).
     """
 

@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from electra_tf import ElectraModel
 from electra_tf.training.speed import StepSpeed
-from electra_tf.training.xla_step import XLA_MIN_STEPS
+from electra_tf.training.speed import XLA_MIN_STEPS
 
 
 def test_the_block_switches_reach_every_block_and_jit_is_decided_where_left_open(tiny_config):

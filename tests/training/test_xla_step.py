@@ -1,6 +1,6 @@
 """XLA's default for the pre-training step, and oneDNN's matmuls in XLA:CPU."""
 
-from electra_tf.training.xla_step import XLA_MIN_STEPS, use_onednn_in_xla, xla_pays
+from electra_tf.training.speed import XLA_MIN_STEPS, use_onednn_in_xla, xla_pays
 
 
 def test_xla_only_in_fp32_and_only_for_runs_long_enough():
