@@ -72,8 +72,15 @@ def test_another_vocabulary_is_refused_naming_both_unless_meant_then_rows_follow
     assert load_vocabulary(str(start / "vocab.txt")) == new
 
 
-def test_a_flag_without_a_vocabulary_and_a_task_of_another_tokenizer_are_refused(changed, tiny_pretrained_dir):
+def test_a_flag_without_a_vocabulary_and_a_task_of_another_tokenizer_are_refused(changed, tiny_pretrained_dir,
+                                                                                  tmp_path, run_tool, refused):
     vocab_file, train, tokens, _ = changed
+    tool = ("run_finetuning", "--task=text_classification", f"--init_checkpoint={tiny_pretrained_dir}",
+            f"--output_dir={tmp_path / 'run'}", f"--train_file={train}")
+    refused(run_tool(*tool, f"--vocab_file={vocab_file}"), f"--vocab_file={vocab_file} (sha256 ")
+    refused(run_tool(*tool, "--allow_vocabulary_change"),
+            "--allow_vocabulary_change fine-tunes with the tokens of --vocab_file: give it")
+    assert not (tmp_path / "run").exists()
     with pytest.raises(ValueError, match="^--allow_vocabulary_change fine-tunes with the tokens of --vocab_file"):
         RunOptions(init_checkpoint=tiny_pretrained_dir, output_dir="o", allow_vocabulary_change=True)
     swapped = [*tokens]
