@@ -72,6 +72,10 @@ flags.DEFINE_enum("format", "saved_model", ["saved_model", "litert", "onnx"], "s
                   "litert: a classifier as model.tflite; onnx: any model as model.onnx (ONNX Runtime, OpenVINO; the "
                   "onnx extra); both take token ids, with the vocabulary, config and labels beside the model file.")
 
+flags.DEFINE_bool("text_model", None, "--format=onnx: also write text_model.onnx, raw text in (the tokenizer as "
+                  "onnxruntime-extensions ops before the model; a discriminator, classifier or regressor). Default: "
+                  "when onnxruntime-extensions is installed and the model is one of those.")
+
 define_hub_flags()
 
 
@@ -94,6 +98,8 @@ def run(argv):
     from electra_tf.finetuning.trainer import check_vocabulary_size
     from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
+    if FLAGS.text_model and FLAGS.format != "onnx":
+        raise ValueError(f"--text_model is for --format=onnx, not --format={FLAGS.format}")
     if FLAGS.format != "saved_model":
         if FLAGS.precision == "bf16":
             raise ValueError(f"--format={FLAGS.format} is --precision=fp32 or int8 (no bfloat16 model)")
@@ -134,12 +140,15 @@ def run(argv):
     if FLAGS.format == "onnx":
         path = export_onnx(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                            max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,
-                           precision=FLAGS.precision, **options)
+                           precision=FLAGS.precision, text_model=FLAGS.text_model, **options)
         info = read_json(os.path.join(path, INFO_FILE))
         size = os.path.getsize(os.path.join(path, info["model_file"]))
         print(f"{task} model → {path}/{info['model_file']} ({size / 2 ** 20:.1f} MB, {FLAGS.precision}; token ids in: "
               f"input_ids, attention_mask, token_type_ids; outputs: {', '.join(info['outputs'])}; vocab.txt and "
               "export_info.json beside it)")
+        if info.get("text_model"):
+            print(f"raw text in: {path}/{info['text_model']} (inputs {', '.join(info['text_inputs'])}; ONNX Runtime "
+                  "with onnxruntime-extensions' ops, see docs/serving.md)")
     elif FLAGS.format == "litert":
         path = export_litert(model, tokenizer, FLAGS.export_dir, model_name=FLAGS.model_name, version=FLAGS.version,
                              max_seq_length=length, label_names=label_names, overwrite=FLAGS.overwrite,

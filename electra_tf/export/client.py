@@ -2,6 +2,8 @@
 
 Loading needs only `tensorflow` and `tensorflow_text` (imported here: it
 registers the tokenizer ops); nothing of this package runs inside the export.
+An ONNX export with a text model (`electra_tf.export.onnx_text`) is run by ONNX
+Runtime with onnxruntime-extensions' ops instead, on the same raw texts.
 
 Example (after `export_model`, not run here):
 >>> query_export("exports/sst2/1", text=["a gripping film"])  # doctest: +SKIP
@@ -17,6 +19,7 @@ import tensorflow_text  # noqa: F401  (registers the tf-text ops the graph uses)
 from electra_tf.util.atomic import read_json
 from electra_tf.export.ids_folder import INFO_FILE as IDS_INFO_FILE
 from electra_tf.export.archive import INFO_FILE
+from electra_tf.export.onnx_text import query_text_model, text_model_path
 
 # The exports of token ids (`ids_folder`), by their `format`: what they are, and what runs them.
 RUNNERS = {"onnx": ("an ONNX", "onnxruntime.InferenceSession"), "litert": ("a LiteRT", "tf.lite.Interpreter")}
@@ -55,8 +58,12 @@ def query_export(path, *texts, signature="serving_default", **inputs):
     Inputs by name (`text=[...]`, `question=..., context=...`, `input_ids=...`),
     or, for `serving_default`, raw texts in the order of the export's text
     inputs: `(texts,)`, `(texts, text_pairs)`, `(questions, contexts)`,
-    `(contexts, choices)`.
+    `(contexts, choices)`. An ONNX export's `text_model.onnx` takes the same raw texts.
     """
+    if text_model_path(path):
+        if signature != "serving_default":
+            raise ValueError(f"{path} is an ONNX export: its text model takes raw texts, it has no {signature}")
+        return query_text_model(path, *texts, **inputs)
     if texts:
         if signature != "serving_default" or inputs:
             raise ValueError("positional inputs are the raw texts of serving_default; name any other inputs")

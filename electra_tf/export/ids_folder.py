@@ -26,21 +26,24 @@ INFO_FILE = "export_info.json"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-def write_ids_export(task, export_dir, model_name, version, overwrite, model_file, convert, info):
+def write_ids_export(task, export_dir, model_name, version, overwrite, model_file, convert, info, beside=None):
     """Writes `convert()`'s bytes as `model_file` with the tokenizer files, config and `export_info.json`
-    (`info` added to what every such export records); returns the version folder.
+    (`info` added to what every such export records), and the files `beside(model bytes)` gives (name → bytes);
+    returns the version folder.
 
     The version is checked before `convert` runs (a taken version costs no conversion) and allocated again
     under the folder's lock."""
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)
     model_bytes = convert()
+    files = {model_file: model_bytes, **(beside(model_bytes) if beside else {})}
     tokenizer = task.tokenizer
     with lock_folder(model_dir):
         path = version_path(model_dir, version, overwrite)
         with atomic_folder(path) as tmp:
-            with open(os.path.join(tmp, model_file), "wb") as f:
-                f.write(model_bytes)
+            for name, data in files.items():
+                with open(os.path.join(tmp, name), "wb") as f:
+                    f.write(data)
             write_tokenizer_files(tmp, tokenizer.get_vocabulary(), lowercase=bool(tokenizer.lowercase),
                                   strip_accents=tokenizer.strip_accents, model_max_length=task.max_seq_length)
             write_json(os.path.join(tmp, "config.json"), task.model.config.to_dict())
