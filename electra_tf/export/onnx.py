@@ -32,6 +32,7 @@ import tempfile
 import tensorflow as tf
 
 from electra_tf.export.ids_folder import write_ids_export
+from electra_tf.export.onnx_text import TEXT_MODEL_FILE, text_model_wanted, with_tokenizer
 from electra_tf.export.signatures import make_serving_task
 
 MODEL_FILE = "model.onnx"
@@ -129,11 +130,12 @@ def convert(task, precision="fp32", function=None):
 
 
 def export_onnx(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
-                label_names=None, overwrite=False, precision="fp32", **options):
+                label_names=None, overwrite=False, precision="fp32", text_model=None, **options):
     """Writes an ONNX export of a discriminator or any task model; returns its folder.
 
     Arguments as `export_model`'s (`options`: the task's, e.g. `text_pair=True`, `max_query_length=64`);
-    `precision`: "fp32" or "int8" (ONNX Runtime's dynamic quantization).
+    `precision`: "fp32" or "int8" (ONNX Runtime's dynamic quantization); `text_model`: also write
+    `text_model.onnx`, raw text in (`electra_tf.export.onnx_text`; default: where it can be written).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
@@ -143,10 +145,15 @@ def export_onnx(model, tokenizer, export_dir, model_name="electra", version=None
     if max_seq_length is None:
         max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = make_serving_task(model, tokenizer, max_seq_length, label_names, **options)
+    text_model = text_model_wanted(task, text_model)
     function = numeric_outputs(task)
     outputs = sorted(function.get_concrete_function().structured_outputs)  # traced once, converted from that
-    versions = {name: _require(name).__version__ for name in ("tf2onnx", "onnx")}
+    versions = {name: _require(name).__version__
+                for name in ("tf2onnx", "onnx", *(["onnxruntime_extensions"] if text_model else []))}
+    beside = (lambda model_bytes: {TEXT_MODEL_FILE: with_tokenizer(model_bytes, task.tokenizer, task.max_seq_length,
+                                                                   task.text_inputs)}) if text_model else None
     return write_ids_export(task, export_dir, model_name, version, overwrite, MODEL_FILE,
                             lambda: convert(task, precision, function),
                             {"format": "onnx", "precision": precision, "opset": OPSET, "outputs": outputs,
-                             "built_with": versions})
+                             "text_model": TEXT_MODEL_FILE if text_model else None, "built_with": versions},
+                            beside=beside)
