@@ -92,8 +92,10 @@ flags.DEFINE_string("init_generator_checkpoint", None,
                     "folder or hub id, e.g. hfl/chinese-electra-180g-small-generator).")
 flags.DEFINE_bool("allow_vocabulary_change", False,
                   "Resume --model_dir, or start from --init_checkpoint, with a --vocab_file other than the one those "
-                  "weights were trained with (same size, other tokens): each id keeps its trained embedding row, "
-                  "now under this vocabulary's token. Without it such a run is refused, naming both files.")
+                  "weights were trained with (same size, other tokens). From --init_checkpoint each token both hold "
+                  "keeps its trained embedding row (matched by token), the others are initialised anew; a resume "
+                  "keeps each id's row (a run records its vocabulary's hash, not its tokens). Without it such a run "
+                  "is refused, naming both files.")
 
 define_config_flags(ElectraConfig, PretrainingConfig, defaults=lambda: load_run_config(FLAGS["config"].default))
 

@@ -30,6 +30,7 @@ from electra_tf.pretraining.init_checkpoint import load_initial_weights
 from electra_tf.pretraining.loop import RunResult, final_is_current, finish, save_final, train
 from electra_tf.pretraining.plan import TRAINING_DATA, RunOptions, plan_run
 from electra_tf.pretraining.pretrainer import ElectraPretrainer
+from electra_tf.pretraining.vocabulary_identity import recorded_vocabulary, remap_start, vocabulary_rows
 from electra_tf.pretraining.variant_inputs import variant_inputs
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.training.optimization import micro_steps, pretraining_optimizer
@@ -103,8 +104,15 @@ def restore_or_init(pretrainer, plan):
         if plan.began_on is not None:
             warn_if_other_training_data(options.model_dir, plan.began_on, plan.training_data)
     elif options.init_checkpoint:
+        recorded = recorded_vocabulary(options.init_checkpoint) if options.allow_vocabulary_change else None
+        changed = recorded is not None and recorded[0] != plan.vocabulary_sha256  # meant so (plan_run checked)
+        networks = [pretrainer.discriminator, *([pretrainer.generator] if pretrainer.source.trained else [])]
+        rows = vocabulary_rows([n for n in networks if n is not None], plan.model.vocab_size) if changed else []
         started = load_initial_weights(pretrainer, options.init_checkpoint, options.init_generator_checkpoint)
         print(f"initialised from {started}", flush=True)
+        if changed:
+            print(remap_start(rows, options.init_checkpoint, plan.tokenizer.vocabulary, options.vocab_file),
+                  flush=True)
     if plan.chief:  # every check passed: a refused run leaves no run config to refuse the corrected command
         save_run_config(os.path.join(options.model_dir, RUN_CONFIG), plan.model, plan.pretraining,
                         plan.vocabulary_sha256)

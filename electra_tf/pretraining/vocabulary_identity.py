@@ -27,21 +27,16 @@ import numpy as np
 
 from electra_tf.checkpoints.ours import RUN_MODEL_FOLDERS, candidate_folders, run_config_file
 from electra_tf.config import run_config_vocabulary
-from electra_tf.text.vocabulary import VOCAB_FILE, vocabulary_hash
+from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, vocabulary_hash
 
 
 def recorded_vocabulary(path):
     """`(sha256, file)` of the vocabulary the run or model at `path` was trained with: what the run config of its
     folder records (a run's model_dir, its `final/`, or the run of a checkpoint prefix in its `checkpoints/`), else
     the hash of the `vocab.txt` beside its weights; None when no local file says (a hub id, a bare checkpoint)."""
-    if os.path.isdir(path):
-        folder = path
-    elif os.path.isfile(path) or os.path.isfile(path + ".index"):  # a file, or a checkpoint prefix
-        folder = os.path.dirname(path)
-    else:  # a hub id
+    folder = _run_folder(path)
+    if folder is None:  # a hub id
         return None
-    if os.path.basename(folder) == "checkpoints":  # a prefix of a run's training checkpoint
-        folder = os.path.dirname(folder)
     for candidate in (folder, *(os.path.join(folder, name) for name in RUN_MODEL_FOLDERS)):
         recorded = recorded_in_run_config(candidate)
         if recorded:
@@ -49,6 +44,59 @@ def recorded_vocabulary(path):
         if os.path.isfile(os.path.join(candidate, VOCAB_FILE)):
             return vocabulary_hash(os.path.join(candidate, VOCAB_FILE)), os.path.join(candidate, VOCAB_FILE)
     return None
+
+
+def _run_folder(path):
+    """The folder of the run or model at `path` (a folder, a file in it, or a prefix of a run's training
+    checkpoint); None for what is no local path (a hub id)."""
+    if os.path.isdir(path):
+        folder = path
+    elif os.path.isfile(path) or os.path.isfile(path + ".index"):  # a file, or a checkpoint prefix
+        folder = os.path.dirname(path)
+    else:
+        return None
+    return os.path.dirname(folder) if os.path.basename(folder) == "checkpoints" else folder
+
+
+def trained_tokens(path):
+    """The tokens the run or model at `path` was trained with: a `vocab.txt` beside it whose hash is the one it
+    records; None when only their hash is known (a run's `checkpoints/` before its `final/` was written)."""
+    recorded, folder = recorded_vocabulary(path), _run_folder(path)
+    for candidate in ([] if recorded is None else candidate_folders(folder)):
+        vocab_file = os.path.join(candidate, VOCAB_FILE)
+        if os.path.isfile(vocab_file) and vocabulary_hash(vocab_file) == recorded[0]:
+            return load_vocabulary(vocab_file)
+    return None
+
+
+def vocabulary_rows(networks, vocab_size):
+    """`(variable, its value now)` of each variable of `networks` that holds one row per token (the word
+    embeddings, a masked-LM head's output bias), once: taken from a new model, its values are the new rows
+    `remap_start` gives the tokens a start did not hold."""
+    found = {}
+    for network in networks:
+        for variable in network.weights:
+            per_token = "word_embeddings" in variable.path or variable.path.endswith("output_bias")
+            if per_token and variable.shape and variable.shape[0] == vocab_size:
+                found.setdefault(id(variable), (variable, variable.numpy()))
+    return list(found.values())
+
+
+def remap_start(rows, init_checkpoint, tokens, vocab_file):
+    """After a start from the weights of `init_checkpoint`, trained with other tokens than `tokens` (those of
+    `vocab_file`): each of `rows` (`vocabulary_rows`', taken before the weights were loaded) keeps the row of every
+    token both vocabularies hold (matched by token, wherever its id) and the new row of the others. Returns the
+    line that says so; where the start's tokens are unknown (only their hash), each id keeps its row."""
+    old = trained_tokens(init_checkpoint)
+    if old is None:
+        return (f"vocabulary change: the tokens {init_checkpoint} was trained with are not beside it (only their "
+                f"hash): each id keeps its trained row under the token of {vocab_file} at that id")
+    kept = 0
+    for variable, fresh in rows:
+        table, kept = remapped_rows(variable.numpy(), old, tokens, fresh)
+        variable.assign(table)
+    return (f"vocabulary change: {kept} of the {len(tokens)} tokens of {vocab_file} keep their embedding rows of "
+            f"{init_checkpoint} (matched by token), {len(tokens) - kept} are initialised anew")
 
 
 def recorded_in_run_config(folder):

@@ -7,11 +7,13 @@ import json
 import os
 import shutil
 
+import numpy as np
 import pytest
 
 from electra_tf.config import load_run_config, run_config_vocabulary
 from electra_tf.finetuning.run import RunOptions as FinetuningOptions
 from electra_tf.finetuning.run import run_finetuning
+from electra_tf.models.encoder import ElectraModel
 from electra_tf.pretraining.run import RunOptions, run_pretraining
 from electra_tf.pretraining.vocabulary_identity import check_model_vocabulary, recorded_vocabulary
 from electra_tf.text.vocabulary import load_vocabulary, save_vocabulary, vocabulary_hash
@@ -82,7 +84,8 @@ def test_a_run_that_recorded_no_vocabulary_resumes_with_one_warning(finished, fi
     assert run_config_vocabulary(str(copy / "run_config.json")) == vocabulary_hash(fixture_vocab)
 
 
-def test_an_init_checkpoint_of_other_tokens_is_refused_unless_meant(finished, fixture_vocab, tmp_path):
+def test_an_init_checkpoint_of_other_tokens_is_refused_unless_meant_then_rows_follow_their_tokens(
+        finished, fixture_vocab, tmp_path, capsys):
     model_dir, swapped = finished
     for start in (model_dir, model_dir / "final"):  # another run's folder, or its final models
         with pytest.raises(ValueError, match=rf"^--vocab_file={swapped} \(sha256 \w+\) is not the vocabulary "
@@ -90,9 +93,18 @@ def test_an_init_checkpoint_of_other_tokens_is_refused_unless_meant(finished, fi
                                              r"sha256 \w+\); pass that vocab.txt, or --allow_vocabulary_change"):
             _run(tmp_path / "new", swapped, fixture_vocab, init_checkpoint=str(start))
         assert not (tmp_path / "new").exists()
+    capsys.readouterr()
     started = _run(tmp_path / "meant", swapped, fixture_vocab, init_checkpoint=str(model_dir),
                    allow_vocabulary_change=True)
     assert started.step == 1
+    assert f"vocabulary change: {len(load_vocabulary(swapped))} of the {len(load_vocabulary(swapped))} tokens of " \
+        f"{swapped} keep their embedding rows of {model_dir} (matched by token), 0 are initialised anew" \
+        in capsys.readouterr().out
+    old, new = (ElectraModel.from_pretrained(str(folder / "final")).embedding.word_embeddings.embeddings.numpy()
+                for folder in (model_dir, tmp_path / "meant"))
+    # Each swapped word keeps its own trained row (then one training step moves every row a little).
+    assert np.abs(new[1000] - old[1001]).max() < 0.2 * np.abs(new[1000] - old[1000]).max()
+    assert np.abs(new[1001] - old[1000]).max() < 0.2 * np.abs(new[1001] - old[1001]).max()
 
 
 def test_a_finetuning_init_checkpoint_whose_vocab_txt_was_replaced_is_refused(finished, tmp_path):
