@@ -282,10 +282,11 @@ class RuntimeServingPeer:
 
     `precision="int8"`: ONNX Runtime's dynamic quantization (int8 matmul weights, activations quantized per
     call) in ONNX Runtime; NNCF's int8 weight compression in OpenVINO. `threads`: the runtime's intra-op threads
-    (0: its default)."""
+    (0: its default). `text_model=True`: `onnx` is our `text_model.onnx` (its tokenizer inside, as
+    onnxruntime-extensions' ops), given the raw texts in ONNX Runtime; no tokenizer runs beside it."""
 
     def __init__(self, model, vocab_file, lowercase, max_seq_length, runtime, precision="fp32", onnx=None,
-                 threads=0, num_labels=2, fused=False):
+                 threads=0, num_labels=2, fused=False, text_model=False):
         import tempfile
         self.tokenizer = _electra_tokenizer(vocab_file, lowercase)
         self.max_seq_length, self.ours = max_seq_length, onnx is not None
@@ -305,8 +306,12 @@ class RuntimeServingPeer:
                 path = quantized
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = threads
+            if text_model:
+                import onnxruntime_extensions
+                options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
             session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-            self.dtypes = {i.name: np.int64 if "int64" in i.type else np.int32 for i in session.get_inputs()}
+            self.dtypes = {i.name: np.int64 if "int64" in i.type else np.int32 if "int" in i.type else object
+                           for i in session.get_inputs()}
             output = "probabilities" if self.ours else "logits"
             self.run = lambda feeds: session.run([output], feeds)[0]
         elif runtime == "openvino":
@@ -325,6 +330,9 @@ class RuntimeServingPeer:
             raise ValueError(f"runtime must be onnxruntime or openvino, got {runtime!r}")
 
     def step(self, texts=("warm-up",)):
+        if "text" in self.dtypes:  # our text model: raw text in
+            outputs = self.run({"text": np.array(list(texts), dtype=object)})
+            return {"label_id": outputs.argmax(-1).tolist(), "tokens": None}
         inputs = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_seq_length,
                                 return_tensors="np")
         outputs = self.run({name: inputs[name].astype(dtype) for name, dtype in self.dtypes.items()})

@@ -42,7 +42,8 @@ e. transformers: `ElectraTokenizerFast` on the same vocabulary (padding to the
    its own bursts of calls), `--peer=stub` for a NumPy stand-in (tests), `none` to skip;
 f. the runtimes CPU deployments serve with (--runtimes): that transformers model exported to ONNX, in ONNX
    Runtime and OpenVINO, fp32 and int8, and our `--format=onnx` export in them (--runtimes_ours), each in
-   its own worker process fed by the same fast tokenizer ("vs best": against the fastest peer of the cell).
+   its own worker process fed by the same fast tokenizer ("vs best": against the fastest peer of the cell);
+   `orttext_*`: our export's `text_model.onnx` in ONNX Runtime, its own tokenizer inside, fed the raw texts.
 
 And first (`--tokenizer`), the tokenizer alone on short corpus lines (cut to --max_chars characters):
 ours before (`tokenize_by_rules`: BERT's rules as TF string ops, today the fallback) and now (`tokenize`:
@@ -92,8 +93,10 @@ flags.DEFINE_list("runtimes", ["ort_fp32", "ort_int8", "ortfused_int8", "openvin
                   "Runtime (ort; ortfused: after ONNX Runtime's transformer fusions, as optimum's O2) or OpenVINO, "
                   "fp32 or int8 (ORT's dynamic quantization; OpenVINO: NNCF's int8 weights), each in its own worker "
                   "process.")
-flags.DEFINE_list("runtimes_ours", ["ort_fp32", "ort_int8", "openvino_fp32"], "Our --format=onnx export in the same "
-                  "runtimes (same worker and tokenizer as the peers).")
+flags.DEFINE_list("runtimes_ours", ["ort_fp32", "ort_int8", "orttext_int8", "openvino_fp32"], "Our --format=onnx "
+                  "export in the same runtimes (same worker and tokenizer as the peers); orttext: its text_model.onnx "
+                  "(tokenizer inside: raw text in, no tokenizer beside it) exported at that precision, in ONNX Runtime "
+                  "with onnxruntime-extensions.")
 flags.DEFINE_string("peer_python", None, "The Python of the peers' worker processes (a venv with torch, transformers, "
                     "onnxruntime, openvino, nncf); default: this one.")
 flags.DEFINE_float("burst_seconds", 0.5, "Each path is timed in bursts of this many seconds of calls back to "
@@ -103,7 +106,7 @@ flags.DEFINE_integer("graph_repeats", 100, "Batches per graph call of the tokeni
 
 PEER = "transformers (tokenizer + model)"
 PEERS = ("transformers", "peer:")  # the peers' row names start so; ours do not
-RUNTIMES = {"ort": "onnxruntime", "ortfused": "onnxruntime", "openvino": "openvino"}
+RUNTIMES = {"ort": "onnxruntime", "ortfused": "onnxruntime", "orttext": "onnxruntime", "openvino": "openvino"}
 
 
 def latencies(functions, seconds, peers=None):
@@ -375,11 +378,20 @@ def start_peers(model, tokenizer, vocab, work):
                 for name in FLAGS.runtimes}
     if FLAGS.runtimes_ours and FLAGS.peer == "hf":
         from electra_tf.export.onnx import MODEL_FILE, export_onnx
+        from electra_tf.export.onnx_text import TEXT_MODEL_FILE
 
-        onnx = os.path.join(export_onnx(model, tokenizer, work, model_name="onnx", max_seq_length=length), MODEL_FILE)
-        runtimes.update({f"ours: ONNX export, {name}": {
-            "role": "runtime_serving", "onnx": onnx, "threads": FLAGS.threads, "runtime": RUNTIMES[name.split("_")[0]],
-            "precision": name.split("_")[1]} for name in FLAGS.runtimes_ours})
+        for name in FLAGS.runtimes_ours:
+            kind, precision = name.split("_")
+            text = kind == "orttext"  # our export at that precision, raw text in; else our fp32 file, ids in
+            model_name = f"onnx_text_{precision}" if text else "onnx"
+            folder = os.path.join(work, model_name, "1")
+            if not os.path.isdir(folder):
+                export_onnx(model, tokenizer, work, model_name=model_name, max_seq_length=length,
+                            precision=precision if text else "fp32", text_model=text)
+            runtimes[f"ours: ONNX {'text model' if text else 'export'}, {name}"] = {
+                "role": "runtime_serving", "onnx": os.path.join(folder, TEXT_MODEL_FILE if text else MODEL_FILE),
+                "threads": FLAGS.threads, "runtime": RUNTIMES[kind], "precision": "fp32" if text else precision,
+                "text_model": text}
     workers = {}
     try:
         for name, options in {PEER: {"role": "serving"}, **runtimes}.items():
