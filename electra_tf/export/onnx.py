@@ -4,17 +4,25 @@
 `serve_ids` function (`electra_tf.export.signatures`: int32 `input_ids`,
 `attention_mask`, `token_type_ids` `[batch, sequence]` in, `[batch, choices,
 sequence]` for multiple choice; any batch and length up to the model's
-positions), converted by tf2onnx (opset 17) with the weights folded in, each
-layer norm as ONNX's one `LayerNormalization` op (`_one_op_layer_norms`). Its
-outputs are the signature's numeric ones: the logits with the task's
-post-processing (probabilities and label ids, the best answer span, the
-replaced-token probabilities); label names are in `export_info.json`, beside the
-tokenizer files the ids come from (`electra_tf.export.ids_folder`), as a LiteRT
-export ships them.
+positions), converted by tf2onnx (opset 17) with the weights folded in, then
+rewritten into the graph transformers' BERT exports have
+(`electra_tf.export.onnx_fusion`: one `LayerNormalization` op per layer norm,
+q, k and v each a MatMul, Add, Reshape and Transpose, ...), which OpenVINO reads
+and ONNX Runtime's transformer fusions match (Attention, SkipLayerNormalization,
+Gelu, EmbedLayerNormalization; as it loads the file, or ahead of time with
+`onnxruntime.transformers.optimizer.optimize_model`). Its outputs are the
+signature's numeric ones: the logits with the task's post-processing
+(probabilities and label ids, the best answer span, the replaced-token
+probabilities); label names are in `export_info.json`, beside the tokenizer
+files the ids come from (`electra_tf.export.ids_folder`), as a LiteRT export
+ships them.
 
 `precision="int8"` is ONNX Runtime's dynamic quantization
-(`onnxruntime.quantization.quantize_dynamic`): int8 weights of the matmuls,
-activations quantized per call; the route to ONNX Runtime's int8 kernels.
+(`onnxruntime.quantization.quantize_dynamic`) of that graph: int8 weights of the
+matmuls, activations quantized per call; the route to ONNX Runtime's int8
+kernels, which fuses the rest as it loads the file. (Quantizing the graph after
+the fusions, with `Attention` as int8 `QAttention`, was faster for one short
+request and slower from 1 × 128 or 32 texts on; docs/serving.md.)
 
 Needs the `onnx` extra (`pip install ".[onnx]"` in an electra_tf checkout: tf2onnx, onnx, onnxruntime).
 
@@ -73,41 +81,6 @@ def _select_as_where(ctx, node, name, args):
     node.type = "Where"
 
 
-# The 13 ops tf2onnx writes for one Keras `LayerNormalization` (TensorFlow's moments and `batch_normalization`
-# arithmetic), by their names' ends under the layer's scope: x -> `moments/mean` ... `add_2` -> the output.
-LAYER_NORM_OPS = ("moments/mean", "Neg", "moments/SquaredDifference", "moments/SquaredDifference__", "moments/variance",
-                  "add", "Rsqrt", "Rsqrt__", "mul", "mul_2", "mul_1", "add_1", "add_2")
-
-
-def _one_op_layer_norms(proto):
-    """`proto` (an ONNX model) with each layer norm that tf2onnx wrote as `LAYER_NORM_OPS` made ONNX's one
-    `LayerNormalization` op (opset 17): 12 ops fewer per layer norm and call, and the op ONNX Runtime's
-    layer-norm kernel and its transformer fusions start from. Returns how many it replaced."""
-    onnx = _require("onnx")
-    graph, weights = proto.graph, {tensor.name: tensor for tensor in proto.graph.initializer}
-    replaced, replacements = set(), {}
-    for mean in [node for node in graph.node if node.op_type == "ReduceMean" and node.name.endswith("/moments/mean")]:
-        scope = mean.name[:-len("moments/mean")]
-        ops = {node.name[len(scope):].rstrip("0123456789") if "__" in node.name else node.name[len(scope):]: node
-               for node in graph.node if node.name.startswith(scope)}
-        if sorted(ops) != sorted(LAYER_NORM_OPS) or ops["add"].input[1] not in weights:
-            continue
-        gamma, beta = ops["mul"].input[1], ops["add_1"].input[1]
-        for name in (gamma, beta):  # [1, hidden] -> [hidden], as LayerNormalization takes them
-            weights[name].CopyFrom(onnx.numpy_helper.from_array(
-                onnx.numpy_helper.to_array(weights[name]).reshape(-1), name))
-        epsilon = float(onnx.numpy_helper.to_array(weights[ops["add"].input[1]]))
-        replacements[ops["add_2"].name] = onnx.helper.make_node(
-            "LayerNormalization", [mean.input[0], gamma, beta], list(ops["add_2"].output), name=scope + "LayerNorm",
-            axis=-1, epsilon=epsilon)
-        replaced |= {node.name for node in ops.values()}
-    nodes = [replacements.get(node.name, node) for node in graph.node
-             if node.name in replacements or node.name not in replaced]
-    del graph.node[:]
-    graph.node.extend(nodes)
-    return len(replacements)
-
-
 def convert(task, precision="fp32", function=None):
     """The ONNX bytes of `task.serve_ids` (any `ServingTask`; `function`: its `numeric_outputs`, when traced
     already) at `precision`."""
@@ -116,7 +89,7 @@ def convert(task, precision="fp32", function=None):
     tf2onnx = _require("tf2onnx")
     proto, _ = tf2onnx.convert.from_function(function or numeric_outputs(task), input_signature=task.ids_signature(),
                                              opset=OPSET, custom_op_handlers={"SelectV2": (_select_as_where, [])})
-    _one_op_layer_norms(proto)
+    _require("electra_tf.export.onnx_fusion").as_transformers_graph(proto, task.model.config.num_heads)
     if precision == "fp32":
         return proto.SerializeToString()
     quantization = _require("onnxruntime.quantization")

@@ -18,6 +18,7 @@ import onnx
 import onnxruntime
 import pytest
 import tensorflow as tf
+from onnxruntime.transformers.optimizer import optimize_model
 
 from electra_tf import (
     ElectraConfig,
@@ -79,8 +80,8 @@ def classifier_exports(tiny_pretrained_dir, tokenizer, tmp_path_factory, run_too
     keras.utils.set_random_seed(0)
     model = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=3)
     rng = np.random.default_rng(0)
-    for weight in model.weights:  # layer norms as trained (a fresh one's gamma 1, beta 0 fold away in TensorFlow)
-        if weight.path.endswith(("gamma", "beta")):
+    for weight in model.weights:  # as trained (a fresh model's zero biases, gamma 1 and beta 0 fold away in TensorFlow)
+        if weight.path.endswith(("gamma", "beta", "bias")):
             weight.assign(weight.numpy() + rng.normal(0.0, 0.1, weight.shape).astype("float32"))
     folder = str(tmp_path_factory.mktemp("classifier") / "model")
     model.save_pretrained(folder, tokenizer=tokenizer, label_names=LABELS, max_seq_length=MAX_LEN)
@@ -109,11 +110,22 @@ def test_an_onnx_classifier_gives_the_saved_models_outputs(classifier_exports, i
         _close({"probabilities": int8["probabilities"]}, {"probabilities": reference["probabilities"]}, 2e-2)
 
 
-def test_each_layer_norm_is_one_onnx_op(classifier_exports):
-    """tf2onnx writes a Keras LayerNormalization as 13 ops; the export has ONNX's one op for each of the encoder's
-    (2 per layer; the outputs are checked against the SavedModel's above)."""
-    ops = [node.op_type for node in onnx.load(os.path.join(classifier_exports["onnx"], MODEL_FILE)).graph.node]
-    assert ops.count("LayerNormalization") == 2 * 2  # 2 layers
+def test_onnx_runtimes_transformer_fusions_match_the_export(classifier_exports, ids):
+    """The export is the graph transformers' BERT exports have: ONNX Runtime's fusions (`optimize_model`, as
+    optimum's O2) make one EmbedLayerNormalization, and per block an Attention, two SkipLayerNormalizations and a
+    BiasGelu (and one for the head's GELU); the fused model gives the export's outputs. (tf2onnx's graph fused
+    none of these: its 13-op layer norms, 5-D head transposes and 0.5·x first GELU match no pattern.)"""
+    path = os.path.join(classifier_exports["onnx"], MODEL_FILE)
+    ops = [node.op_type for node in onnx.load(path).graph.node]
+    assert ops.count("LayerNormalization") == 2 * 2 + 1 and "Einsum" not in ops  # 2 layers and the embeddings'
+    fused = optimize_model(path, model_type="bert", num_heads=2, hidden_size=32, opt_level=0)
+    statistics = {name: count for name, count in fused.get_fused_operator_statistics().items() if count}
+    assert statistics == {"EmbedLayerNormalization": 1, "Attention": 2, "SkipLayerNormalization": 4, "BiasGelu": 3}
+    session = onnxruntime.InferenceSession(fused.model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [output.name for output in session.get_outputs()]
+    outputs = dict(zip(names, session.run(None, {name: ids[name] for name in ("input_ids", "attention_mask",
+                                                                             "token_type_ids")})))
+    _close(outputs, _run(classifier_exports["onnx"], ids), 1e-5)
 
 
 def test_an_onnx_export_describes_itself(classifier_exports):
@@ -179,10 +191,9 @@ def test_the_export_length_follows_the_model_and_the_advice_knows_the_export(run
         query_export(folder, ["a gripping film"])
 
 
-@pytest.mark.xfail(strict=True, reason="known regression (round 5): OpenVINO 2026.4's ONNX front end refuses a "
-                   "Transpose that tf2onnx writes for the block's einsum head moves (ONNX Runtime runs the same file); "
-                   "OpenVINO's TF front end on the SavedModel is the way until the export writes plain transposes")
 def test_openvino_runs_an_onnx_export(classifier_exports, ids):
+    """(OpenVINO 2026.4 refused tf2onnx's `Unsqueeze` with no axes before the heads' transpose; the export has
+    transformers' plain 4-D transposes since.)"""
     openvino = pytest.importorskip("openvino")  # in the test extra; the benchmark's other runtime
     compiled = openvino.Core().compile_model(os.path.join(classifier_exports["onnx"], MODEL_FILE), "CPU")
     outputs = compiled({name: ids[name] for name in ("input_ids", "attention_mask", "token_type_ids")})
