@@ -94,7 +94,8 @@ flags.DEFINE_list("runtimes", ["ort_fp32", "ort_int8", "ortfused_int8", "openvin
                   "fp32 or int8 (ORT's dynamic quantization; OpenVINO: NNCF's int8 weights), each in its own worker "
                   "process.")
 flags.DEFINE_list("runtimes_ours", ["ort_fp32", "ort_int8", "orttext_int8", "openvino_fp32"], "Our --format=onnx "
-                  "export in the same runtimes (same worker and tokenizer as the peers); orttext: its text_model.onnx "
+                  "export in the same runtimes (same worker and tokenizer as the peers; ortfused: after ONNX Runtime's "
+                  "transformer fusions, as the peer's); orttext: its text_model.onnx "
                   "(tokenizer inside: raw text in, no tokenizer beside it) exported at that precision, in ONNX Runtime "
                   "with onnxruntime-extensions.")
 flags.DEFINE_string("peer_python", None, "The Python of the peers' worker processes (a venv with torch, transformers, "
@@ -391,7 +392,7 @@ def start_peers(model, tokenizer, vocab, work):
             runtimes[f"ours: ONNX {'text model' if text else 'export'}, {name}"] = {
                 "role": "runtime_serving", "onnx": os.path.join(folder, TEXT_MODEL_FILE if text else MODEL_FILE),
                 "threads": FLAGS.threads, "runtime": RUNTIMES[kind], "precision": "fp32" if text else precision,
-                "text_model": text}
+                "text_model": text, "fused": kind == "ortfused"}
     workers = {}
     try:
         for name, options in {PEER: {"role": "serving"}, **runtimes}.items():
