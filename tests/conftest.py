@@ -201,17 +201,18 @@ def bert_chinese_vocab(tmp_path_factory, fixture_vocab):
 @pytest.fixture(scope="session")
 def write_pretrained_dir(fixture_vocab):
     """Writes a tiny pre-trained model folder as tools/run_pretraining.py writes `final/` (random weights, the
-    fixture vocabulary): `write_pretrained_dir(folder, hidden_size=32, seed=0)`."""
+    fixture vocabulary or `vocab_file`): `write_pretrained_dir(folder, hidden_size=32, seed=0, vocab_file=None)`."""
 
-    def write(folder, hidden_size=32, seed=0):
+    def write(folder, hidden_size=32, seed=0, vocab_file=None):
+        vocab_file = vocab_file or fixture_vocab
         keras.utils.set_random_seed(seed)
-        config = ElectraConfig(vocab_size=len(load_vocabulary(fixture_vocab)), embedding_size=16,
+        config = ElectraConfig(vocab_size=len(load_vocabulary(vocab_file)), embedding_size=16,
                                hidden_size=hidden_size, num_layers=2, num_heads=2, intermediate_size=2 * hidden_size,
                                max_position_embeddings=128)
         os.makedirs(folder, exist_ok=True)
         ElectraDiscriminator(config).save(os.path.join(folder, "discriminator.keras"))
         save_run_config(os.path.join(folder, RUN_CONFIG), config, PretrainingConfig())
-        shutil.copyfile(fixture_vocab, os.path.join(folder, "vocab.txt"))
+        shutil.copyfile(vocab_file, os.path.join(folder, "vocab.txt"))
         return str(folder)
 
     return write

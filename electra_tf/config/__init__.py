@@ -393,31 +393,29 @@ FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mr
 class FinetuningConfig(_JsonConfig):
     """Fine-tuning settings, with the original `configure_finetuning.py` defaults and the paper's learning rates.
 
-    `epochs` and `max_seq_length` left as `None` take the task's default
-    (each task declares its own: 3 epochs, 10 for RTE and STS-B, 2 for QA;
-    length 128, 512 for QA, 256 for chunking; see `electra_tf.finetuning`).
-    `original_top_layer_decay` reproduces the original's layer-wise decay
-    quirk (see `training.layerwise_decay`).
-
-    `learning_rate` left as `None` follows the model's width (`default_learning_rate`). `head` is
-    Hugging Face's by default, so a fine-tuned classifier loads in `transformers`; `head="original"`
-    is ELECTRA's, for reproducing the paper's GLUE figures.
+    `epochs`, `max_seq_length`, `learning_rate` and `layerwise_lr_decay` left as `None` take their defaults
+    when the task is made and trained (`electra_tf.finetuning.defaults`, which says why): the task's length (128,
+    512 for QA, 256 for chunking) and epochs (3, 10 for RTE and STS-B, 2 for QA; for tagging, enough steps on a
+    small training set), the learning rate for the model's width (`default_learning_rate`), the paper's decay.
+    `original_top_layer_decay` reproduces the original's layer-wise decay quirk (see
+    `training.layerwise_decay`). `head` is Hugging Face's by default, so a fine-tuned classifier loads in
+    `transformers`; `head="original"` is ELECTRA's, for reproducing the paper's GLUE figures.
 
     Example:
     >>> config = FinetuningConfig.for_task("rte", model_size="large")
     >>> config.learning_rate, config.layerwise_lr_decay, config.epochs
     (5e-05, 0.9, None)
-    >>> FinetuningConfig.for_task("rte", hidden_size=64).learning_rate
-    0.0012
+    >>> FinetuningConfig.for_task("rte").learning_rate is None  # set by the model's width when it is trained
+    True
     """
 
     # What an unset (None) field stands for in the tools' --help, where it is not the task's default.
-    UNSET_DEFAULTS = {"learning_rate": "by the model's width"}
+    UNSET_DEFAULTS = {"learning_rate": "by the model's width", "layerwise_lr_decay": "0.8, 0.9 for Large models"}
 
     task: str = _field("sst2", "The task to fine-tune on.")
     head: str = _field("huggingface", "huggingface (loads in transformers) or original (ELECTRA's own).")
     learning_rate: float | None = _field(None, "Peak learning rate (docs/finetuning.md).")
-    layerwise_lr_decay: float = _field(0.8, "Each layer down gets this factor of the rate above it.")
+    layerwise_lr_decay: float | None = _field(None, "Each layer down gets this factor of the rate above it.")
     original_top_layer_decay: bool = _field(False, "Reproduce the original code's top-layer decay quirk.")
     weight_decay_rate: float = _field(0.01, "AdamW weight decay.")
     adam_epsilon: float = _field(1e-6, "Adam epsilon.")
@@ -440,27 +438,25 @@ class FinetuningConfig(_JsonConfig):
     qa_na_threshold: float = _field(-2.75, "SQuAD 2.0: no answer above these null odds.")
 
     @classmethod
-    def for_task(cls, task: str, model_size: str | None = None, hidden_size: int | None = None,
-                 **overrides) -> "FinetuningConfig":
+    def for_task(cls, task: str, model_size: str | None = None, **overrides) -> "FinetuningConfig":
         """The paper's defaults for a model size on `task`, then `overrides` (`None` values are ignored).
 
         `model_size` (small, base, large) picks the paper's learning rate (3e-4, 1e-4, 5e-5) and layer-wise
-        decay (0.8, 0.8, 0.9); `hidden_size` (the model's width) picks the rate by `default_learning_rate`
-        instead. With neither, the rate follows the fine-tuned model's width when `finetune` builds it."""
+        decay (0.8, 0.8, 0.9); without it, both follow the fine-tuned model's width when `finetune` builds it."""
         _check(model_size in (None, *SIZE_WIDTHS), cls.__name__, "model_size",
                f"{model_size!r} is not one of small, base, large")
         values = {"task": task}
-        if model_size is not None or hidden_size is not None:
-            values["learning_rate"] = default_learning_rate(hidden_size or SIZE_WIDTHS[model_size])
-        if model_size == "large":
-            values["layerwise_lr_decay"] = 0.9
+        if model_size is not None:
+            values["learning_rate"] = default_learning_rate(SIZE_WIDTHS[model_size])
+            values["layerwise_lr_decay"] = default_layerwise_decay(SIZE_WIDTHS[model_size])
         return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
 
     def __post_init__(self):
         self._check_types()
         name = type(self).__name__
         _check(self.head in ("original", "huggingface"), name, "head", f"{self.head!r} is not original/huggingface")
-        _check(0.0 < self.layerwise_lr_decay <= 1.0, name, "layerwise_lr_decay", "must be in (0, 1]")
+        _check(self.layerwise_lr_decay is None or 0.0 < self.layerwise_lr_decay <= 1.0, name, "layerwise_lr_decay",
+               "must be in (0, 1]")
         _check(0.0 <= self.warmup_proportion < 1.0, name, "warmup_proportion", "must be in [0, 1)")
         _check(self.learning_rate is None or self.learning_rate > 0, name, "learning_rate",
                f"must be > 0, got {self.learning_rate}")
@@ -475,6 +471,27 @@ class FinetuningConfig(_JsonConfig):
 # The paper's fine-tuning learning rates (Clark et al., 2020, Table 7) at the widths of its model sizes.
 SIZE_WIDTHS = {"small": 256, "base": 768, "large": 1024}
 PAPER_LEARNING_RATES = {256: 3e-4, 768: 1e-4, 1024: 5e-5}
+# The paper's model sizes by their shape (width, layers).
+PAPER_SHAPES = {(256, 12): "small", (768, 12): "base", (1024, 24): "large"}
+
+
+def size_name(config: ElectraConfig) -> str:
+    """The paper's name of the size of a model of `config` (its width and depth: small, base, large), or "custom".
+
+    >>> size_name(ElectraConfig(hidden_size=768, num_layers=12)), size_name(ElectraConfig(hidden_size=32))
+    ('base', 'custom')
+    """
+    return PAPER_SHAPES.get((config.hidden_size, config.num_layers), "custom")
+
+
+def default_layerwise_decay(hidden_size: int) -> float:
+    """The fine-tuning layer-wise learning-rate decay for a model `hidden_size` wide: the paper's 0.8, and 0.9 for
+    Large (1024 wide) and wider.
+
+    >>> default_layerwise_decay(256), default_layerwise_decay(1024)
+    (0.8, 0.9)
+    """
+    return 0.9 if hidden_size >= SIZE_WIDTHS["large"] else 0.8
 
 
 def default_learning_rate(hidden_size: int) -> float:

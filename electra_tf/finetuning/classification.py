@@ -17,8 +17,8 @@ Example:
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig
 >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad"])
 >>> task = GlueTask(FinetuningConfig(task="rte"), tokenizer)
->>> task.config.epochs, task.num_labels, task.label_names
-(10.0, 2, ('entailment', 'not_entailment'))
+>>> task.task_epochs(task.name), task.num_labels, task.label_names
+(10, 2, ('entailment', 'not_entailment'))
 """
 
 import dataclasses

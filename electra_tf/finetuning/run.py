@@ -23,7 +23,7 @@ from electra_tf.util.atomic import read_json, write_json
 from electra_tf.checkpoints.saving_progress import saying_saved
 from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 from electra_tf.checkpoints.sources import read_config
-from electra_tf.config import FinetuningConfig
+from electra_tf.config import FinetuningConfig, size_name
 from electra_tf.finetuning.registry import task_options
 from electra_tf.finetuning.task import held_out
 from electra_tf.finetuning.trainer import check_sequence_length
@@ -57,7 +57,7 @@ class RunOptions:
 
     init_checkpoint: str  # any format `read_source` reads
     output_dir: str
-    model_size: str | None = None  # small, base or large: the paper's defaults; None: by the checkpoint's width
+    model_size: str | None = None  # small, base or large: the paper's rate and decay; None: by the model's width
     data_dir: str | None = None
     tfds: bool = False
     tfds_data_dir: str | None = None
@@ -85,15 +85,6 @@ class RunOptions:
             value = getattr(self, name)
             if value is not None and value < least:
                 raise ValueError(f"--{name} must be >= {least}")
-
-
-def model_size(width):
-    """The paper's size name for a model `width` wide.
-
-    >>> model_size(256), model_size(768), model_size(1024)
-    ('small', 'base', 'large')
-    """
-    return "large" if width >= 1024 else "small" if width <= 256 else "base"
 
 
 def run_settings(config, options):
@@ -174,6 +165,8 @@ def run_trial(config, folder, options, tokenizer, model_config, start):
                        for name, count in task.data_stats(split, examples).items()}
     results["dev_history"] = finetuned.dev_history
     results["dev_majority_class"] = finetuned.dev_baseline  # the dev accuracy of always answering train's commonest
+    results["defaults"] = {name: {"value": getattr(task.config, name), "reason": reason}
+                           for name, reason in finetuned.defaults.items()}  # the settings chosen, and why
     results["label_names"] = list(task.label_names) if task.label_names else None
     results["model"] = os.path.join(folder, "model")  # for tools/export_model.py: --model=<this folder>
     with saying_saved(results["model"], model):
@@ -205,9 +198,7 @@ def run_finetuning(task, options, **config_changes):
     model_config = read_config(options.init_checkpoint)
     check_model_vocabulary(options.init_checkpoint)  # its vocab.txt, the one its weights were trained with
     tokens = changed_vocabulary(options.init_checkpoint, options.vocab_file, options.allow_vocabulary_change)
-    width = model_config.hidden_size
-    size = options.model_size or model_size(width)
-    base = FinetuningConfig.for_task(task, size, hidden_size=None if options.model_size else width, **config_changes)
+    base = FinetuningConfig.for_task(task, options.model_size, **config_changes)
     start, tokenizer = None, None  # found (for other tokens: written) and read once, by the first trial that trains
     trials = []
     for trial in range(options.num_trials):
@@ -226,7 +217,9 @@ def run_finetuning(task, options, **config_changes):
         print(f"trial {trial} (seed {config.seed}): {json.dumps(trials[-1]['scores'])}"
               + ("" if majority is None else f" (dev majority class {majority:.4f})")
               + f"; model in {trials[-1].get('model', folder)}", flush=True)
-    results = {"task": task, "init_checkpoint": options.init_checkpoint, "model_size": size,
+    shape = {name: getattr(model_config, name) for name in ("hidden_size", "num_layers", "embedding_size")}
+    results = {"task": task, "init_checkpoint": options.init_checkpoint, "model_size": size_name(model_config),
+               "model_shape": shape, "defaults": trials[0].get("defaults", {}),
                "config": base.to_dict(), "num_trials": options.num_trials, "dev": summarise(trials),
                "dev_majority_class": trials[0].get("dev_majority_class")}
     test = summarise(trials, test=True)

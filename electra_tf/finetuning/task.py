@@ -10,8 +10,9 @@ A task declares, in its own module:
   `model_class.hf_class`, `model_class.serving_task`);
 - its **loss** (`losses`), **metrics** (`score`) and **prediction files**
   (`write_predictions`);
-- its **defaults**: `default_epochs`, `default_max_seq_length`, filled into its
-  config where the user left them unset;
+- its **defaults**: `default_max_seq_length`, filled into its config where the
+  user left it unset, and `default_epochs` (`task_epochs`) and `min_train_steps`,
+  which `finetune` fills in (`electra_tf.finetuning.defaults`);
 - its **options**: a frozen dataclass, `Options` (`NoOptions` when it takes
   none), given to its constructor as `options=`; `make_task` refuses an option
   the task does not declare, and the tool passes each task the flags its
@@ -63,7 +64,8 @@ class FinetuningTask(abc.ABC):
     """A fine-tuning task (see the module docstring).
 
     Args:
-        config: a `FinetuningConfig`; its unset `epochs` and `max_seq_length` take the task's defaults.
+        config: a `FinetuningConfig`; its unset `max_seq_length` takes the task's default (and `finetune` fills
+            in its other unset fields: `electra_tf.finetuning.defaults`).
         tokenizer: the pre-trained model's `ElectraTokenizer`.
         files: split name → file path (or Parquet file, 🤗 dataset folder or hub id:
             `electra_tf.data.tasks.tables`), for splits not in `data_dir` under their default names.
@@ -76,15 +78,14 @@ class FinetuningTask(abc.ABC):
     default_files = {}
     default_epochs = 3.0
     default_max_seq_length = 128
+    min_train_steps = 0  # the fewest training steps unset epochs give (`electra_tf.finetuning.defaults`)
 
     def __init__(self, config, tokenizer, files=None, data_dir=None, options=None):
         if options is not None and not isinstance(options, self.Options):
             raise TypeError(f"{type(self).__name__} takes {self.Options.__name__} options, not "
                             f"{type(options).__name__}")
         self.options = self.Options() if options is None else options
-        self.config = config.replace(
-            epochs=config.epochs if config.epochs is not None else float(self.task_epochs(config.task)),
-            max_seq_length=config.max_seq_length or self.default_max_seq_length)
+        self.config = config.replace(max_seq_length=config.max_seq_length or self.default_max_seq_length)
         self.tokenizer = tokenizer
         self.data_dir = data_dir
         self.files = {split: os.path.join(data_dir, name) for split, name in self.default_files.items()} \

@@ -2,8 +2,9 @@
 
 Steps: `len(train) // batch_size * epochs` (at least 1), warm-up over
 `warmup_proportion` of them, layer-wise learning-rate decay as the task's
-config says (see `electra_tf.training.layerwise_decay`). A config without a
-learning rate gets the one for the model's width (`config.default_learning_rate`).
+config says (see `electra_tf.training.layerwise_decay`). What the config leaves unset (learning rate, decay,
+epochs) takes the defaults for the model's width and the task's data, printed with their reasons
+(`electra_tf.finetuning.defaults`).
 
 Example (with a model from `make demo`):
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig, make_task
@@ -18,11 +19,12 @@ Example (with a model from `make demo`):
 
 import dataclasses
 import itertools
+import math
 
 import keras
 import numpy as np
 
-from electra_tf.config import default_learning_rate
+from electra_tf.finetuning.defaults import defaults_line, settle
 from electra_tf.finetuning.monitoring import DevEvaluation, Progress, majority_baseline
 from electra_tf.finetuning.metrics import chinese_share
 from electra_tf.pretraining.vocabulary_identity import check_same_vocabulary, recorded_vocabulary
@@ -35,6 +37,8 @@ from electra_tf.text.vocabulary_learning import unknown_token_rate
 # _TEXTS_MEASURED texts): the vocabulary does not cover them, and no learning rate makes up for it.
 UNKNOWN_SHARE = 0.05
 _TEXTS_MEASURED = 2000
+# The most dev evaluations a run makes by default, one every few epochs when it has more epochs than this.
+DEV_SCORES = 10
 
 
 def check_vocabulary_size(tokenizer, model, init_checkpoint, vocabulary_source=None):
@@ -91,11 +95,12 @@ def unknown_token_warning(tokenizer, texts):
 class Finetuned:
     """What `finetune` returns: the model; the dev scores during training (`[{"step": ..., <metric>: ...}]`,
     empty without dev examples); the majority class's dev accuracy (`None` without dev examples or where the
-    task has no one class per example)."""
+    task has no one class per example); the settings chosen for the run, `{field: why}` (`defaults.settle`)."""
 
     model: keras.Model
     dev_history: list
     dev_baseline: float | None
+    defaults: dict
 
 
 def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=None, eval_every=None,
@@ -103,9 +108,9 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns it as `Finetuned`.
 
     Prints a progress line every `log_every` steps (`report=None`: silent); given `dev_examples`, scores them
-    each epoch (or every `eval_every` steps) and at the end, and with `keep_best` returns the model of the best
-    dev score. `log_dir`: TensorBoard scalars (loss, learning rate, dev metrics). `task.config` ends with
-    the learning rate used.
+    each epoch (every few epochs when there are more than `DEV_SCORES`; or every `eval_every` steps) and at the
+    end, and with `keep_best` returns the model of the best dev score. `log_dir`: TensorBoard scalars (loss,
+    learning rate, dev metrics). `task.config` ends with the settings used.
     """
     keras.utils.set_random_seed(task.config.seed)
     dataset, batches_per_epoch = task.train_dataset(train_examples)
@@ -122,8 +127,9 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     if model.hf_architecture is None:
         report(f"note: head={task.config.head!r} has no transformers class: the fine-tuned model loads here and "
                "exports for serving, but not in transformers (head='huggingface', --head=huggingface, does)")
-    if task.config.learning_rate is None:
-        task.config = task.config.replace(learning_rate=default_learning_rate(model.config.hidden_size))
+    task.config, defaults = settle(task, len(train_examples), batches_per_epoch, model.config.hidden_size)
+    if defaults:
+        report(defaults_line(task.config, defaults))
     config = task.config
     steps = max(1, int(batches_per_epoch * config.epochs))
     callbacks = [Progress(steps, config.batch_size, log_every, log_dir, report), *callbacks]
@@ -132,7 +138,8 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
         labels = task.class_labels(dev_examples), task.class_labels(train_examples)
         if labels[0] is not None:
             baseline = majority_baseline(labels[1], labels[0])
-        evaluation = DevEvaluation(task, dev_examples, eval_every or batches_per_epoch, steps, batches_per_epoch,
+        every = eval_every or batches_per_epoch * math.ceil(config.epochs / DEV_SCORES)
+        evaluation = DevEvaluation(task, dev_examples, every, steps, batches_per_epoch,
                                    log_dir, keep_best, report, baseline=baseline)
         callbacks.append(evaluation)
     rates = layerwise_lr_multipliers(model, config.layerwise_lr_decay, config.original_top_layer_decay)
@@ -147,4 +154,4 @@ def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=N
     loss = history.history["loss"][-1]
     if not np.isfinite(loss):
         raise FloatingPointError(f"fine-tuning {config.task}: the training loss is {loss}")
-    return Finetuned(model, evaluation.history if evaluation else [], baseline)
+    return Finetuned(model, evaluation.history if evaluation else [], baseline, defaults)

@@ -101,7 +101,9 @@ def test_a_run_says_the_majority_class_and_when_it_learned_one_class_only(tmp_pa
                          report=lines.append)
     # The default learning rate follows the model's width (32: twice Small's 3e-4 x 256 / 32 line's cap).
     assert task.config.learning_rate == default_learning_rate(32) == 0.0024
-    assert lines[0].endswith("12 steps in all, learning rate 0.0024") and not any("note:" in line for line in lines)
+    assert lines[0] == ("defaults (set a flag to change one): --learning_rate=0.0024 (the paper's rate for the "
+                        "model's width, 32: 3e-4 at 256, 1e-4 at 768, 5e-5 at 1024)")  # (the rest is given)
+    assert lines[1].endswith("12 steps in all, learning rate 0.0024") and not any("note:" in line for line in lines)
     assert finetuned.dev_baseline == 0.5
     assert all(line.endswith("(majority class 0.5000)") or line.endswith("(majority class 0.5000) (best)")
                for line in lines if line.startswith("dev at step "))

@@ -22,8 +22,8 @@ def tokenizer(tiny_pretrained_dir):
 
 
 def config(task):
-    return FinetuningConfig.from_dict({"task": task, "learning_rate": 1e-3, "epochs": 1.0, "max_seq_length": 24,
-                                       "batch_size": 8, "predict_batch_size": 8})
+    return FinetuningConfig.from_dict({"task": task, "learning_rate": 1e-3, "layerwise_lr_decay": 0.8, "epochs": 1.0,
+                                       "max_seq_length": 24, "batch_size": 8, "predict_batch_size": 8})
 
 
 def test_chinese_text_on_an_english_vocabulary_is_named_before_training(tmp_path, tokenizer, tiny_pretrained_dir):

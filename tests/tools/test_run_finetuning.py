@@ -46,7 +46,10 @@ def test_trials_report_the_median_and_a_rerun_resumes(rte_dir, tiny_pretrained_d
     results = json.loads((output / "results.json").read_text())
     trials = results["dev"]["dev"]["accuracy"]["trials"]
     assert len(trials) == 2 and results["dev"]["dev"]["accuracy"]["median"] == pytest.approx(np.median(trials))
-    assert results["config"]["epochs"] == 3.0 and results["model_size"] == "small"
+    assert results["config"]["epochs"] == 3.0 and results["model_size"] == "custom"  # a tiny model: no paper size
+    assert results["model_shape"] == {"hidden_size": 32, "num_layers": 2, "embedding_size": 16}
+    # Only what no flag set is a default: the layer-wise decay here.
+    assert results["defaults"] == {"layerwise_lr_decay": {"value": 0.8, "reason": "the paper's: 0.9 for Large"}}
     for trial in (0, 1):
         trial_results = json.loads((output / f"trial_{trial}" / "results.json").read_text())
         assert trial_results["seed"] == trial
