@@ -97,7 +97,8 @@ flags.DEFINE_enum("qa_metric", "squad", ["squad", "cmrc", "drcd"],
                   "script (cmrc2018_drcd_evaluate.py: F1 over the longest common substring of Chinese characters "
                   "and NLTK's words).")
 flags.DEFINE_integer("num_trials", 1, "Fine-tuning runs with seeds seed, seed+1, ...; the median is reported.")
-flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch).")
+flags.DEFINE_integer("eval_every", None, "Score the dev split every N steps (default: after each epoch; in a run "
+                     "of more than 10 epochs, every few epochs, 10 times in all).")
 flags.DEFINE_bool("keep_best", False, "Keep (save, score, export) the model of the best dev score, not the last.")
 flags.DEFINE_integer("log_every", 50, "A progress line (loss, examples/s, time left) every N steps.")
 flags.DEFINE_bool("deterministic", False, "TensorFlow's op determinism: a re-run gives the same weights (slower).")

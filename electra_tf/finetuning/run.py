@@ -71,7 +71,7 @@ class RunOptions:
     tag_column: int = -1
     qa_metric: str = "squad"
     num_trials: int = 1
-    eval_every: int | None = None  # None: after each epoch
+    eval_every: int | None = None  # None: after each epoch (every few epochs beyond 10)
     keep_best: bool = False
     log_every: int = 50
     deterministic: bool = False
