@@ -25,7 +25,7 @@ demo: $(DEMO_STAMP)
 	$(BIN)/electra-demo --output_dir=runs/demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadscope --durations=25
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope --no-loadscope-reorder --durations=25
 
 clean:
 	rm -rf $(VENV) runs build *.egg-info

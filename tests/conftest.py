@@ -314,3 +314,19 @@ def pytest_runtest_makereport(item, call):
             report.sections.append((title, text))
     if report.when == "teardown":
         CHILDREN.forget()
+
+
+# Modules whose tests take minutes (idle 2-core machine, `make test --durations`), slowest first. `make test` hands
+# whole modules to its two workers in collection order (xdist's loadscope, without its reorder by test count, which
+# put these one-test modules last), so starting them first keeps one worker from finishing the run alone.
+SLOW_MODULES = ("tests/benchmarks/test_benchmarks.py", "tests/tools/test_run_pretraining.py",
+                "tests/tools/test_chinese_walkthrough.py", "tests/test_faults.py", "tests/export/test_export.py",
+                "tests/finetuning/test_finetuning.py", "tests/tools/test_demo.py", "tests/tools/test_run_finetuning.py",
+                "tests/finetuning/test_entity_warning.py", "tests/export/test_onnx_text.py",
+                "tests/export/test_low_precision.py", "tests/pretraining/test_pretrainer.py",
+                "tests/test_cjk_tagging.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {module: place for place, module in enumerate(SLOW_MODULES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
