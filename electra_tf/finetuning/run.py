@@ -103,11 +103,15 @@ def kept_trial(path, config, options):
     if not isinstance(results, dict) or not isinstance(results.get("scores"), dict):
         raise ValueError(f"{path}: not a trial's results; delete it to run that trial again")
     recorded, settings = results.get("run"), run_settings(config, options)
-    if recorded is not None and recorded != settings:  # (results of older versions record nothing)
-        recorded = recorded if isinstance(recorded, dict) else {}
-        recorded_config = recorded.get("config") if isinstance(recorded.get("config"), dict) else {}
-        differing = sorted([k for k, v in settings["config"].items() if recorded_config.get(k) != v]
-                           + [k for k, v in settings.items() if k != "config" and recorded.get(k) != v])
+    if recorded is None or recorded == settings:  # (results of older versions record nothing)
+        return results
+    recorded = recorded if isinstance(recorded, dict) else {}
+    recorded_config = recorded.get("config") if isinstance(recorded.get("config"), dict) else {}
+    # A setting no flag gave (None) is chosen when the trial trains (results["defaults"]): a trial that recorded its
+    # value there, as older versions did, is of the same run.
+    differing = sorted([k for k, v in settings["config"].items() if v is not None and recorded_config.get(k) != v]
+                       + [k for k, v in settings.items() if k != "config" and recorded.get(k) != v])
+    if differing:
         raise ValueError(f"{os.path.dirname(path)} holds a trial of another run (differing: {differing}); use a "
                          "new --output_dir, or the same flags to resume")
     return results
