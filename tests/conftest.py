@@ -12,6 +12,7 @@ import itertools
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -300,6 +301,15 @@ class ChildProcesses:
 CHILDREN = ChildProcesses()
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_as_in_a_fresh_process():
+    """Each test starts with Python's own Ctrl-C handler, as a tool's process has it (and its children inherit), so
+    a test that leaves SIGINT ignored or handled cannot change what the Ctrl-C tests after it see."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(scope="session")
 def children():
     """Starts child processes (`ChildProcesses`): a failing test shows each one's stderr."""
@@ -330,3 +340,14 @@ SLOW_MODULES = ("tests/benchmarks/test_benchmarks.py", "tests/tools/test_run_pre
 def pytest_collection_modifyitems(items):
     rank = {module: place for place, module in enumerate(SLOW_MODULES)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+def pytest_collection_finish(session):
+    """Once the test modules are imported, their folders leave `sys.path`: with `tests/` there, a library probing for
+    Hugging Face's package (`import transformers`) would import `tests/transformers` (the mirror of
+    `electra_tf/transformers`) as a namespace package, and 🤗 datasets would then ask it for its classes."""
+    tests = str(Path(__file__).parent)
+    sys.path[:] = [path for path in sys.path if path != tests and not path.startswith(tests + os.sep)]
+    mirror = sys.modules.get("transformers")
+    if mirror is not None and getattr(mirror, "__file__", None) is None:  # the namespace package, not the library
+        del sys.modules["transformers"]
