@@ -28,7 +28,10 @@ class BuildWithoutDevTools(build_py):
 
 
 # onnxruntime-extensions: the string ops of text_model.onnx (the tokenizer in front of the model, raw text in).
-ONNX = ["tf2onnx>=1.17.0,<1.18", "onnx>=1.23.2", "onnxruntime>=1.32.0", "onnxruntime-extensions>=0.15.2"]
+# sympy: onnxruntime's transformer fusions (electra_tf/export/onnx_fusion.py) infer shapes with it, and
+# onnxruntime no longer installs it.
+ONNX = ["tf2onnx>=1.17.0,<1.18", "onnx>=1.23.2", "onnxruntime>=1.32.0", "onnxruntime-extensions>=0.15.2",
+        "sympy>=1.13"]
 BEAM = ["apache-beam>=2.77.0,<3"]
 CHINESE = ["jieba>=0.42.1"]
 DATASETS = ["datasets>=5.2.0"]
