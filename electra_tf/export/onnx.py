@@ -40,7 +40,7 @@ import tempfile
 import tensorflow as tf
 
 from electra_tf.export.ids_folder import write_ids_export
-from electra_tf.export.onnx_text import TEXT_MODEL_FILE, text_model_wanted, with_tokenizer
+from electra_tf.export.onnx_text import TEXT_MODEL_FILE, require, text_model_wanted, with_tokenizer
 from electra_tf.export.signatures import make_serving_task
 
 MODEL_FILE = "model.onnx"
@@ -49,18 +49,10 @@ OPSET = 17
 EXTRA = 'the ONNX export needs tf2onnx, onnx and onnxruntime: pip install ".[onnx]" in an electra_tf checkout (or pip install tf2onnx onnx onnxruntime)'
 
 
-def _require(module):
-    """Imports an optional dependency of the ONNX export, or says in one line how to install it."""
-    try:
-        return __import__(module, fromlist=["_"])
-    except ImportError:
-        raise ValueError(f"{EXTRA} ({module} is not installed)") from None
-
-
 def require_onnx():
     """Raises the one-line ValueError saying how to install the ONNX export's packages when one is missing."""
     for module in ("tf2onnx", "onnx", "onnxruntime"):
-        _require(module)
+        require(module, EXTRA)
 
 
 def numeric_outputs(task):
@@ -86,13 +78,13 @@ def convert(task, precision="fp32", function=None):
     already) at `precision`."""
     if precision not in PRECISIONS:
         raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
-    tf2onnx = _require("tf2onnx")
+    tf2onnx = require("tf2onnx", EXTRA)
     proto, _ = tf2onnx.convert.from_function(function or numeric_outputs(task), input_signature=task.ids_signature(),
                                              opset=OPSET, custom_op_handlers={"SelectV2": (_select_as_where, [])})
-    _require("electra_tf.export.onnx_fusion").as_transformers_graph(proto, task.model.config.num_heads)
+    require("electra_tf.export.onnx_fusion", EXTRA).as_transformers_graph(proto, task.model.config.num_heads)
     if precision == "fp32":
         return proto.SerializeToString()
-    quantization = _require("onnxruntime.quantization")
+    quantization = require("onnxruntime.quantization", EXTRA)
     with tempfile.TemporaryDirectory() as tmp:
         fp32, int8 = os.path.join(tmp, "fp32.onnx"), os.path.join(tmp, "int8.onnx")
         with open(fp32, "wb") as f:
@@ -121,7 +113,7 @@ def export_onnx(model, tokenizer, export_dir, model_name="electra", version=None
     text_model = text_model_wanted(task, text_model)
     function = numeric_outputs(task)
     outputs = sorted(function.get_concrete_function().structured_outputs)  # traced once, converted from that
-    versions = {name: _require(name).__version__
+    versions = {name: require(name, EXTRA).__version__
                 for name in ("tf2onnx", "onnx", *(["onnxruntime_extensions"] if text_model else []))}
     beside = (lambda model_bytes: {TEXT_MODEL_FILE: with_tokenizer(model_bytes, task.tokenizer, task.max_seq_length,
                                                                    task.text_inputs)}) if text_model else None

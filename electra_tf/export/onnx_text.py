@@ -35,8 +35,7 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf.export.ids_folder import INFO_FILE, INPUTS
-from electra_tf.text.normalization import _CONTROL as CONTROL, _PUNCTUATION as PUNCTUATION  # (their rules, verbatim)
-from electra_tf.text.normalization import BERT_WHITESPACE, CJK_IDEOGRAPH, bert_normalize
+from electra_tf.text.normalization import PUNCTUATION, bert_normalize
 from electra_tf.text.tokenizer import MAX_CHARS_PER_WORD, SUFFIX_INDICATOR, UNKNOWN_TOKEN, WordPieceTokenizer
 from electra_tf.util.atomic import read_json
 
@@ -58,12 +57,17 @@ PRIVATE_USE_PLANES = r"\xF3[\xB0-\xBF][\x80-\xBF]{2}|\xF4[\x80-\x8F][\x80-\xBF]{
 REMOVED = "\x01"
 
 
-def _module(name):
-    """An optional dependency of the text model, or a one-line ValueError saying how to install it."""
+def require(name, extra=EXTRA):
+    """The module `name`, an optional dependency of the ONNX export, or a one-line ValueError: `extra` (how to
+    install it) and which module is missing.
+
+    >>> require("onnx").__name__
+    'onnx'
+    """
     try:
         return importlib.import_module(name)
     except ImportError:
-        raise ValueError(f"{EXTRA} ({name} is not installed)") from None
+        raise ValueError(f"{extra} ({name} is not installed)") from None
 
 
 def text_model_wanted(task, wanted=None):
@@ -102,7 +106,7 @@ class _Graph:
 
     def constant(self, value, dtype=np.int64):
         """The name of a constant tensor holding `value` (`dtype` object: strings)."""
-        onnx = _module("onnx")
+        onnx = require("onnx")
         name = f"{self.prefix}constant_{len(self.constants)}"
         value = np.asarray([v.encode("utf-8") for v in value] if dtype is object else value, dtype)
         self.constants.append(onnx.numpy_helper.from_array(value, name))
@@ -111,11 +115,11 @@ class _Graph:
     @staticmethod
     def tensor(value):
         """An int64 `[1]` tensor for an attribute (`ConstantOfShape`'s value)."""
-        return _module("onnx").numpy_helper.from_array(np.asarray([value], np.int64))
+        return require("onnx").numpy_helper.from_array(np.asarray([value], np.int64))
 
     def op(self, op_type, *inputs, outputs=1, domain="", **attributes):
         """Adds an `op_type` node; its output name, or a list of `outputs` names."""
-        onnx = _module("onnx")
+        onnx = require("onnx")
         name = f"{self.prefix}{op_type}_{len(self.nodes)}"
         names = [f"{name}:{i}" for i in range(outputs)]
         self.nodes.append(onnx.helper.make_node(op_type, list(inputs), names, name=name, domain=domain,
@@ -251,7 +255,7 @@ def _packed(graph, ids, splits, tokenizer, max_seq_length, pair):
 def _tokenizer_graph(tokenizer, max_seq_length, text_inputs, prefix="tokenizer/"):
     """`(graph, inputs)`: the nodes that make `INPUTS` (named so) of the string `[batch]` inputs named
     `text_inputs` (one text, or a text and its pair), and those inputs' value infos."""
-    onnx = _module("onnx")
+    onnx = require("onnx")
     if len(text_inputs) not in (1, 2):
         raise ValueError(f"a text model takes a text or a text and its pair, not {list(text_inputs)}")
     graph = _Graph(prefix)
@@ -264,7 +268,7 @@ def _tokenizer_graph(tokenizer, max_seq_length, text_inputs, prefix="tokenizer/"
 
 
 def _with_domains(model):
-    onnx = _module("onnx")
+    onnx = require("onnx")
     present = {opset.domain for opset in model.opset_import}
     model.opset_import.extend(onnx.helper.make_opsetid(domain, version) for domain, version in
                               ((EXTENSIONS_DOMAIN, 1), ("ai.onnx.ml", 2)) if domain not in present)
@@ -274,7 +278,7 @@ def _with_domains(model):
 def tokenizer_model(tokenizer, max_seq_length, text_inputs=("text",)):
     """The tokenizer alone as an ONNX model: string `[batch]` inputs named `text_inputs` in, int32 `input_ids`,
     `attention_mask` and `token_type_ids` `[batch, longest]` out."""
-    onnx = _module("onnx")
+    onnx = require("onnx")
     graph, inputs = _tokenizer_graph(tokenizer, max_seq_length, text_inputs)
     outputs = [onnx.helper.make_tensor_value_info(name, onnx.TensorProto.INT32, ["batch", "sequence"])
                for name in INPUTS]
@@ -286,7 +290,7 @@ def tokenizer_model(tokenizer, max_seq_length, text_inputs=("text",)):
 def with_tokenizer(model_bytes, tokenizer, max_seq_length, text_inputs):
     """The bytes of the ONNX model `model_bytes` (token ids in) with the tokenizer in front: `text_inputs` in, its
     outputs and `input_ids`, `attention_mask` out."""
-    onnx = _module("onnx")
+    onnx = require("onnx")
     model = onnx.load_from_string(model_bytes)
     graph, inputs = _tokenizer_graph(tokenizer, max_seq_length, text_inputs)
     ids_inputs = {value.name: value for value in model.graph.input if value.name in INPUTS}
@@ -302,7 +306,7 @@ def with_tokenizer(model_bytes, tokenizer, max_seq_length, text_inputs):
 
 def session(model):
     """An ONNX Runtime session of a model that uses the extensions' ops (a path, bytes or a `ModelProto`)."""
-    onnxruntime, extensions = _module("onnxruntime"), _module(EXTENSIONS)
+    onnxruntime, extensions = require("onnxruntime"), require(EXTENSIONS)
     options = onnxruntime.SessionOptions()
     options.register_custom_ops_library(extensions.get_library_path())
     model = model if isinstance(model, (str, bytes)) else model.SerializeToString()

@@ -19,7 +19,7 @@ import unicodedata
 from electra_tf.text.normalization import PYTHON_CJK_IDEOGRAPH
 
 _CJK_IDEOGRAPH = re.compile(PYTHON_CJK_IDEOGRAPH)  # the blocks of BERT's `_is_chinese_char`
-REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization._CONTROL` (tab, newline, return are whitespace)
+REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization.CONTROL` (tab, newline, return are whitespace)
 SPACE, CJK = "space", "cjk"  # (`_character_kind`'s answers for a word boundary and an ideograph)
 
 

@@ -32,7 +32,8 @@ from electra_tf.util.atomic import read_json
 from electra_tf.export import precision
 from electra_tf.export.client import query_export
 from electra_tf.export.ids_folder import INFO_FILE
-from electra_tf.export.onnx import MODEL_FILE, _require, export_onnx
+from electra_tf.export.onnx import EXTRA, MODEL_FILE, export_onnx
+from electra_tf.export.onnx_text import require
 from electra_tf.export.signatures import make_serving_task
 from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 from electra_tf.text.vocabulary import load_vocabulary
@@ -167,7 +168,7 @@ def test_onnx_export_refusals(run_tool, refused, tmp_path):
                      "--precision=bf16"), "--format=onnx is --precision=fp32 or int8 (no bfloat16 model)")
     with pytest.raises(ValueError, match=r"in an electra_tf checkout \(or pip install tf2onnx onnx onnxruntime\) "
                                          r"\(no_such_onnx_tool is not installed\)"):
-        _require("no_such_onnx_tool")
+        require("no_such_onnx_tool", EXTRA)
 
 
 def test_the_export_length_follows_the_model_and_the_advice_knows_the_export(run_tool, fixture_vocab, tmp_path,
