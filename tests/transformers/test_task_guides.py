@@ -56,6 +56,14 @@ def checkpoint(tmp_path_factory):
     return folders
 
 
+def _train_as_the_guides_do(model, dataset, data_collator, optimizer, batch_size=2):
+    """The guides' Keras training: `prepare_tf_dataset`, `compile` without a loss, `fit` one epoch (finite losses)."""
+    tf_train_set = model.prepare_tf_dataset(dataset, shuffle=True, batch_size=batch_size, collate_fn=data_collator)
+    model.compile(optimizer=optimizer)
+    history = model.fit(x=tf_train_set, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+
+
 def test_text_classification_guide(checkpoint):
     imdb = datasets.Dataset.from_dict({"text": SENTENCES, "label": [i % 2 for i in range(8)]})
     tokenizer = AutoTokenizer.from_pretrained(checkpoint["discriminator"])
@@ -131,10 +139,7 @@ def test_token_classification_guide(checkpoint):
                                               weight_decay_rate=0.01, num_warmup_steps=0)
     model = TFAutoModelForTokenClassification.from_pretrained(checkpoint["discriminator"], num_labels=3,
                                                               id2label=id2label, label2id=label2id)
-    tf_train_set = model.prepare_tf_dataset(tokenized_wnut, shuffle=True, batch_size=4, collate_fn=data_collator)
-    model.compile(optimizer=optimizer)
-    history = model.fit(x=tf_train_set, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"]).all()
+    _train_as_the_guides_do(model, tokenized_wnut, data_collator, optimizer, batch_size=4)
 
     text = "Read the data from the file"
     inputs = tokenizer(text, return_tensors="tf")
@@ -199,10 +204,7 @@ def test_question_answering_guide(checkpoint):
     data_collator = DefaultDataCollator(return_tensors="tf")
     optimizer, schedule = create_optimizer(init_lr=2e-5, num_warmup_steps=0, num_train_steps=2)
     model = TFAutoModelForQuestionAnswering.from_pretrained(checkpoint["discriminator"])
-    tf_train_set = model.prepare_tf_dataset(tokenized_squad, shuffle=True, batch_size=2, collate_fn=data_collator)
-    model.compile(optimizer=optimizer)
-    history = model.fit(x=tf_train_set, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"]).all()
+    _train_as_the_guides_do(model, tokenized_squad, data_collator, optimizer)
 
     question, text = "What is read?", "Read the data from the stream."
     inputs = tokenizer(question, text, return_tensors="tf")
@@ -236,10 +238,7 @@ def test_multiple_choice_guide(checkpoint):
     data_collator = DataCollatorForMultipleChoice(tokenizer=tokenizer, return_tensors="tf")
     optimizer, schedule = create_optimizer(init_lr=5e-5, num_warmup_steps=0, num_train_steps=2)
     model = TFAutoModelForMultipleChoice.from_pretrained(checkpoint["discriminator"])
-    tf_train_set = model.prepare_tf_dataset(tokenized_swag, shuffle=True, batch_size=2, collate_fn=data_collator)
-    model.compile(optimizer=optimizer)
-    history = model.fit(x=tf_train_set, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"]).all()
+    _train_as_the_guides_do(model, tokenized_swag, data_collator, optimizer)
 
     prompt = "The file is empty."
     candidate1, candidate2 = "Return the number of lines.", "Raise an exception."
@@ -274,10 +273,7 @@ def test_masked_language_modeling_guide(checkpoint):
     data_collator = DataCollatorForLanguageModeling(tokenizer=tokenizer, mlm_probability=0.15, return_tensors="tf")
     optimizer = AdamWeightDecay(learning_rate=2e-5, weight_decay_rate=0.01)
     model = TFAutoModelForMaskedLM.from_pretrained(checkpoint["generator"])
-    tf_train_set = model.prepare_tf_dataset(lm_dataset, shuffle=True, batch_size=2, collate_fn=data_collator)
-    model.compile(optimizer=optimizer)
-    history = model.fit(x=tf_train_set, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"]).all()
+    _train_as_the_guides_do(model, lm_dataset, data_collator, optimizer)
 
     text = "Return the [MASK] of lines in the file."
     mask_filler = pipeline("fill-mask", checkpoint["generator"])
