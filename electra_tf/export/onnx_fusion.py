@@ -1,5 +1,5 @@
 """tf2onnx's graph of a model rewritten into the graph transformers' BERT exports have, so that ONNX Runtime's
-transformer fusions match it; and those fusions (`fuse`), for the ONNX export (`electra_tf.export.onnx`).
+transformer fusions match it, for the ONNX export (`electra_tf.export.onnx`).
 
 tf2onnx writes what TensorFlow runs: each layer norm as 13 ops, the encoder on `[batch·sequence, hidden]` rows,
 q, k and v from one matmul split by a 5-D transpose, the heads moved back through an `Unsqueeze` with no axes (which
@@ -15,9 +15,9 @@ graph, so `as_transformers_graph` rewrites ours into them, the same arithmetic (
   scores divided by √size and masked by `(1 − mask)·-1e9` (`_transformers_attention`);
 - GELU as `(x·(1 + erf(x/√2)))·0.5` (`_transformers_gelu`).
 
-The result is plain ONNX (OpenVINO reads it, ONNX Runtime fuses it itself as it loads it). `fuse` applies ONNX
-Runtime's fusions ahead of time (`optimize_model`): one `EmbedLayerNormalization`, and per block an `Attention`,
-two `SkipLayerNormalization`s and a `BiasGelu`, ONNX Runtime's own ops, where its int8 quantization starts.
+The result is plain ONNX: OpenVINO reads it; ONNX Runtime fuses it as it loads it, or ahead of time
+(`onnxruntime.transformers.optimizer.optimize_model`: one `EmbedLayerNormalization`, and per block an `Attention`,
+two `SkipLayerNormalization`s and a `BiasGelu`).
 
 Example:
 >>> graph = onnx.helper.make_graph([onnx.helper.make_node("Relu", ["x"], ["y"])], "g", [], [])
@@ -30,6 +30,7 @@ import collections
 import numpy as np
 import onnx
 from onnx import numpy_helper
+from onnxruntime.transformers.onnx_model import OnnxModel
 
 # The 13 ops tf2onnx writes for one Keras `LayerNormalization` (TensorFlow's moments and `batch_normalization`
 # arithmetic), by their names' ends under the layer's scope: x -> `moments/mean` ... `add_2` -> the output.
@@ -76,37 +77,12 @@ def _bypass(graph, node):
         other.input[:] = [node.input[0] if name == node.output[0] else name for name in other.input]
 
 
-def _prune_and_sort(graph):
-    """`graph` without the nodes and weights nothing reads, its nodes in topological order."""
-    wanted = {output.name for output in graph.output}
-    live, producers = [], _producers(graph)
-    stack = [producers[name] for name in wanted if name in producers]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        live.append(node)
-        stack += [producers[name] for name in node.input if name in producers]
-    live_ids, ordered, done = {id(node) for node in live}, [], set()
-    available = {tensor.name for tensor in graph.input} | {tensor.name for tensor in graph.initializer} | {""}
-    pending = [node for node in graph.node if id(node) in live_ids]
-    while pending:  # Kahn's order, stable in the original order
-        ready = [node for node in pending if all(name in available for name in node.input)]
-        if not ready:
-            raise ValueError("the rewritten ONNX graph has a cycle")
-        for node in ready:
-            available.update(node.output)
-            done.add(id(node))
-            ordered.append(node)
-        pending = [node for node in pending if id(node) not in done]
-    used = {name for node in ordered for name in node.input}
-    weights = [tensor for tensor in graph.initializer if tensor.name in used or tensor.name in wanted]
-    del graph.node[:]
-    graph.node.extend(ordered)
-    del graph.initializer[:]
-    graph.initializer.extend(weights)
+def _prune_and_sort(proto):
+    """`proto` without the nodes and weights nothing reads, its nodes in topological order (ONNX Runtime's
+    `OnnxModel`, what `optimize_model` returns)."""
+    model = OnnxModel(proto)
+    model.prune_graph(allow_remove_graph_inputs=False)
+    model.topological_sort()
 
 
 def one_op_layer_norms(proto):
@@ -331,8 +307,8 @@ def as_transformers_graph(proto, num_heads):
     """Rewrites `proto` (tf2onnx's graph of a model with `num_heads` attention heads) in place as the module's
     docstring says; returns how many layer norms, embedding blocks, attention blocks and GELUs it rewrote."""
     counts = {"layer_norms": one_op_layer_norms(proto), "embeddings": _transformers_embeddings(proto.graph)}
-    _prune_and_sort(proto.graph)
+    _prune_and_sort(proto)
     counts["attention"] = _transformers_attention(proto.graph, num_heads)
     counts["gelu"] = _transformers_gelu(proto.graph)
-    _prune_and_sort(proto.graph)
+    _prune_and_sort(proto)
     return counts
