@@ -67,6 +67,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import tensorflow as tf
+from scipy.special import softmax
 
 from electra_tf.checkpoints.convert import load_model
 from electra_tf.checkpoints.hub import HUB_OPTIONS, resolve
@@ -126,11 +127,6 @@ def _fields(item, where, required, optional, takes):
         raise ValueError(f"{where} has {f'no {missing[0]!r}' if missing else f'the unknown key {unknown[0]!r}'}; "
                          f"{takes}")
     return [_text(item[key], f"{where}[{key!r}]", takes) if key in item else None for key in (*required, *optional)]
-
-
-def _softmax(logits, axis=-1):
-    exp = np.exp(logits - logits.max(axis=axis, keepdims=True))
-    return exp / exp.sum(axis=axis, keepdims=True)
 
 
 def _choice(value, name, choices):
@@ -218,8 +214,8 @@ class TextClassificationPipeline(ServedPipeline):
             return []
         logits = self._logits(texts)
         function = function_to_apply or self.default_function(logits.shape[-1])
-        scores = {"softmax": _softmax, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "none": lambda x: x}[function](
-            logits)
+        scores = {"softmax": lambda x: softmax(x, axis=-1), "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+                  "none": lambda x: x}[function](logits)
         results = []
         for row in scores:
             if legacy and top_k == 1:
@@ -397,7 +393,7 @@ class FillMaskPipeline(Pipeline):
         positions = [i for i, token in enumerate(ids) if token == self.mask_id]
         array = np.array([ids], np.int32)
         logits = self._logits(array, np.ones_like(array), np.zeros_like(array), np.array([positions], np.int32))
-        probabilities = _softmax(logits.numpy()[0].astype(np.float64))
+        probabilities = softmax(logits.numpy()[0].astype(np.float64), axis=-1)
         if target_ids is not None:
             probabilities = probabilities[:, target_ids]
         single_mask = len(positions) == 1
@@ -529,8 +525,8 @@ class QuestionAnsweringPipeline(Pipeline):
         empty answer's, [CLS] to [CLS]."""
         desired = windows["char_start"][row] >= 0
         desired[0] = True
-        start = _softmax(np.where(desired, windows["start_logits"][row], -10000.0).astype(np.float64))
-        end = _softmax(np.where(desired, windows["end_logits"][row], -10000.0).astype(np.float64))
+        start = softmax(np.where(desired, windows["start_logits"][row], -10000.0).astype(np.float64), axis=-1)
+        end = softmax(np.where(desired, windows["end_logits"][row], -10000.0).astype(np.float64), axis=-1)
         if end.ndim == 1:
             spans = np.outer(start, end)
         else:  # the joint head: the ends given each start candidate

@@ -46,6 +46,7 @@ import json
 import numpy as np
 import tensorflow as tf
 from absl import logging
+from scipy.special import softmax
 
 from electra_tf.text import answer_spans
 from electra_tf.text import featurize
@@ -297,11 +298,6 @@ def squad_dataset(features, batch_size, training, shuffle=False, seed=0, pad_to_
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
-def _softmax(scores):
-    exp = np.exp(scores - scores.max(initial=-np.inf))
-    return exp / exp.sum()
-
-
 def _check_outputs(outputs, shape):
     """The outputs as numpy arrays, checked against the features' `[N, L]`."""
     outputs = {name: np.asarray(value) for name, value in outputs.items()}
@@ -381,7 +377,7 @@ def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=3
         nbest = [{"text": text, "probability": float(probability), "start_logit": float(start_score),
                   "end_logit": float(end_score), "char_start": int(char_start), "char_end": int(char_end)}
                  for (_, start_score, end_score, char_start, char_end, text), probability
-                 in zip(best, _softmax(scores))]
+                 in zip(best, softmax(scores) if best else [])]
         null_score = min((float(null_scores[feature]) for feature in feature_indices), default=np.inf)
         if "answerable_logits" in outputs:
             null_odds = null_score
