@@ -8,9 +8,11 @@ Example:
 >>> import keras, numpy as np
 >>> w = keras.Variable(np.zeros((2, 3), "float32"), name="w")
 >>> slots = {"w": Slot(w, (2, 3), lambda array: array)}
->>> assign(slots, {"w": np.ones((2, 3), "float32")}).loaded
-['w']
->>> assign(slots, {"w": np.ones((3, 2), "float32"), "v": np.ones(2, "float32")}, source="ckpt")
+>>> report, assignments = plan(slots, {"w": np.ones((2, 3), "float32")})
+>>> apply(assignments)
+>>> report.loaded, float(w.numpy().sum())
+(['w'], 6.0)
+>>> plan(slots, {"w": np.ones((3, 2), "float32"), "v": np.ones(2, "float32")}, source="ckpt")
 Traceback (most recent call last):
 ...
 electra_tf.checkpoints.loading.CheckpointMismatchError: ckpt does not fit the model:
@@ -115,21 +117,3 @@ def apply(assignments):
     """Assigns the values `plan` prepared."""
     for variable, value in assignments:
         variable.assign(value)
-
-
-def assign(slots, arrays, allow_missing=False, allow_unexpected=False, source="checkpoint"):
-    """Assigns `arrays[name]` into `slots[name].variable` for every name, after checking all.
-
-    Args:
-        slots: `{name: Slot}`, the model side.
-        arrays: `{name: np.ndarray}`, the checkpoint side (same names).
-        allow_missing: leave the variables of names absent from `arrays` as they are.
-        allow_unexpected: ignore names of `arrays` that no slot takes.
-        source: how to name the checkpoint in errors.
-
-    Returns a `LoadReport`. Raises `CheckpointMismatchError` (a ValueError)
-    naming the first mismatching names and shapes, and assigns nothing then.
-    """
-    report, assignments = plan(slots, arrays, allow_missing, allow_unexpected, source)
-    apply(assignments)
-    return report
