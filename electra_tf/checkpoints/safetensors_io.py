@@ -64,12 +64,7 @@ def _expected_size(path):
 def stored_float_dtype(path):
     """The floating-point dtype most tensors of a `.safetensors` file (or a folder's `model.safetensors`, or
     its first shard) are stored in: "float32", "float16", "bfloat16"; None when it has none."""
-    if os.path.isdir(path):
-        index = os.path.join(path, INDEX_NAME)
-        shards = sorted(set(read_json(index, expect=dict).get("weight_map", {}).values())) \
-            if os.path.exists(index) else [WEIGHTS_NAME]
-        path = os.path.join(path, shards[0]) if shards else path
-    _, header = _header(path)
+    _, header = _header(next(iter(_files(path)), path))
     dtypes = [FLOAT_DTYPES[entry["dtype"]] for name, entry in header.items()
               if name != "__metadata__" and entry.get("dtype") in FLOAT_DTYPES]
     return max(set(dtypes), key=dtypes.count) if dtypes else None
@@ -93,24 +88,24 @@ def _read_one(path):
             for name, array in arrays.items()}
 
 
+def _files(path):
+    """The files of `path`: itself, a folder's `model.safetensors`, or the shards its index names."""
+    index = os.path.join(path, INDEX_NAME)
+    if not os.path.isdir(path) or not os.path.exists(index):
+        return [os.path.join(path, WEIGHTS_NAME) if os.path.isdir(path) else path]
+    weight_map = read_json(index, expect=dict).get("weight_map")
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise ValueError(f"{index}: no weight_map (a weight name → shard file object)")
+    shards = sorted(set(weight_map.values()))
+    outside = [shard for shard in shards if os.path.basename(shard) != shard]
+    if outside:
+        raise ValueError(f"{index}: shard files must sit beside the index, got {outside[:3]}")
+    return [os.path.join(path, shard) for shard in shards]
+
+
 def read_safetensors(path):
     """All tensors of a `.safetensors` file, or of a folder's (possibly sharded) `model.safetensors`."""
-    if os.path.isdir(path):
-        index = os.path.join(path, INDEX_NAME)
-        if os.path.exists(index):
-            weight_map = read_json(index, expect=dict).get("weight_map")
-            if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-                raise ValueError(f"{index}: no weight_map (a weight name → shard file object)")
-            shards = sorted(set(weight_map.values()))
-            outside = [shard for shard in shards if os.path.basename(shard) != shard]
-            if outside:
-                raise ValueError(f"{index}: shard files must sit beside the index, got {outside[:3]}")
-            arrays = {}
-            for shard in shards:
-                arrays.update(_read_one(os.path.join(path, shard)))
-            return arrays
-        path = os.path.join(path, WEIGHTS_NAME)
-    return _read_one(path)
+    return {name: array for file in _files(path) for name, array in _read_one(file).items()}
 
 
 def write_safetensors(path, arrays, metadata=None, float_dtype=None):
