@@ -443,12 +443,12 @@ class FinetuningConfig(_JsonConfig):
 
         `model_size` (small, base, large) picks the paper's learning rate (3e-4, 1e-4, 5e-5) and layer-wise
         decay (0.8, 0.8, 0.9); without it, both follow the fine-tuned model's width when `finetune` builds it."""
-        _check(model_size in (None, *SIZE_WIDTHS), cls.__name__, "model_size",
+        _check(model_size in (None, *PAPER_SHAPES), cls.__name__, "model_size",
                f"{model_size!r} is not one of small, base, large")
         values = {"task": task}
         if model_size is not None:
-            values["learning_rate"] = default_learning_rate(SIZE_WIDTHS[model_size])
-            values["layerwise_lr_decay"] = default_layerwise_decay(SIZE_WIDTHS[model_size])
+            values["learning_rate"] = default_learning_rate(PAPER_SHAPES[model_size][0])
+            values["layerwise_lr_decay"] = default_layerwise_decay(PAPER_SHAPES[model_size][0])
         return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
 
     def __post_init__(self):
@@ -468,11 +468,9 @@ class FinetuningConfig(_JsonConfig):
         _check(self.max_seq_length is None or self.max_seq_length >= 8, name, "max_seq_length", "must be >= 8")
 
 
-# The paper's fine-tuning learning rates (Clark et al., 2020, Table 7) at the widths of its model sizes.
-SIZE_WIDTHS = {"small": 256, "base": 768, "large": 1024}
+# The paper's model sizes (width, layers); its fine-tuning learning rates by width (Clark et al., 2020, Table 7).
+PAPER_SHAPES = {"small": (256, 12), "base": (768, 12), "large": (1024, 24)}
 PAPER_LEARNING_RATES = {256: 3e-4, 768: 1e-4, 1024: 5e-5}
-# The paper's model sizes by their shape (width, layers).
-PAPER_SHAPES = {(256, 12): "small", (768, 12): "base", (1024, 24): "large"}
 
 
 def size_name(config: ElectraConfig) -> str:
@@ -481,7 +479,7 @@ def size_name(config: ElectraConfig) -> str:
     >>> size_name(ElectraConfig(hidden_size=768, num_layers=12)), size_name(ElectraConfig(hidden_size=32))
     ('base', 'custom')
     """
-    return PAPER_SHAPES.get((config.hidden_size, config.num_layers), "custom")
+    return {shape: name for name, shape in PAPER_SHAPES.items()}.get((config.hidden_size, config.num_layers), "custom")
 
 
 def default_layerwise_decay(hidden_size: int) -> float:
@@ -491,7 +489,7 @@ def default_layerwise_decay(hidden_size: int) -> float:
     >>> default_layerwise_decay(256), default_layerwise_decay(1024)
     (0.8, 0.9)
     """
-    return 0.9 if hidden_size >= SIZE_WIDTHS["large"] else 0.8
+    return 0.9 if hidden_size >= PAPER_SHAPES["large"][0] else 0.8
 
 
 def default_learning_rate(hidden_size: int) -> float:
