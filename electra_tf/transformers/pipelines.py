@@ -61,6 +61,7 @@ Example:
 [2, 2]
 """
 
+import functools
 import os
 import reprlib
 from collections.abc import Iterable, Mapping
@@ -186,13 +187,12 @@ class TextClassificationPipeline(ServedPipeline):
     def __init__(self, *args, problem_type=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.problem_type = problem_type
-        self._pair_serving = None  # a model of single texts given pairs, as transformers takes them
 
+    @functools.cached_property
     def pair_serving(self):
-        if self._pair_serving is None:
-            self._pair_serving = make_serving_task(self.model, self.tokenizer, self.max_seq_length, label_names=
-                                                   self.label_names, **{**self.serving_options, "text_pair": True})
-        return self._pair_serving
+        """The serving graph of a model of single texts given pairs, as transformers takes them."""
+        return make_serving_task(self.model, self.tokenizer, self.max_seq_length, label_names=self.label_names,
+                                 **{**self.serving_options, "text_pair": True})
 
     def default_function(self, num_labels):
         """transformers' choice: none for regression, sigmoid for multi-label or one label, else softmax."""
@@ -251,7 +251,7 @@ class TextClassificationPipeline(ServedPipeline):
 
     def _logits(self, texts):
         pairs = len(texts) == 2 and len(self.serving.text_inputs) == 1
-        outputs = self.run("serve_text", *texts, serving=self.pair_serving() if pairs else None)
+        outputs = self.run("serve_text", *texts, serving=self.pair_serving if pairs else None)
         return outputs["score"][:, None] if self.serving.task == "regression" else outputs["logits"]
 
 
