@@ -94,7 +94,7 @@ def bucketed_batches(dataset, keys, batch_size, seed=0):
     return grouped.map(lambda example, _: example)
 
 
-def to_longest(inputs, sequence_axis=-1):
+def to_longest(inputs):
     """A batch of fixed-length inputs (a dict with `attention_mask`) cut to its longest row, rounded up as
     `featurize.padded_length` rounds."""
     mask = inputs["attention_mask"]
