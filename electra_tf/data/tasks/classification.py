@@ -96,10 +96,8 @@ class GlueDataset:
         return 1 if self.label_names is None else len(self.label_names)
 
 
-def _splits(train="train", dev="dev", test="test"):
-    return {"train": (f"{train}.tsv", "train"), "dev": (f"{dev}.tsv", "validation"), "test": (f"{test}.tsv", "test")}
-
-
+# Each split's file in a GLUE folder and its TFDS name.
+_SPLITS = {"train": ("train.tsv", "train"), "dev": ("dev.tsv", "validation"), "test": ("test.tsv", "test")}
 _MNLI_SPLITS = {"train": ("train.tsv", "train"),
                 "dev": ("dev_matched.tsv", "validation_matched"),
                 "dev_mismatched": ("dev_mismatched.tsv", "validation_mismatched"),
@@ -110,23 +108,23 @@ _NLI = ("entailment", "neutral", "contradiction")  # TFDS's order
 # Label names are in TFDS's class order, so a TFDS label id is our id; the
 # strings are what the GLUE files (and the submission server) use.
 GLUE_TASKS = {task.name: task for task in (
-    GlueDataset("cola", ("0", "1"), ("mcc", "accuracy"), ("sentence",), "label", ("sentence",), _splits(),
+    GlueDataset("cola", ("0", "1"), ("mcc", "accuracy"), ("sentence",), "label", ("sentence",), _SPLITS,
              tsv_header=("source", "label", "original_label", "sentence")),
-    GlueDataset("sst2", ("0", "1"), ("accuracy",), ("sentence",), "label", ("sentence",), _splits()),
+    GlueDataset("sst2", ("0", "1"), ("accuracy",), ("sentence",), "label", ("sentence",), _SPLITS),
     GlueDataset("mrpc", ("0", "1"), ("accuracy", "f1"), ("#1 String", "#2 String"), "Quality",
-             ("sentence1", "sentence2"), _splits(), double_unordered=True),
+             ("sentence1", "sentence2"), _SPLITS, double_unordered=True),
     GlueDataset("stsb", None, ("pearson", "spearman"), ("sentence1", "sentence2"), "score",
-             ("sentence1", "sentence2"), _splits(), double_unordered=True, epochs=10),
+             ("sentence1", "sentence2"), _SPLITS, double_unordered=True, epochs=10),
     GlueDataset("qqp", ("0", "1"), ("accuracy", "f1"), ("question1", "question2"), "is_duplicate",
-             ("question1", "question2"), _splits()),
+             ("question1", "question2"), _SPLITS),
     GlueDataset("mnli", _NLI, ("accuracy",), ("sentence1", "sentence2"), "gold_label", ("premise", "hypothesis"),
              _MNLI_SPLITS),
     GlueDataset("qnli", ("entailment", "not_entailment"), ("accuracy",), ("question", "sentence"), "label",
-             ("question", "sentence"), _splits()),
+             ("question", "sentence"), _SPLITS),
     GlueDataset("rte", ("entailment", "not_entailment"), ("accuracy",), ("sentence1", "sentence2"), "label",
-             ("sentence1", "sentence2"), _splits(), epochs=10),
+             ("sentence1", "sentence2"), _SPLITS, epochs=10),
     GlueDataset("wnli", ("0", "1"), ("accuracy",), ("sentence1", "sentence2"), "label", ("sentence1", "sentence2"),
-             _splits()),
+             _SPLITS),
     # The diagnostic set: MNLI's labels, test split only (predict with an MNLI model).
     GlueDataset("ax", _NLI, ("accuracy",), ("sentence1", "sentence2"), "label", ("premise", "hypothesis"),
              {"test": ("diagnostic.tsv", "test")}),
