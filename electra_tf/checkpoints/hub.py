@@ -66,7 +66,6 @@ TF_WEIGHTS = "tf_model.h5"  # transformers 4.x's TF weights: fetched only when t
 PICKLED_WEIGHTS = "pytorch_model.bin"
 _TRUE = ("1", "on", "yes", "true")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")  # an LFS blob's name in the cache: its content's sha256
-_HASH_CHUNK = 1 << 24
 # `resolve`'s keyword arguments that callers taking options of their own (`pipeline`) pass on.
 HUB_OPTIONS = ("revision", "cache_dir", "token", "local_files_only", "force_download")
 
@@ -263,10 +262,8 @@ def _check_weight_hashes(repo_id, folder):
         blob = os.path.basename(os.path.realpath(link))
         if not os.path.islink(link) or not _SHA256.match(blob):
             continue
-        digest = hashlib.sha256()
         with open(link, "rb") as f:
-            for chunk in iter(lambda: f.read(_HASH_CHUNK), b""):
-                digest.update(chunk)
+            digest = hashlib.file_digest(f, "sha256")
         if digest.hexdigest() != blob:
             raise ValueError(f"{repo_id}: the cached {name} is damaged (its sha256 is {digest.hexdigest()[:12]}…, "
                              f"the hub's is {blob[:12]}…); fetch it again with `hf download {repo_id} {name} "
