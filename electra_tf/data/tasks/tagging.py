@@ -7,9 +7,10 @@ word; `detect_scheme` and `convert_tags` write them back in the file's scheme.
 
 Example:
 >>> tags = ("I-PER", "I-PER", "O", "I-LOC", "B-LOC")  # IOB1, as CoNLL-2003 ships it
->>> to_bioes(tags)
+>>> convert_tags(tags, "bioes")
 ['B-PER', 'E-PER', 'O', 'S-LOC', 'S-LOC']
->>> sorted(tag_spans(tags)) == sorted(tag_spans(to_bioes(tags))) == sorted(tag_spans(to_iob2(tags)))
+>>> sorted(tag_spans(tags)) == sorted(tag_spans(convert_tags(tags, "bioes"))) == sorted(
+...     tag_spans(convert_tags(tags, "iob2")))
 True
 """
 
@@ -230,24 +231,6 @@ def _spans_to_tags(spans, length, scheme):
             if end - start == 1:
                 tags[start] = f"{unit}-{entity_type}"
     return tags
-
-
-def to_bioes(tags):
-    """BIOES tags of IOB1, IOB2 (or BIOES) tags.
-
-    >>> to_bioes(["B-NP", "I-NP", "B-NP", "O", "B-VP"])
-    ['B-NP', 'E-NP', 'S-NP', 'O', 'S-VP']
-    """
-    return _spans_to_tags(tag_spans(tags), len(tags), "bioes")
-
-
-def to_iob2(tags):
-    """IOB2 tags of IOB1, IOB2 or BIOES tags (so also BIOES back to IOB2).
-
-    >>> to_iob2(["B-PER", "E-PER", "S-PER", "O"])
-    ['B-PER', 'I-PER', 'B-PER', 'O']
-    """
-    return _spans_to_tags(tag_spans(tags), len(tags), "iob2")
 
 
 def convert_tags(tags, scheme):
