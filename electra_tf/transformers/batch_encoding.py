@@ -7,7 +7,8 @@ padding on either side, and transformers' `pad` of ready features.
 hands the pieces here; nothing here depends on how they were made.
 
 Example:
->>> first, second = Pieces.of_ids([5, 6, 7]), Pieces.of_ids([8])
+>>> first = Pieces([5, 6, 7], list("abc"), [(0, 1), (2, 3), (4, 5)], [0, 1, 2])  # ids, tokens, offsets, words
+>>> second = Pieces([8], ["d"], [(0, 1)], [0])
 >>> batch = encode_batch([(first, second)], SpecialTokens(cls=(2, "[CLS]"), sep=(3, "[SEP]"), pad=(0, "[PAD]")),
 ...                      truncation=True, max_length=5)
 >>> batch.input_ids, batch["token_type_ids"], batch.sequence_ids(0)
@@ -37,11 +38,6 @@ SpecialTokens = collections.namedtuple("SpecialTokens", "cls sep pad")  # each `
 
 class Pieces(collections.namedtuple("Pieces", "ids tokens offsets words")):
     """One text's word pieces: ids, token strings, `(start, end)` character offsets, word indices."""
-
-    @classmethod
-    def of_ids(cls, ids):
-        """Pieces known only by their ids (one word each, no offsets)."""
-        return cls(list(ids), [None] * len(ids), [(0, 0)] * len(ids), list(range(len(ids))))
 
     def window(self, start, stop):
         return Pieces(*(values[start:stop] for values in self))
