@@ -55,10 +55,10 @@ def use_onednn_in_xla(environ=os.environ):
         environ["XLA_FLAGS"] = f"{flags} {_ONEDNN_FLAG}=true".strip()
 
 
-def cache_xla_compilations(environ=os.environ, directory=None):
-    """Keeps XLA's compiled programs in `directory` (default: `~/.cache/electra_tf/xla/tf-<version>`, or under
-    `$XDG_CACHE_HOME`), so that a later run of the same shapes loads its step instead of compiling it again
-    (TensorFlow's persistent cache, `TF_XLA_FLAGS`), unless `TF_XLA_FLAGS` already names a cache.
+def cache_xla_compilations(environ=os.environ):
+    """Keeps XLA's compiled programs in `~/.cache/electra_tf/xla/tf-<version>` (or under `$XDG_CACHE_HOME`), so
+    that a later run of the same shapes loads its step instead of compiling it again (TensorFlow's persistent
+    cache, `TF_XLA_FLAGS`), unless `TF_XLA_FLAGS` already names a cache.
 
     TensorFlow reads it at XLA's first compilation in the process, so call this before.
 
@@ -70,7 +70,7 @@ def cache_xla_compilations(environ=os.environ, directory=None):
     flags = environ.get("TF_XLA_FLAGS", "")
     if _CACHE_FLAG not in flags:
         base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        directory = directory or os.path.join(base, "electra_tf", "xla", f"tf-{metadata.version('tensorflow')}")
+        directory = os.path.join(base, "electra_tf", "xla", f"tf-{metadata.version('tensorflow')}")
         environ["TF_XLA_FLAGS"] = f"{flags} {_CACHE_FLAG}={directory}".strip()
 
 
