@@ -5,24 +5,18 @@
 `attention_mask`, `token_type_ids` `[batch, sequence]` in, `[batch, choices,
 sequence]` for multiple choice; any batch and length up to the model's
 positions), converted by tf2onnx (opset 17) with the weights folded in, then
-rewritten into the graph transformers' BERT exports have
-(`electra_tf.export.onnx_fusion`: one `LayerNormalization` op per layer norm,
-q, k and v each a MatMul, Add, Reshape and Transpose, ...), which OpenVINO reads
-and ONNX Runtime's transformer fusions match (Attention, SkipLayerNormalization,
-Gelu, EmbedLayerNormalization; as it loads the file, or ahead of time with
-`onnxruntime.transformers.optimizer.optimize_model`). Its outputs are the
-signature's numeric ones: the logits with the task's post-processing
-(probabilities and label ids, the best answer span, the replaced-token
-probabilities); label names are in `export_info.json`, beside the tokenizer
-files the ids come from (`electra_tf.export.ids_folder`), as a LiteRT export
-ships them.
+rewritten into the graph transformers' BERT exports have, which OpenVINO reads
+and ONNX Runtime's transformer fusions match (`electra_tf.export.onnx_fusion`).
+Its outputs are the signature's numeric ones: the logits with the task's
+post-processing (probabilities and label ids, the best answer span, the
+replaced-token probabilities); label names are in `export_info.json`, beside the
+tokenizer files the ids come from (`electra_tf.export.ids_folder`), as a LiteRT
+export ships them.
 
 `precision="int8"` is ONNX Runtime's dynamic quantization
 (`onnxruntime.quantization.quantize_dynamic`) of that graph: int8 weights of the
-matmuls, activations quantized per call; the route to ONNX Runtime's int8
-kernels, which fuses the rest as it loads the file. (Quantizing the graph after
-the fusions, with `Attention` as int8 `QAttention`, was faster for one short
-request and slower from 1 × 128 or 32 texts on; docs/serving.md.)
+matmuls, activations quantized per call; ONNX Runtime fuses the rest as it loads
+the file (why not after the fusions: docs/serving.md).
 
 Needs the `onnx` extra (`pip install ".[onnx]"` in an electra_tf checkout: tf2onnx, onnx, onnxruntime).
 
