@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "electra_tf"
 # layer is that of the longest entry naming it or a package above it (`text.vocabulary`, else `text`).
 # (`electra_tf/__init__.py`, the public face, imports everything and is imported by nothing inside.)
 LAYERS = (
-    ("version", "util", "config", "text.vocabulary", "text.normalization"),
+    ("version", "util", "config", "text.vocabulary", "text.normalization", "text.cjk"),
     ("text", "checkpoints", "layers", "training"),
     ("models",),
     ("pretraining", "data", "finetuning.metrics"),
@@ -32,7 +32,7 @@ ALLOWED_LOCAL_IMPORTS = {
         "only for a remote path (gs://...): the tools read their configs while parsing flags, before TensorFlow",
     ("electra_tf/data/tfds_source.py", "tensorflow_datasets"):
         "optional at run time: TFDS is imported only when a TFDS source is read (its import takes seconds)",
-    ("electra_tf/data/word_cutting.py", "jieba"):
+    ("electra_tf/data/word_segmentation.py", "jieba"):
         "an optional extra ('chinese'): imported only when shards of CJK text are built for whole-word masking",
     ("electra_tf/data/tasks/tables.py", "datasets"):
         "an optional extra ('datasets'): imported only when task data is a 🤗 dataset folder or hub id",

@@ -57,7 +57,7 @@ from electra_tf.data.pretraining_data import (
     write_manifest,
 )
 from electra_tf.data.tfrecord import ShardWriter
-from electra_tf.data.word_cutting import WordCutter
+from electra_tf.data.word_segmentation import WordCutter
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary
 from electra_tf.text.vocabulary_learning import unknown_words

@@ -46,8 +46,8 @@ from electra_tf.data.corpus_readers import CorpusStats, check_parts, document_ha
 from electra_tf.data.packing import LONG_LINES, DocumentPacker
 from electra_tf.data.sentences import split_sentences
 from electra_tf.data.tfrecord import ShardWriter
-from electra_tf.data.word_cutting import INSTALL_HINT, WordCutter, available_cores, load_segmenter
-from electra_tf.data.word_segmentation import cjk_share, has_cjk, word_runs
+from electra_tf.data.word_segmentation import (INSTALL_HINT, WordCutter, available_cores, cjk_share, has_cjk,
+                                               load_segmenter)
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.text.vocabulary import load_vocabulary, vocabulary_hash
 from electra_tf.text.vocabulary_learning import unknown_words
@@ -238,7 +238,7 @@ def tokenized_documents(documents, tokenize, split_longer_than=None):
 def marked_documents(documents, tokenize, split_longer_than=None, cutter=None):
     """`tokenized_documents` with each document's word marks: yields `(index, document, marks)`, `marks` shaped
     as the document (1 where a token continues the previous token's word, by the `cutter`'s words, a
-    `word_cutting.WordCutter`; see `electra_tf.data.word_segmentation`), None without `cutter`."""
+    `word_segmentation.WordCutter`), None without `cutter`."""
     for pending, ids, marks in tokenized_batches(documents, tokenize, split_longer_than, cutter):
         lengths = ids.row_lengths().numpy().tolist() if ids is not None else []
         ids = iter(ids.to_list() if ids is not None else [])
@@ -279,7 +279,7 @@ def tokenized_batches(documents, tokenize, split_longer_than=None, cutter=None):
     """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None, word marks)` for each
     of the `sentence_batches`.
 
-    With a `cutter` (`word_cutting.WordCutter`: jieba, in worker processes), a sentence holding CJK text is
+    With a `cutter` (`word_segmentation.WordCutter`: jieba, in worker processes), a sentence holding CJK text is
     tokenized as its `word_runs` (the same ids again), and the word marks are an int8 array beside the ids' flat
     values (1 where a token continues the previous token's word); without, they are None.
     """
@@ -288,12 +288,8 @@ def tokenized_batches(documents, tokenize, split_longer_than=None, cutter=None):
         for pending, sentences in batches:
             yield pending, tokenize(tf.constant(sentences)) if sentences else None, None
         return
-    to_cut = (((pending, sentences), [s for s in sentences if has_cjk(s)]) for pending, sentences in batches)
-    for (pending, sentences), words in cutter.cut_batches(to_cut):
-        words = iter(words)
-        runs = [word_runs(sentence, next(words)) if has_cjk(sentence) else [(sentence, None)]
-                for sentence in sentences]
-        yield pending, *(_segmented_ids(runs, tokenize) if sentences else (None, None))
+    for pending, runs in cutter.runs_of_batches(batches):
+        yield pending, *(_segmented_ids(runs, tokenize) if runs else (None, None))
 
 
 def _segmented_ids(runs, tokenize):
@@ -447,7 +443,7 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
         num_processes: worker processes; process `p` writes shards
             `p, p + num_processes, ...`. The output does not depend on it.
         segmenter_processes: with `whole_word_masking`, the processes that cut CJK text into words while this
-            one tokenizes (`word_cutting.WordCutter`); None: one per core this process may use. (With
+            one tokenizes (`word_segmentation.WordCutter`); None: one per core this process may use. (With
             `num_processes` above 1, each of those cuts its own text.) The output does not depend on it.
         progress: called as `progress(documents, tokens, seconds)` now and
             then, with the documents and tokens packed so far.

@@ -22,7 +22,7 @@ Example:
 
 import re
 
-from electra_tf.text.normalization import PYTHON_CJK_IDEOGRAPH as IDEOGRAPH
+from electra_tf.text.cjk import PYTHON_CJK_IDEOGRAPH as IDEOGRAPH
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _CJK_SENTENCE_END = re.compile(rf"(?:[。！？；｡]|(?<={IDEOGRAPH})[!?;…])[。！？；｡!?;…]*[”’」』）》〉】〕\"')\]]*")

@@ -1,4 +1,5 @@
-"""Word boundaries of CJK text for whole-word masking, found by a word segmenter (jieba) when shards are built.
+"""Word boundaries of CJK text for whole-word masking, found by a word segmenter (jieba) when shards are built, in
+worker processes that import jieba and nothing of TensorFlow.
 
 BERT's tokenizer makes every CJK ideograph a word of its own, so the `##` pieces that whole-word masking groups
 never join Chinese characters: a Chinese word is only known to a segmenter. As Hugging Face's
@@ -9,19 +10,44 @@ each example, which tokens continue the previous token's word (`continues_word`)
 A line is cut into runs of CJK ideographs and the text between them (`word_runs`). BERT's tokenizer splits
 around every ideograph, so tokenizing the runs one by one gives the line's tokens, one token per ideograph: the
 run's marks are its characters' marks. A character continues a word when the segmenter put it in the same word
-as the character before it, in a word made of ideographs only (as `chinese_ref`). The segmenter runs in worker
-processes of its own (`electra_tf.data.word_cutting`).
+as the character before it, in a word made of ideographs only (as `chinese_ref`).
+
+Segmenting is most of a shard build's time (jieba is pure Python) and each line is cut on its own:
+`WordCutter(processes=n).runs_of_batches(batches)` finds the runs in `n` worker processes, a few batches ahead,
+while the builder tokenizes and packs those it was given, so the build uses every core. The workers are Python
+processes running this module, which imports jieba and nothing of TensorFlow or of the caller's script; they
+start in about the time jieba loads its dictionary. The runs are the same whatever the number of processes.
+
+jieba is an optional extra (`pip install ".[chinese]"` in an electra_tf checkout), imported only when a
+`WordCutter` is made (`load_segmenter`).
 
 Example:
 >>> word_runs("我们去Beijing看长城。", ["我们", "去", "Beijing", "看", "长城", "。"])
 [('我们去', [0, 1, 0]), ('Beijing', None), ('看长城', [0, 0, 1]), ('。', None)]
+>>> list(WordCutter(processes=1).runs_of_batches([("batch 0", ["我们去看长城", "ELECTRA"])]))
+[('batch 0', [[('我们去看长城', [0, 1, 0, 0, 0, 1])], [('ELECTRA', None)]])]
 """
 
+import collections
+import itertools
+import logging
+import os
+import pickle
+import queue
 import re
+import signal
+import subprocess
+import sys
+import threading
 
-from electra_tf.data.sentences import IDEOGRAPH
+from electra_tf.text.cjk import PYTHON_CJK_IDEOGRAPH
 
-_IDEOGRAPHS = re.compile(f"{IDEOGRAPH}+")
+SEGMENTER = "jieba"
+INSTALL_HINT = 'pip install jieba, or pip install ".[chinese]" in an electra_tf checkout'
+# Batches given to the workers before the builder waits for the first of them, per worker process.
+BATCHES_AHEAD = 2
+
+_IDEOGRAPHS = re.compile(f"{PYTHON_CJK_IDEOGRAPH}+")
 
 
 def has_cjk(text):
@@ -64,3 +90,147 @@ def word_runs(text, words):
     if end < len(text):
         runs.append((text[end:], None))
     return runs
+
+
+def load_segmenter():
+    """`(name, cut)`: the segmenter's name and version (what a manifest records) and its function from a text to
+    its words; an ImportError saying how to install it when jieba is missing."""
+    try:
+        import jieba
+    except ImportError:
+        raise ImportError(f"Chinese whole-word masking needs the jieba word segmenter: {INSTALL_HINT}") from None
+    jieba.setLogLevel(logging.WARNING)  # its dictionary loading is logged at DEBUG level to stderr
+    return f"{SEGMENTER} {jieba.__version__}", jieba.Tokenizer().lcut
+
+
+def available_cores():
+    """The number of cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _runs(texts, cut):
+    """Each text's `word_runs` by `cut`, or the text as one run when it holds no CJK ideograph."""
+    return [word_runs(text, cut(text)) if has_cjk(text) else [(text, None)] for text in texts]
+
+
+class WordCutter:
+    """The `word_runs` of texts by jieba's words, found in `processes` worker processes (1: in this process).
+
+    `name`: jieba's name and version; `cut`: its function from a text to its words, in this process.
+    """
+
+    def __init__(self, processes=1):
+        if processes < 1:
+            raise ValueError(f"need processes >= 1, got {processes}")
+        self.name, self.cut = load_segmenter()
+        self.processes = processes
+
+    def runs_of_batches(self, batches):
+        """Yields `(payload, the runs of each text)` for each `(payload, texts)` of `batches`, in order. With
+        worker processes (and more than one batch), up to `BATCHES_AHEAD` batches per worker are being cut while
+        the caller works on those yielded."""
+        batches = iter(batches)
+        first = list(itertools.islice(batches, 2))
+        if self.processes == 1 or len(first) < 2:
+            for payload, texts in itertools.chain(first, batches):
+                yield payload, _runs(texts, self.cut)
+            return
+        workers = [_Worker() for _ in range(self.processes)]
+        try:
+            waiting = collections.deque()
+            for payload, texts in itertools.chain(first, batches):
+                share = max(1, -(-len(texts) // self.processes))  # each worker a part of the batch
+                waiting.append((payload, [worker.send(texts[start:start + share])
+                                          for worker, start in zip(workers, range(0, len(texts), share))]))
+                if len(waiting) > BATCHES_AHEAD * self.processes:
+                    yield _collected(*waiting.popleft())
+            while waiting:
+                yield _collected(*waiting.popleft())
+        except BaseException:  # an error, Ctrl-C, or the caller stopped early: what the workers cut is not needed
+            for worker in workers:
+                worker.process.kill()
+            raise
+        finally:
+            for worker in workers:
+                worker.close()
+
+
+def _collected(payload, workers):
+    return payload, [runs for worker in workers for runs in worker.receive()]
+
+
+class _Worker:
+    """`python -m electra_tf.data.word_segmentation`: batches of texts in, their runs out, in order, through its
+    standard input and output. A process of its own rather than multiprocessing's: it imports this module and
+    jieba only, never the caller's main script (which multiprocessing runs again in each worker)."""
+
+    def __init__(self):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # finds electra_tf
+        path = os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))
+        self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": path})
+        self.outbox, self.results = queue.Queue(), queue.Queue()
+        # Written and read by threads of their own, so that neither process waits on a full pipe.
+        threading.Thread(target=self._write, daemon=True).start()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _write(self):
+        try:
+            for texts in iter(self.outbox.get, None):
+                pickle.dump(texts, self.process.stdin)
+                self.process.stdin.flush()
+            self.process.stdin.close()
+        except OSError:  # the worker ended: `receive` says so
+            pass
+
+    def _read(self):
+        try:
+            while True:
+                self.results.put(pickle.load(self.process.stdout))
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self.results.put(EOFError())
+
+    def send(self, texts):
+        self.outbox.put(texts)
+        return self
+
+    def receive(self):
+        """The runs of the oldest batch sent and not yet received; its error, raised here."""
+        result = self.results.get()
+        if isinstance(result, EOFError):
+            raise RuntimeError(f"a word segmenter worker process ended (exit code {self.process.wait()}); "
+                               "its error is printed above")
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def close(self):
+        """Ends the worker: its input is closed, and it exits."""
+        self.outbox.put(None)
+        self.process.wait()
+
+
+def _serve():
+    """A worker's loop: a pickled list of texts in, the pickled list of their runs (or the error) out."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the builder's: it ends us by closing our input
+    os.nice(5)  # the builder, which tokenizes what we cut, runs first: with a core per worker, it would wait
+    cut = load_segmenter()[1]
+    while True:
+        try:
+            texts = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        try:
+            result = _runs(texts, cut)
+        except Exception as error:  # sent to the builder, which raises it
+            result = error
+        try:
+            pickle.dump(result, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:  # the builder is gone: nothing to answer (and, as Python's docs advise, no
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # flush error at exit either)
+            return
+
+
+if __name__ == "__main__":
+    _serve()

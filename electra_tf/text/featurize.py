@@ -47,9 +47,10 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from electra_tf.text.cjk import CJK_IDEOGRAPH
 # BERT_WHITESPACE, the class `bert_normalize` turns into spaces, is offered to `split_words` (imported so the two
 # cannot drift apart).
-from electra_tf.text.normalization import BERT_WHITESPACE, CJK_IDEOGRAPH, CJK_PUNCTUATION  # noqa: F401
+from electra_tf.text.normalization import BERT_WHITESPACE, CJK_PUNCTUATION  # noqa: F401
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"

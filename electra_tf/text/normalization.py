@@ -21,19 +21,14 @@ Example:
 ['hello', ',', 'world', '!', '3', '$']
 """
 
-import re
-
 import tensorflow as tf
 import tensorflow_text as tf_text
+
+from electra_tf.text.cjk import CJK_IDEOGRAPH
 
 # What step 1 drops: Cc without \t \n \r (those are whitespace), Cf, Co, Cs, and U+FFFD.
 CONTROL = r"[\x{0}-\x{8}\x{B}\x{C}\x{E}-\x{1F}\x{7F}-\x{9F}\p{Cf}\p{Co}\p{Cs}\x{FFFD}]"
 BERT_WHITESPACE = r"[\t\n\r\p{Z}]"
-# The CJK Unified Ideograph blocks of BERT's `_is_chinese_char`.
-CJK_IDEOGRAPH = (r"[\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}"
-                 r"\x{2B740}-\x{2B81F}\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
-# The same class for Python's `re` (RE2's `\x{...}` written as the characters themselves).
-PYTHON_CJK_IDEOGRAPH = re.sub(r"\\x\{([0-9A-F]+)\}", lambda match: chr(int(match.group(1), 16)), CJK_IDEOGRAPH)
 # The punctuation (`\p{P}`) of the CJK Symbols and Punctuation, Vertical Forms, CJK Compatibility Forms, Small
 # Form Variants and Halfwidth and Fullwidth Forms blocks: 。，、！？（）《》「」： and the like.
 CJK_PUNCTUATION = (r"[\x{3001}-\x{3003}\x{3008}-\x{3011}\x{3014}-\x{301F}\x{3030}\x{303D}\x{FE10}-\x{FE19}"

@@ -16,7 +16,7 @@ import functools
 import re
 import unicodedata
 
-from electra_tf.text.normalization import PYTHON_CJK_IDEOGRAPH
+from electra_tf.text.cjk import PYTHON_CJK_IDEOGRAPH
 
 _CJK_IDEOGRAPH = re.compile(PYTHON_CJK_IDEOGRAPH)  # the blocks of BERT's `_is_chinese_char`
 REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization.CONTROL` (tab, newline, return are whitespace)

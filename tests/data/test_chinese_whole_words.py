@@ -4,6 +4,7 @@ in-graph masking masks them whole; shards without the feature and English text a
 import hashlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 
@@ -17,8 +18,7 @@ from electra_tf.data.beam_pipeline import build_pretraining_shards_on_beam
 from electra_tf.data.tfrecord_dataset import Shards, check_word_boundaries, pretraining_dataset
 from electra_tf.data.pretraining_data import MANIFEST, build_pretraining_shards, marked_documents
 from electra_tf.data.tfrecord import CONTINUES_WORD
-from electra_tf.data.word_cutting import WordCutter
-from electra_tf.data.word_segmentation import word_runs
+from electra_tf.data.word_segmentation import WordCutter, word_runs
 from electra_tf.pretraining.masking import mask_tokens
 from electra_tf.pretraining.run import RunOptions, run_pretraining
 from electra_tf.pretraining.variant_inputs import variant_inputs
@@ -130,21 +130,33 @@ def test_whole_word_masking_masks_jieba_s_words_whole(shards, chinese):
     assert counts[True] == 1.0 and counts[False] < 0.75
 
 
-def test_jieba_cuts_in_worker_processes_the_same_shards_and_they_import_no_tensorflow(chinese, tmp_path):
+def test_jieba_cuts_in_worker_processes_the_same_shards_even_from_a_script_without_a_main_guard(chinese, tmp_path):
     _, vocab, _ = chinese
     long_corpus = tmp_path / "corpus.txt"  # more than one batch of sentences: the workers start
     long_corpus.write_text("\n\n".join(LINES * 260) + "\n", encoding="utf-8")  # 2,080 sentences
-    built = {}
-    for processes in (1, 2):
-        build_pretraining_shards([str(long_corpus)], vocab, str(tmp_path / str(processes)), max_seq_length=40,
-                                 whole_word_masking=True, segmenter_processes=processes)
-        built[processes] = digests(tmp_path / str(processes))
-    assert built[1] == built[2] and len(built[1]) == 1
-    # A worker imports the module of its function, and jieba: no TensorFlow.
-    loaded = subprocess.run([sys.executable, "-c", "import sys; import electra_tf.data.word_cutting as w; "
-                             "w._start_worker(); print(sorted({'jieba', 'tensorflow'} & set(sys.modules)))"],
-                            capture_output=True, text=True, timeout=120)
-    assert loaded.stdout.strip() == "['jieba']", loaded.stderr[-2000:]
+    build_pretraining_shards([str(long_corpus)], vocab, str(tmp_path / "1"), max_seq_length=40,
+                             whole_word_masking=True, segmenter_processes=1)
+    # As many users' scripts are: TensorFlow imported at the top, the build called there, no __main__ guard
+    # (which multiprocessing's workers would run again).
+    script = tmp_path / "build.py"
+    script.write_text("import tensorflow\nfrom electra_tf.data.pretraining_data import build_pretraining_shards\n"
+                      f"build_pretraining_shards([{str(long_corpus)!r}], {vocab!r}, {str(tmp_path / '2')!r}, "
+                      "max_seq_length=40, whole_word_masking=True, segmenter_processes=2)\n", encoding="utf-8")
+    built = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert digests(tmp_path / "1") == digests(tmp_path / "2") and len(digests(tmp_path / "1")) == 1
+
+
+def test_a_worker_imports_jieba_and_no_tensorflow_and_its_errors_reach_the_builder():
+    batch = pickle.dumps(["我们去Beijing看长城。", "ELECTRA"])
+    worker = subprocess.run([sys.executable, "-X", "importtime", "-m", "electra_tf.data.word_segmentation"],
+                            input=batch, capture_output=True, timeout=120)
+    assert pickle.loads(worker.stdout) == [word_runs("我们去Beijing看长城。", jieba.lcut("我们去Beijing看长城。")),
+                                           [("ELECTRA", None)]]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in worker.stderr.decode().splitlines()}
+    assert "jieba" in imported and not {"tensorflow", "numpy"} & imported
+    with pytest.raises(TypeError):  # raised in the worker, by has_cjk(None)
+        list(WordCutter(processes=2).runs_of_batches([("first", ["中文"]), ("second", [None])]))
 
 
 def test_a_pretraining_run_with_whole_word_masking_trains_on_the_shards_words(shards, chinese, tmp_path, capsys):
