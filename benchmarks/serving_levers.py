@@ -1,8 +1,8 @@
 """The serving levers, each an A/B on one classifier (ELECTRA-Small by default; random weights, non-zero biases as
 a trained model's), p50 ms per request at batch 1 and 32 × 8, 32 and 128 tokens, the variants taking turns:
 
-    python benchmarks/serving_levers.py [--levers=biases,onednn,threads,xla_flags,litert,openvino_tf] \\
-        [--seconds=2] [--rounds=2] [--peer_python=/path/to/venv/bin/python]
+    python benchmarks/serving_levers.py [--levers=biases,onednn,threads,compiled_threads,xla_flags,litert,\\
+        openvino_tf,where,matmuls] [--seconds=2] [--rounds=2] [--peer_python=/path/to/venv/bin/python]
 
 - `biases` (one process): the stock export of the model with all-zero biases (a random init) against the
   same model with non-zero ones. Grappler folds an add of zeros away, and with it the `MatMul + BiasAdd (+ GELU)`
@@ -10,9 +10,22 @@ a trained model's), p50 ms per request at batch 1 and 32 × 8, 32 and 128 tokens
 - `onednn` (processes taking turns): the stock export with TensorFlow's oneDNN ops (the default on x86) and
   without (`TF_ENABLE_ONEDNN_OPTS=0`): what the serving process's environment chooses.
 - `threads` (processes taking turns): the stock export with TensorFlow's default intra-op pool (one thread per
-  core) and with one thread per op (TF Serving's `--tensorflow_intra_op_parallelism=1`).
+  core) and with one thread per op (TF Serving's `--tensorflow_intra_op_parallelism=1`); `compiled_threads`:
+  the same for the compiled export.
 - `xla_flags` (processes taking turns): the compiled export (`compile=True`) under XLA's CPU flags: none,
-  oneDNN matmuls (`--xla_cpu_use_onednn`), XNNPACK (`--xla_cpu_use_xnnpack`), fast math.
+  oneDNN matmuls (`--xla_cpu_use_onednn`), XNNPACK (`--xla_cpu_use_xnnpack`), fast math, and YNNPACK's dot
+  kernels (`--xla_cpu_experimental_ynn_fusion_type=dot`, which XLA 2.21 does apply: its HLO then has
+  `__ynn_fusion`s), and glibc's transparent huge pages for large allocations
+  (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, the weights' pages).
+- `where` (one process): where a raw-text call's time goes: the stock and the compiled export's
+  `serving_default` (raw text) and `serve_ids` (the same request's ids: the model alone), a SavedModel whose
+  signature only returns its batch size (the cost of a signature call), and the model's projection matmuls
+  alone under XLA (`matmuls_xla`, below).
+- `matmuls` (processes taking turns; ONNX Runtime in --peer_python): the model's 48 projection matmuls alone
+  (per layer: q/k/v as one `[H, 3H]` kernel, the attention output `[H, H]`, the feed-forward `[H, I]` and
+  `[I, H]`; the kernels are the model's, constants of the graph), on the request's `[batch·tokens, H]` rows,
+  under XLA and in ONNX Runtime (MLAS, whose kernels are packed once, when the session loads): how much of
+  the gap to ONNX Runtime is the matmul kernels.
 - `litert` (one process): LiteRT int8 as exported (dynamic range: int8 weights, float activations) on the
   Python interpreter's default one thread and on all cores, and full int8 (int8 activations too, calibrated on
   corpus texts; XNNPACK's QS8 kernels) on all cores, on the same ids.
@@ -23,6 +36,7 @@ Raw text in for the SavedModels (`serving_default`, tokenization in the graph); 
 OpenVINO (the same ids for both variants). Benchmark alone: a second busy process ruins multi-threaded timings.
 """
 
+import functools
 import json
 import os
 import shutil
@@ -38,7 +52,8 @@ from serving import (benchmark_classifier, cpu_description, latencies, texts_of_
                      trained_like_biases)
 
 FLAGS = flags.FLAGS
-LEVERS = ("biases", "onednn", "threads", "xla_flags", "litert", "openvino_tf")
+LEVERS = ("biases", "onednn", "threads", "compiled_threads", "xla_flags", "litert", "openvino_tf", "where",
+          "matmuls")
 flags.DEFINE_list("levers", list(LEVERS), "The A/Bs to run.")
 flags.register_validator("levers", lambda names: set(names) <= set(LEVERS), f"--levers are some of {', '.join(LEVERS)}")
 flags.DEFINE_integer("rounds", 2, "Rounds of the levers whose variants run in processes of their own.")
@@ -48,7 +63,9 @@ flags.DEFINE_string("worker", None, "(internal) Run one worker from this JSON sp
 FLAGS.set_default("seconds", 2.0)
 
 XLA_FLAG_VARIANTS = {"XLA defaults": "", "oneDNN matmuls": "--xla_cpu_use_onednn=true",
-                     "XNNPACK": "--xla_cpu_use_xnnpack=true", "fast math": "--xla_cpu_enable_fast_math=true"}
+                     "XNNPACK": "--xla_cpu_use_xnnpack=true", "fast math": "--xla_cpu_enable_fast_math=true",
+                     "YNNPACK dots": "--xla_cpu_experimental_ynn_fusion_type=dot"}
+HUGE_PAGES = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
 
 
 def _saved_model_call(path):
@@ -57,6 +74,91 @@ def _saved_model_call(path):
 
     signature = tf.saved_model.load(path).signatures["serving_default"]
     return lambda cell: signature(text=tf.constant(cell["texts"]))
+
+
+def _ids_call(path):
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (the export's tokenizer ops, loaded with it)
+
+    signature = tf.saved_model.load(path).signatures["serve_ids"]
+    return lambda cell: signature(**{name: tf.constant(value, tf.int32) for name, value in cell["ids"].items()})
+
+
+def _rows(cell, hidden):
+    """The request's `[batch·tokens, hidden]` rows (as its ids are padded), for the matmuls alone."""
+    ids = np.asarray(cell["ids"]["input_ids"])
+    return np.random.default_rng(0).normal(size=[ids.size, hidden]).astype(np.float32)
+
+
+def _layers(path):
+    """The projection kernels of `matmul_kernels`'s file, four per layer."""
+    with np.load(path) as kernels:
+        return [[kernels[f"{i}_{j}"] for j in range(4)] for i in range(len(kernels.files) // 4)]
+
+
+def _xla_matmuls_call(path):
+    import tensorflow as tf
+
+    layers = _layers(path)
+
+    @tf.function(jit_compile=True)
+    def matmuls(rows):
+        hidden = rows.shape[-1]
+        for qkv, attention_output, intermediate, output in layers:  # constants of the graph, as in an export
+            rows = tf.matmul(tf.matmul(rows, tf.constant(qkv))[:, :hidden], tf.constant(attention_output))
+            rows = tf.matmul(tf.matmul(rows, tf.constant(intermediate)), tf.constant(output))
+        return rows
+
+    inputs = {}
+    return lambda cell: matmuls(inputs.setdefault(id(cell), tf.constant(_rows(cell, layers[0][0].shape[0]))))
+
+
+def _ort_matmuls_call(path):
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    layers = _layers(path)
+    hidden = layers[0][0].shape[0]
+    row_type = helper.make_tensor_value_info  # a [rows, hidden] float32 graph input or output
+    weights = [numpy_helper.from_array(np.array([value], np.int64), name)
+               for name, value in (("start", 0), ("end", hidden), ("axis", 1))]
+    nodes, rows = [], "rows"
+    for i, layer in enumerate(layers):
+        for j, kernel in enumerate(layer):
+            weights.append(numpy_helper.from_array(kernel, f"w{i}_{j}"))
+            nodes.append(helper.make_node("MatMul", [rows, f"w{i}_{j}"], [f"y{i}_{j}"]))
+            rows = f"y{i}_{j}"
+            if j == 0:  # the q of q/k/v, as the XLA chain
+                nodes.append(helper.make_node("Slice", [rows, "start", "end", "axis"], [f"q{i}"]))
+                rows = f"q{i}"
+    graph = helper.make_graph(nodes, "matmuls", [row_type("rows", TensorProto.FLOAT, ["n", hidden])],
+                              [row_type(rows, TensorProto.FLOAT, ["n", hidden])], weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    inputs = {}
+    return lambda cell: session.run(None, {"rows": inputs.setdefault(id(cell), _rows(cell, hidden))})
+
+
+def matmul_kernels(model, path):
+    """Writes `model`'s projection kernels as 2-D matrices, four per layer (q/k/v as one `[H, 3H]`, as the
+    exported graph runs them), to `path` (an .npz); returns it."""
+    kernels = [w.numpy().reshape([-1, w.shape[-1]] if w.path.endswith("attention_output/kernel") else [w.shape[0], -1])
+               for w in model.weights if "transformer_layer_" in w.path and w.path.endswith("kernel")]
+    layers = [kernels[i:i + 6] for i in range(0, len(kernels), 6)]  # query, key, value, output, intermediate, output
+    np.savez(path, **{f"{i}_{j}": kernel for i, (query, key, value, *rest) in enumerate(layers)
+                      for j, kernel in enumerate([np.concatenate([query, key, value], axis=1), *rest])})
+    return path
+
+
+def empty_signature(path):
+    """A SavedModel whose `serving_default` only returns the number of its texts: the cost of a signature call."""
+    import tensorflow as tf
+
+    module = tf.Module()
+    module.serve = tf.function(lambda text: {"batch_size": tf.shape(text)[0]},
+                               input_signature=[tf.TensorSpec([None], tf.string)])
+    tf.saved_model.save(module, path, signatures={"serving_default": module.serve})
+    return path
 
 
 def _litert_call(path, threads=None):
@@ -76,7 +178,8 @@ def _openvino_call(path):
     return lambda cell: compiled({name: np.asarray(cell["ids"][name], np.int32) for name in names})
 
 
-CALLS = {"saved_model": _saved_model_call, "litert": _litert_call,
+CALLS = {"saved_model": _saved_model_call, "saved_model_ids": _ids_call,
+         "matmuls_xla": _xla_matmuls_call, "matmuls_ort": _ort_matmuls_call, "litert": _litert_call,
          "litert_1_thread": lambda path: _litert_call(path, threads=1), "openvino": _openvino_call}
 
 
@@ -167,8 +270,8 @@ def main(argv):
         def spec(variants):
             return {"variants": variants, "cells": cells, "seconds": FLAGS.seconds}
 
-        def alternate(lever, variants, env_of, python=None):
-            results = [_worker_times(spec({name: variants[name]}), work, env_of[name], python)
+        def alternate(lever, variants, env_of, python_of=None):
+            results = [_worker_times(spec({name: variants[name]}), work, env_of[name], (python_of or {}).get(name))
                        for _ in range(FLAGS.rounds) for name in variants]
             report(lever, _pooled(results), rows)
 
@@ -185,14 +288,34 @@ def main(argv):
                       {"oneDNN ops (default)": {"TF_ENABLE_ONEDNN_OPTS": "1"},
                        "no oneDNN (TF_ENABLE_ONEDNN_OPTS=0)": {"TF_ENABLE_ONEDNN_OPTS": "0"}})
 
-        def threads():
-            alternate("threads", {"threads per op: default": stock, "threads per op: 1": stock},
+        compiled = functools.cache(lambda: export("compiled", compile=True))  # exported for the first lever using it
+
+        def threads(lever, saved_model):
+            alternate(lever, {"threads per op: default": saved_model, "threads per op: 1": saved_model},
                       {"threads per op: default": {}, "threads per op: 1": {"ELECTRA_LEVERS_INTRA_OP": "1"}})
 
         def xla_flags():
-            compiled = ("saved_model", export("compiled", compile=True))
-            alternate("xla_flags", dict.fromkeys(XLA_FLAG_VARIANTS, compiled),
-                      {name: {"XLA_FLAGS": value} for name, value in XLA_FLAG_VARIANTS.items()})
+            variants = {**XLA_FLAG_VARIANTS, "huge pages": ""}
+            alternate("xla_flags", dict.fromkeys(variants, ("saved_model", compiled())),
+                      {name: {"XLA_FLAGS": value, **(HUGE_PAGES if name == "huge pages" else {})}
+                       for name, value in variants.items()})
+
+        def where():
+            kernels = matmul_kernels(model, os.path.join(work, "kernels.npz"))
+            report("where", _worker_times(spec({
+                "compiled: serving_default (raw text)": ("saved_model", compiled()),
+                "compiled: serve_ids (model alone)": ("saved_model_ids", compiled()),
+                "stock: serving_default (raw text)": stock,
+                "stock: serve_ids (model alone)": ("saved_model_ids", stock[1]),
+                "a signature returning its batch size": ("saved_model", empty_signature(os.path.join(work, "empty"))),
+                "projection matmuls alone (XLA)": ("matmuls_xla", kernels)}), work), rows)
+
+        def matmuls():
+            kernels = matmul_kernels(model, os.path.join(work, "kernels.npz"))
+            alternate("matmuls", {"XLA (the compiled export's kernels)": ("matmuls_xla", kernels),
+                                  "ONNX Runtime (MLAS)": ("matmuls_ort", kernels)},
+                      {"XLA (the compiled export's kernels)": {}, "ONNX Runtime (MLAS)": {}},
+                      {"ONNX Runtime (MLAS)": FLAGS.peer_python})
 
         def litert():
             dynamic = os.path.join(export_litert(model, tokenizer, work, model_name="litert",
@@ -221,8 +344,10 @@ def main(argv):
                                                           ("openvino", ids_model)}),
                                                 work, python=FLAGS.peer_python), rows)
 
-        levers = {"biases": biases, "onednn": onednn, "threads": threads, "xla_flags": xla_flags, "litert": litert,
-                  "openvino_tf": openvino_tf}
+        levers = {"biases": biases, "onednn": onednn, "threads": lambda: threads("threads", stock),
+                  "compiled_threads": lambda: threads("compiled_threads", ("saved_model", compiled())),
+                  "xla_flags": xla_flags, "litert": litert, "openvino_tf": openvino_tf, "where": where,
+                  "matmuls": matmuls}
         for lever in FLAGS.levers:
             try:
                 levers[lever]()
