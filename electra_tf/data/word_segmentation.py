@@ -28,11 +28,12 @@ Example:
 [('batch 0', [[('我们去看长城', [0, 1, 0, 0, 0, 1])], [('ELECTRA', None)]])]
 """
 
+import builtins
 import collections
 import itertools
+import json
 import logging
 import os
-import pickle
 import queue
 import re
 import signal
@@ -160,8 +161,8 @@ def _collected(payload, workers):
 
 
 class _Worker:
-    """`python -m electra_tf.data.word_segmentation`: batches of texts in, their runs out, in order, through its
-    standard input and output. A process of its own rather than multiprocessing's: it imports this module and
+    """`python -m electra_tf.data.word_segmentation`: batches of texts in, their runs out, in order, one JSON
+    line each through its standard input and output. A process of its own rather than multiprocessing's: it imports this module and
     jieba only, never the caller's main script (which multiprocessing runs again in each worker)."""
 
     def __init__(self):
@@ -177,7 +178,7 @@ class _Worker:
     def _write(self):
         try:
             for texts in iter(self.outbox.get, None):
-                pickle.dump(texts, self.process.stdin)
+                self.process.stdin.write(_json_line(texts))
                 self.process.stdin.flush()
             self.process.stdin.close()
         except OSError:  # the worker ended: `receive` says so
@@ -185,10 +186,11 @@ class _Worker:
 
     def _read(self):
         try:
-            while True:
-                self.results.put(pickle.load(self.process.stdout))
-        except (EOFError, OSError, pickle.UnpicklingError):
-            self.results.put(EOFError())
+            for line in self.process.stdout:
+                self.results.put(json.loads(line))
+        except (OSError, ValueError):
+            pass
+        self.results.put(None)  # the worker ended
 
     def send(self, texts):
         self.outbox.put(texts)
@@ -197,12 +199,15 @@ class _Worker:
     def receive(self):
         """The runs of the oldest batch sent and not yet received; its error, raised here."""
         result = self.results.get()
-        if isinstance(result, EOFError):
+        if result is None:
             raise RuntimeError(f"a word segmenter worker process ended (exit code {self.process.wait()}); "
                                "its error is printed above")
-        if isinstance(result, Exception):
-            raise result
-        return result
+        if "error" in result:
+            name, message = result["error"]
+            error = getattr(builtins, name, None)
+            raise (error if isinstance(error, type) and issubclass(error, Exception) else RuntimeError)(
+                f"in a word segmenter worker: {message}")
+        return result["runs"]
 
     def close(self):
         """Ends the worker: its input is closed, and it exits."""
@@ -211,25 +216,26 @@ class _Worker:
 
 
 def _serve():
-    """A worker's loop: a pickled list of texts in, the pickled list of their runs (or the error) out."""
+    """A worker's loop: a JSON line of texts in, a JSON line of their runs (or the error) out."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the builder's: it ends us by closing our input
     os.nice(5)  # the builder, which tokenizes what we cut, runs first: with a core per worker, it would wait
     cut = load_segmenter()[1]
-    while True:
+    for line in sys.stdin.buffer:
         try:
-            texts = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            return
-        try:
-            result = _runs(texts, cut)
+            result = {"runs": _runs(json.loads(line), cut)}
         except Exception as error:  # sent to the builder, which raises it
-            result = error
+            result = {"error": [type(error).__name__, str(error)]}
         try:
-            pickle.dump(result, sys.stdout.buffer)
+            sys.stdout.buffer.write(_json_line(result))
             sys.stdout.buffer.flush()
         except BrokenPipeError:  # the builder is gone: nothing to answer (and, as Python's docs advise, no
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # flush error at exit either)
             return
+
+
+
+def _json_line(value):
+    return json.dumps(value, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ in-graph masking masks them whole; shards without the feature and English text a
 import hashlib
 import json
 import os
-import pickle
 import subprocess
 import sys
 
@@ -148,14 +147,15 @@ def test_jieba_cuts_in_worker_processes_the_same_shards_even_from_a_script_witho
 
 
 def test_a_worker_imports_jieba_and_no_tensorflow_and_its_errors_reach_the_builder():
-    batch = pickle.dumps(["我们去Beijing看长城。", "ELECTRA"])
+    text = "我们去Beijing看长城。"
+    batch = json.dumps([text, "ELECTRA"], ensure_ascii=False).encode("utf-8") + b"\n"
     worker = subprocess.run([sys.executable, "-X", "importtime", "-m", "electra_tf.data.word_segmentation"],
                             input=batch, capture_output=True, timeout=120)
-    assert pickle.loads(worker.stdout) == [word_runs("我们去Beijing看长城。", jieba.lcut("我们去Beijing看长城。")),
-                                           [("ELECTRA", None)]]
+    assert json.loads(worker.stdout) == {"runs": [[list(run) for run in word_runs(text, jieba.lcut(text))],
+                                                  [["ELECTRA", None]]]}
     imported = {line.rsplit("|", 1)[-1].strip() for line in worker.stderr.decode().splitlines()}
     assert "jieba" in imported and not {"tensorflow", "numpy"} & imported
-    with pytest.raises(TypeError):  # raised in the worker, by has_cjk(None)
+    with pytest.raises(TypeError, match="in a word segmenter worker"):  # raised there, by has_cjk(None)
         list(WordCutter(processes=2).runs_of_batches([("first", ["中文"]), ("second", [None])]))
 
 
