@@ -53,9 +53,16 @@ HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_
 _pretrained_config_reader = None
 
 
-def _field(default, help_text: str):
-    """A config field with its `--help` text (`field.metadata["help"]`, the tools' flag help)."""
-    return dataclasses.field(default=default, metadata={"help": help_text})
+# The rules a field may declare (`_field(..., valid=rule)`), each checked as its words say.
+_RULES = {">= 0": lambda v: v >= 0, ">= 1": lambda v: v >= 1, "> 0": lambda v: v > 0,
+          "in (0, 1)": lambda v: 0 < v < 1, "in [0, 1)": lambda v: 0 <= v < 1, "in (0, 1]": lambda v: 0 < v <= 1,
+          "in [0, 1]": lambda v: 0 <= v <= 1}
+
+
+def _field(default, help_text: str, valid=None):
+    """A config field with its `--help` text (`field.metadata["help"]`, the tools' flag help) and the values it
+    takes, checked on construction: a rule of `_RULES`, or a tuple of the names it accepts."""
+    return dataclasses.field(default=default, metadata={"help": help_text, "valid": valid})
 
 
 def field_help(field: dataclasses.Field) -> str:
@@ -101,20 +108,20 @@ class _JsonConfig:
         mine, theirs = self.to_dict(), other.to_dict()
         return {key: (value, theirs[key]) for key, value in mine.items() if key not in ignore and theirs[key] != value}
 
-    def _check_types(self) -> None:
+    def _check_fields(self) -> None:
+        """Each field's type, then its rule or accepted names (`_field`'s `valid`)."""
+        name = type(self).__name__
         for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            expected = {"int": int, "float": (int, float), "bool": bool, "str": str}.get(
-                field.type.split(" ")[0]
-            )
+            value, valid = getattr(self, field.name), field.metadata.get("valid")
+            expected = {"int": int, "float": (int, float), "bool": bool, "str": str}.get(field.type.split(" ")[0])
             if expected is None or (value is None and "None" in field.type):
                 continue
-            if value is None:
-                _check(False, type(self).__name__, field.name, f"expected {field.type}, got None")
-            ok = isinstance(value, expected) and not (
-                expected is not bool and isinstance(value, bool)
-            )
-            _check(ok, type(self).__name__, field.name, f"expected {field.type}, got {value!r}")
+            _check(isinstance(value, expected) and not (expected is not bool and isinstance(value, bool)), name,
+                   field.name, f"expected {field.type}, got {value!r}")
+            if isinstance(valid, tuple):
+                _check(value in valid, name, field.name, f"{value!r} is not one of {valid}")
+            elif valid is not None:
+                _check(_RULES[valid](value), name, field.name, f"must be {valid}, got {value}")
 
 
 def set_pretrained_config_reader(reader):
@@ -170,36 +177,26 @@ class ElectraConfig(_JsonConfig):
     ValueError: ElectraConfig.hidden_size: 65 is not divisible by num_heads=2
     """
 
-    vocab_size: int = _field(30522, "WordPiece vocabulary size (the tools take it from --vocab_file).")
-    embedding_size: int = _field(128, "Width of the embeddings (E); projected to hidden_size when it differs.")
-    hidden_size: int = _field(256, "Width of the transformer (H).")
-    num_layers: int = _field(12, "Transformer layers.")
-    num_heads: int = _field(4, "Attention heads (hidden_size must divide by it).")
-    intermediate_size: int = _field(1024, "Feed-forward width.")
+    vocab_size: int = _field(30522, "WordPiece vocabulary size (the tools take it from --vocab_file).", ">= 1")
+    embedding_size: int = _field(128, "Width of the embeddings (E); projected to hidden_size when it differs.",
+                                 ">= 1")
+    hidden_size: int = _field(256, "Width of the transformer (H).", ">= 1")
+    num_layers: int = _field(12, "Transformer layers.", ">= 1")
+    num_heads: int = _field(4, "Attention heads (hidden_size must divide by it).", ">= 1")
+    intermediate_size: int = _field(1024, "Feed-forward width.", ">= 1")
     # exact (erf) GELU, as BERT, ELECTRA and Hugging Face.
-    hidden_act: str = _field("gelu", "Activation: gelu (exact), gelu_approximate (tanh) or relu.")
-    hidden_dropout: float = _field(0.1, "Dropout on hidden states.")
-    attention_dropout: float = _field(0.1, "Dropout on attention probabilities.")
-    max_position_embeddings: int = _field(512, "Learned positions (the longest sequence the model takes).")
-    type_vocab_size: int = _field(2, "Segment (token type) ids.")
-    initializer_range: float = _field(0.02, "Stddev of the truncated-normal initialiser.")
-    layer_norm_eps: float = _field(1e-12, "LayerNorm epsilon.")
+    hidden_act: str = _field("gelu", "Activation: gelu (exact), gelu_approximate (tanh) or relu.", _ACTIVATIONS)
+    hidden_dropout: float = _field(0.1, "Dropout on hidden states.", "in [0, 1)")
+    attention_dropout: float = _field(0.1, "Dropout on attention probabilities.", "in [0, 1)")
+    max_position_embeddings: int = _field(512, "Learned positions (the longest sequence the model takes).", ">= 1")
+    type_vocab_size: int = _field(2, "Segment (token type) ids.", ">= 1")
+    initializer_range: float = _field(0.02, "Stddev of the truncated-normal initialiser.", "> 0")
+    layer_norm_eps: float = _field(1e-12, "LayerNorm epsilon.", "in (0, 1)")
 
     def __post_init__(self):
-        self._check_types()
-        name = type(self).__name__
-        for field in ("vocab_size", "embedding_size", "hidden_size", "num_layers", "num_heads",
-                      "intermediate_size", "max_position_embeddings", "type_vocab_size"):
-            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
-        _check(self.hidden_size % self.num_heads == 0, name, "hidden_size",
+        self._check_fields()
+        _check(self.hidden_size % self.num_heads == 0, type(self).__name__, "hidden_size",
                f"{self.hidden_size} is not divisible by num_heads={self.num_heads}")
-        _check(self.hidden_act in _ACTIVATIONS, name, "hidden_act",
-               f"{self.hidden_act!r} is not one of {_ACTIVATIONS}")
-        for field in ("hidden_dropout", "attention_dropout"):
-            _check(0.0 <= getattr(self, field) < 1.0, name, field,
-                   f"must be in [0, 1), got {getattr(self, field)}")
-        _check(self.initializer_range > 0, name, "initializer_range", "must be > 0")
-        _check(0 < self.layer_norm_eps < 1, name, "layer_norm_eps", "must be in (0, 1)")
 
     @property
     def head_size(self) -> int:
@@ -266,14 +263,15 @@ class PretrainingConfig(_JsonConfig):
 
     objective: str = _field("electra", "electra (replaced token detection), mlm (a BERT-style baseline), the "
                                        "paper's electra_15, replace_mlm, all_tokens_mlm, or clm (COCO-LM's "
-                                       "corrective LM).")
-    generator_hidden_size: float = _field(0.25, "Generator width as a fraction of hidden_size.")
-    generator_layers: float = _field(1.0, "Generator depth as a fraction of num_layers.")
+                                       "corrective LM).", _OBJECTIVES)
+    generator_hidden_size: float = _field(0.25, "Generator width as a fraction of hidden_size.", "in (0, 1]")
+    generator_layers: float = _field(1.0, "Generator depth as a fraction of num_layers.", "in (0, 1]")
     untied_generator_embeddings: bool = _field(False, "Give the generator its own embeddings (weight_sharing=none).")
-    weight_sharing: str = _field("embeddings", "Generator-discriminator sharing: none, embeddings, all, or gdes.")
+    weight_sharing: str = _field("embeddings", "Generator-discriminator sharing: none, embeddings, all, or gdes.",
+                                 _WEIGHT_SHARING)
     generator_type: str = _field("masked_lm", "masked_lm (a small transformer), unigram (samples the corpus's token "
                                               "counts) or pretrained (Fast-ELECTRA: a frozen pre-trained masked LM, "
-                                              "generator_checkpoint).")
+                                              "generator_checkpoint).", _GENERATOR_TYPES)
     generator_checkpoint: str = _field("", "The pre-trained masked LM of generator_type=pretrained (any checkpoint "
                                            "format).")
     initial_temperature: float = _field(2.0, "generator_type=pretrained: sampling temperature at step 0, annealed to "
@@ -282,74 +280,56 @@ class PretrainingConfig(_JsonConfig):
                                              "train_steps).")
     temperature_schedule: str = _field("exponential", "generator_type=pretrained: exponential, linear or cosine "
                                                       "descent.")
-    training_algorithm: str = _field("joint", "joint, two_stage (generator first, then discriminator) or adversarial.")
+    training_algorithm: str = _field("joint", "joint, two_stage (generator first, then discriminator) or adversarial.",
+                                     _TRAINING_ALGORITHMS)
     two_stage_generator_steps: int = _field(0, "Generator-only MLM updates before the discriminator (two_stage).")
     max_seq_length: int = _field(128, "Example length, special tokens included (must match the shards).")
-    mask_prob: float = _field(0.15, "Fraction of tokens to predict.")
+    mask_prob: float = _field(0.15, "Fraction of tokens to predict.", "in (0, 1)")
     max_predictions_per_seq: int | None = _field(None, "Prediction slots per example.")
-    mask_token_rate: float = _field(0.85, "Of the selected tokens, the share replaced by [MASK].")
-    keep_token_rate: float = _field(0.15, "Of the selected tokens, the share kept unchanged.")
-    random_token_rate: float = _field(0.0, "Of the selected tokens, the share replaced by a random token.")
+    mask_token_rate: float = _field(0.85, "Of the selected tokens, the share replaced by [MASK].", "in [0, 1]")
+    keep_token_rate: float = _field(0.15, "Of the selected tokens, the share kept unchanged.", "in [0, 1]")
+    random_token_rate: float = _field(0.0, "Of the selected tokens, the share replaced by a random token.", "in [0, 1]")
     mask_with_replacement: bool = _field(False, "Draw positions with replacement, as the original code.")
     whole_word_masking: bool = _field(False, "Mask whole words (a word and its ## pieces together).")
-    temperature: float = _field(1.0, "Sampling temperature of the generator's replacements.")
+    temperature: float = _field(1.0, "Sampling temperature of the generator's replacements.", "> 0")
     disallow_correct: bool = _field(False, "Never sample the original token.")
     sampler: str = _field("inverse_cdf", "How replacements are drawn from the generator's softmax: inverse_cdf (one "
                                          "uniform per slot, faster) or gumbel (Gumbel-max, the original's); the same "
-                                         "distribution.")
-    gen_weight: float = _field(1.0, "Weight of the generator's MLM loss.")
-    disc_weight: float = _field(50.0, "Weight of the discriminator's RTD loss (50 in the paper).")
+                                         "distribution.", _SAMPLERS)
+    gen_weight: float = _field(1.0, "Weight of the generator's MLM loss.", ">= 0")
+    disc_weight: float = _field(50.0, "Weight of the discriminator's RTD loss (50 in the paper).", ">= 0")
     # Optimisation (run scripts read these; flags of the same names override them).
-    optimizer: str = _field("adamw", "adamw or lamb.")
-    learning_rate: float = _field(5e-4, "Peak learning rate.")
+    optimizer: str = _field("adamw", "adamw or lamb.", _OPTIMIZERS)
+    learning_rate: float = _field(5e-4, "Peak learning rate.", "> 0")
     # global, over all replicas
-    batch_size: int = _field(128, "Global batch size, over all replicas.")
-    train_steps: int = _field(1_000_000, "Optimizer updates in all.")
-    warmup_steps: int = _field(10_000, "Linear warm-up updates (must be below train_steps).")
+    batch_size: int = _field(128, "Global batch size, over all replicas.", ">= 1")
+    train_steps: int = _field(1_000_000, "Optimizer updates in all.", ">= 1")
+    warmup_steps: int = _field(10_000, "Linear warm-up updates (must be below train_steps).", ">= 0")
     original_lr_schedule: bool = _field(False, "Multiply the warm-up into the decay, as the original code.")
-    gradient_accumulation_steps: int = _field(1, "Micro-batches per update.")
-    weight_decay_rate: float = _field(0.01, "AdamW weight decay (not on LayerNorm and biases).")
-    adam_epsilon: float = _field(1e-6, "Adam epsilon.")
-    clip_norm: float = _field(1.0, "Global gradient-norm clipping.")
+    gradient_accumulation_steps: int = _field(1, "Micro-batches per update.", ">= 1")
+    weight_decay_rate: float = _field(0.01, "AdamW weight decay (not on LayerNorm and biases).", ">= 0")
+    adam_epsilon: float = _field(1e-6, "Adam epsilon.", "> 0")
+    clip_norm: float = _field(1.0, "Global gradient-norm clipping.", "> 0")
     seed: int = _field(0, "Seed of initialisation, masking, sampling and data order.")
     # Adam's bias correction (Keras's AdamW); false: the original's AdamWeightDecayOptimizer, which has none.
     adam_bias_correction: bool = _field(True, "Adam's bias correction (off: the original's optimizer).")
 
     def __post_init__(self):
-        self._check_types()
+        self._check_fields()
         name = type(self).__name__
         _check(self.adam_bias_correction or self.optimizer == "adamw", name, "adam_bias_correction",
                f"false needs optimizer='adamw' (the original's Adam), got {self.optimizer!r}")
-        _check(self.objective in _OBJECTIVES, name, "objective",
-               f"{self.objective!r} is not one of {_OBJECTIVES}")
-        _check(0.0 < self.generator_hidden_size <= 1.0, name, "generator_hidden_size",
-               f"must be in (0, 1], got {self.generator_hidden_size}")
-        _check(0.0 < self.generator_layers <= 1.0, name, "generator_layers",
-               f"must be in (0, 1], got {self.generator_layers}")
-        _check(0.0 < self.mask_prob < 1.0, name, "mask_prob", f"must be in (0, 1), got {self.mask_prob}")
         _check(self.max_seq_length >= 5, name, "max_seq_length",
                f"must be >= 5 ([CLS] A [SEP] B [SEP], as examples are packed), got {self.max_seq_length}")
         _check(1 <= self.predictions_per_seq <= self.max_seq_length, name,
                "max_predictions_per_seq",
                f"must be in [1, max_seq_length={self.max_seq_length}], got {self.predictions_per_seq}")
         rates = (self.mask_token_rate, self.keep_token_rate, self.random_token_rate)
-        for field, rate in zip(("mask_token_rate", "keep_token_rate", "random_token_rate"), rates):
-            _check(0.0 <= rate <= 1.0, name, field, f"must be in [0, 1], got {rate}")
         _check(math.isclose(sum(rates), 1.0, abs_tol=1e-6), name, "mask_token_rate",
                f"mask_token_rate + keep_token_rate + random_token_rate must be 1, got {sum(rates)}")
-        _check(self.temperature > 0, name, "temperature", f"must be > 0, got {self.temperature}")
-        _check(self.sampler in _SAMPLERS, name, "sampler", f"{self.sampler!r} is not one of {_SAMPLERS}")
-        _check(self.gen_weight >= 0, name, "gen_weight", "must be >= 0")
-        _check(self.disc_weight >= 0, name, "disc_weight", "must be >= 0")
-        for field in ("learning_rate", "clip_norm", "adam_epsilon"):
-            _check(getattr(self, field) > 0, name, field, f"must be > 0, got {getattr(self, field)}")
-        _check(self.optimizer in _OPTIMIZERS, name, "optimizer",
-               f"{self.optimizer!r} is not one of {_OPTIMIZERS}")
-        for field in ("batch_size", "train_steps", "gradient_accumulation_steps"):
-            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
-        _check(self.warmup_steps >= 0, name, "warmup_steps", "must be >= 0")
-        _check(self.weight_decay_rate >= 0, name, "weight_decay_rate", "must be >= 0")
-        self._check_variants()
+        broken = variant_rules.broken_rule(self)  # a combination a variant's row rules out
+        if broken:
+            _check(False, name, *broken)
 
     @property
     def predictions_per_seq(self) -> int:
@@ -364,17 +344,6 @@ class PretrainingConfig(_JsonConfig):
         """The generator-discriminator weight sharing: `weight_sharing`, or `none` where the older spelling
         `untied_generator_embeddings=true` says so."""
         return "none" if self.untied_generator_embeddings else self.weight_sharing
-
-    def _check_variants(self) -> None:
-        """The paper's variants: known values, and no impossible combination (each variant declares what it
-        cannot be combined with, its row in `variants.VARIANTS`; the error names the field)."""
-        name = type(self).__name__
-        for field, allowed in (("weight_sharing", _WEIGHT_SHARING), ("generator_type", _GENERATOR_TYPES),
-                               ("training_algorithm", _TRAINING_ALGORITHMS)):
-            _check(getattr(self, field) in allowed, name, field, f"{getattr(self, field)!r} is not one of {allowed}")
-        broken = variant_rules.broken_rule(self)
-        if broken:
-            _check(False, name, *broken)
 
     def to_dict(self) -> dict[str, Any]:
         values = super().to_dict()
@@ -413,26 +382,28 @@ class FinetuningConfig(_JsonConfig):
     UNSET_DEFAULTS = {"learning_rate": "by the model's width", "layerwise_lr_decay": "0.8, 0.9 for Large models"}
 
     task: str = _field("sst2", "The task to fine-tune on.")
-    head: str = _field("huggingface", "huggingface (loads in transformers) or original (ELECTRA's own).")
-    learning_rate: float | None = _field(None, "Peak learning rate (docs/finetuning.md).")
-    layerwise_lr_decay: float | None = _field(None, "Each layer down gets this factor of the rate above it.")
+    head: str = _field("huggingface", "huggingface (loads in transformers) or original (ELECTRA's own).",
+                       ("original", "huggingface"))
+    learning_rate: float | None = _field(None, "Peak learning rate (docs/finetuning.md).", "> 0")
+    layerwise_lr_decay: float | None = _field(None, "Each layer down gets this factor of the rate above it.",
+                                              "in (0, 1]")
     original_top_layer_decay: bool = _field(False, "Reproduce the original code's top-layer decay quirk.")
     weight_decay_rate: float = _field(0.01, "AdamW weight decay.")
-    adam_epsilon: float = _field(1e-6, "Adam epsilon.")
-    warmup_proportion: float = _field(0.1, "Share of the steps spent warming up.")
-    epochs: float | None = _field(None, "Training epochs.")
+    adam_epsilon: float = _field(1e-6, "Adam epsilon.", "> 0")
+    warmup_proportion: float = _field(0.1, "Share of the steps spent warming up.", "in [0, 1)")
+    epochs: float | None = _field(None, "Training epochs.", "> 0")
     max_seq_length: int | None = _field(None, "Tokens per example.")
-    batch_size: int = _field(32, "Training batch size.")
-    predict_batch_size: int = _field(64, "Evaluation and prediction batch size.")
+    batch_size: int = _field(32, "Training batch size.", ">= 1")
+    predict_batch_size: int = _field(64, "Evaluation and prediction batch size.", ">= 1")
     pad_to_max_length: bool = _field(False, "Pad every batch to max_seq_length (default: length-aware, to its "
                                             "longest).")
     double_unordered: bool = _field(True, "Train MRPC and STS-B on both sentence orders.")
     seed: int = _field(0, "Seed of the first trial (trial i uses seed + i).")
-    max_query_length: int = _field(64, "Question answering: question tokens kept.")
-    doc_stride: int = _field(128, "Question answering: tokens between window starts.")
-    n_best_size: int = _field(20, "Question answering: best starts and ends considered.")
-    max_answer_length: int = _field(30, "Question answering: longest answer, in tokens.")
-    beam_size: int = _field(20, "Question answering: start candidates of the original head.")
+    max_query_length: int = _field(64, "Question answering: question tokens kept.", ">= 1")
+    doc_stride: int = _field(128, "Question answering: tokens between window starts.", ">= 1")
+    n_best_size: int = _field(20, "Question answering: best starts and ends considered.", ">= 1")
+    max_answer_length: int = _field(30, "Question answering: longest answer, in tokens.", ">= 1")
+    beam_size: int = _field(20, "Question answering: start candidates of the original head.", ">= 1")
     answerable_classifier: bool = _field(True, "SQuAD 2.0: the original head's answerable classifier.")
     answerable_weight: float = _field(0.5, "SQuAD 2.0: weight of the answerable classifier's loss.")
     qa_na_threshold: float = _field(-2.75, "SQuAD 2.0: no answer above these null odds.")
@@ -452,20 +423,9 @@ class FinetuningConfig(_JsonConfig):
         return cls.from_dict({**values, **{k: v for k, v in overrides.items() if v is not None}})
 
     def __post_init__(self):
-        self._check_types()
-        name = type(self).__name__
-        _check(self.head in ("original", "huggingface"), name, "head", f"{self.head!r} is not original/huggingface")
-        _check(self.layerwise_lr_decay is None or 0.0 < self.layerwise_lr_decay <= 1.0, name, "layerwise_lr_decay",
-               "must be in (0, 1]")
-        _check(0.0 <= self.warmup_proportion < 1.0, name, "warmup_proportion", "must be in [0, 1)")
-        _check(self.learning_rate is None or self.learning_rate > 0, name, "learning_rate",
-               f"must be > 0, got {self.learning_rate}")
-        _check(self.adam_epsilon > 0, name, "adam_epsilon", f"must be > 0, got {self.adam_epsilon}")
-        for field in ("batch_size", "predict_batch_size", "max_query_length", "doc_stride", "n_best_size",
-                      "max_answer_length", "beam_size"):
-            _check(getattr(self, field) >= 1, name, field, f"must be >= 1, got {getattr(self, field)}")
-        _check(self.epochs is None or self.epochs > 0, name, "epochs", f"must be > 0, got {self.epochs}")
-        _check(self.max_seq_length is None or self.max_seq_length >= 8, name, "max_seq_length", "must be >= 8")
+        self._check_fields()
+        _check(self.max_seq_length is None or self.max_seq_length >= 8, type(self).__name__, "max_seq_length",
+               "must be >= 8")
 
 
 # The paper's model sizes (width, layers); its fine-tuning learning rates by width (Clark et al., 2020, Table 7).
