@@ -87,13 +87,6 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         The version folder.
     """
     check_cpu(precision)
-    preprocessor = getattr(model, "preprocessor", None)
-    if tokenizer is None:
-        if preprocessor is None:
-            raise ValueError("no tokenizer: pass one, or export a model that has a preprocessor")
-        tokenizer = preprocessor.tokenizer
-    if max_seq_length is None:
-        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = make_serving_task(model, tokenizer, max_seq_length, label_names, pad_to_max_length, **options)
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)  # refused before any work; allocated again under the lock

@@ -85,10 +85,6 @@ def export_litert(model, tokenizer, export_dir, model_name="electra", version=No
     if getattr(model, "serving_task", None) != "classification":
         raise ValueError(f"a LiteRT export is of a classifier (ElectraForSequenceClassification with 2 or more "
                          f"labels), not a {type(model).__name__} ({getattr(model, 'serving_task', None)})")
-    preprocessor = getattr(model, "preprocessor", None)
-    tokenizer = tokenizer or preprocessor.tokenizer
-    if max_seq_length is None:
-        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = make_serving_task(model, tokenizer, max_seq_length, label_names, text_pair=text_pair)
     return write_ids_export(task, export_dir, model_name, version, overwrite, MODEL_FILE,
                             lambda: convert(task, precision),

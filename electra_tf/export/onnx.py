@@ -99,10 +99,6 @@ def export_onnx(model, tokenizer, export_dir, model_name="electra", version=None
     if precision not in PRECISIONS:
         raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
     require_onnx()  # before any work
-    preprocessor = getattr(model, "preprocessor", None)
-    tokenizer = tokenizer or preprocessor.tokenizer
-    if max_seq_length is None:
-        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     task = make_serving_task(model, tokenizer, max_seq_length, label_names, **options)
     text_model = text_model_wanted(task, text_model)
     function = numeric_outputs(task)

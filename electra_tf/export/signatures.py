@@ -344,14 +344,22 @@ _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServin
                                       TaggingServing, QuestionAnsweringServing, MultipleChoiceServing)}
 
 
-def make_serving_task(model, tokenizer, max_seq_length=128, label_names=None, pad_to_max_length=False,
+def make_serving_task(model, tokenizer=None, max_seq_length=None, label_names=None, pad_to_max_length=False,
                       compile=False, constant_weights=False, **options):
     """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
     `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
+    `tokenizer`, `max_seq_length`: by default the model's preprocessor's (else 128 tokens).
     `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text).
     `compile`: the model call compiled with XLA (`ServingTask.compile_model`).
     `constant_weights`: the weights' values now as graph constants (`ServingTask.use_constant_weights`)."""
     task = task_of(model)
+    preprocessor = getattr(model, "preprocessor", None)
+    if tokenizer is None:
+        if preprocessor is None:
+            raise ValueError("no tokenizer: pass one, or export a model that has a preprocessor")
+        tokenizer = preprocessor.tokenizer
+    if max_seq_length is None:
+        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
     if label_names is not None and task not in ("classification", "tagging"):
         raise ValueError(f"label names are for classification and tagging, not {task}")
     serving = _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)
