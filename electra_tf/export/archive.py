@@ -135,12 +135,17 @@ def _resources_of(model):
     return resources
 
 
-def _info(task, options, precision):
-    return {"task": task.task, "signatures": list(SIGNATURES), "text_inputs": list(task.text_inputs),
-            "max_seq_length": task.max_seq_length, "label_names": task.label_names,
-            "compiled": task.compiled is not None, "constant_weights": task.constants is not None,
-            "precision": precision,
-            "lowercase": bool(task.tokenizer.lowercase), "strip_accents": bool(task.tokenizer.strip_accents),
-            "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options, VERSION_FIELD: __version__,
+def task_facts(task):
+    """What every export's `export_info.json` records of its serving task: kind, text inputs, length, label names,
+    casing, and the versions it was built with."""
+    return {"task": task.task, "text_inputs": list(task.text_inputs), "max_seq_length": task.max_seq_length,
+            "label_names": task.label_names, "lowercase": bool(task.tokenizer.lowercase),
+            "strip_accents": bool(task.tokenizer.strip_accents), VERSION_FIELD: __version__,
             "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
                            "keras": keras.__version__}}
+
+
+def _info(task, options, precision):
+    return {**task_facts(task), "signatures": list(SIGNATURES), "compiled": task.compiled is not None,
+            "constant_weights": task.constants is not None, "precision": precision,
+            "vocabulary_size": task.tokenizer.vocabulary_size(), "options": options}

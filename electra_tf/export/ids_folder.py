@@ -11,16 +11,11 @@ whole or not at all, under the lock of `<export_dir>/<model_name>`.
 
 import os
 
-import keras
-import tensorflow as tf
-import tensorflow_text as tf_text
-
 from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.checkpoints.model_card import write_model_card
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
-from electra_tf.export.archive import version_path
+from electra_tf.export.archive import task_facts, version_path
 from electra_tf.util.folder_lock import lock_folder
-from electra_tf.version import VERSION_FIELD, __version__
 
 INFO_FILE = "export_info.json"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -47,13 +42,10 @@ def write_ids_export(task, export_dir, model_name, version, overwrite, model_fil
             write_tokenizer_files(tmp, tokenizer.get_vocabulary(), lowercase=bool(tokenizer.lowercase),
                                   strip_accents=tokenizer.strip_accents, model_max_length=task.max_seq_length)
             write_json(os.path.join(tmp, "config.json"), task.model.config.to_dict())
+            facts = task_facts(task)
             write_json(os.path.join(tmp, INFO_FILE), {
-                "task": task.task, "model_file": model_file, "bytes": len(model_bytes), "inputs": list(INPUTS),
-                "label_names": task.label_names, "max_seq_length": task.max_seq_length,
-                "text_inputs": list(task.text_inputs), "lowercase": bool(tokenizer.lowercase),
-                "strip_accents": bool(tokenizer.strip_accents), VERSION_FIELD: __version__, **info,
-                "built_with": {"tensorflow": tf.__version__, "tensorflow_text": tf_text.__version__,
-                               "keras": keras.__version__, **info.get("built_with", {})}})
+                **facts, "model_file": model_file, "bytes": len(model_bytes), "inputs": list(INPUTS), **info,
+                "built_with": {**facts["built_with"], **info.get("built_with", {})}})
             write_model_card(tmp, serving_task=task.task, label_names=task.label_names, model_name=model_name,
                              model_format=info.get("format"))
     return path
