@@ -36,7 +36,13 @@ from electra_tf.checkpoints.safetensors_io import (
     write_safetensors,
 )
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
-from electra_tf.config import HF_ACTIVATIONS, ElectraConfig, load_run_config, set_pretrained_config_reader
+from electra_tf.config import (
+    HF_ACTIVATIONS,
+    HF_FIELD_NAMES,
+    ElectraConfig,
+    load_run_config,
+    set_pretrained_config_reader,
+)
 
 logger = logging.getLogger("electra_tf")
 CONFIG_NAME = "config.json"
@@ -129,19 +135,13 @@ def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None,
                  dtype="float32"):
     """A Hugging Face `config.json` dict for `config` and the class `architecture` (`label_names` name the
     labels in `id2label`/`label2id`; `LABEL_<i>` when not given; `dtype` the weights')."""
+    theirs = {ours: name for name, ours in HF_FIELD_NAMES.items()}
     values = {
-        "architectures": [architecture], "model_type": "electra",
-        "vocab_size": config.vocab_size, "embedding_size": config.embedding_size,
-        "hidden_size": config.hidden_size, "num_hidden_layers": config.num_layers,
-        "num_attention_heads": config.num_heads, "intermediate_size": config.intermediate_size,
-        "hidden_act": _ACTIVATIONS_OUT[config.hidden_act], "hidden_dropout_prob": config.hidden_dropout,
-        "attention_probs_dropout_prob": config.attention_dropout,
-        "max_position_embeddings": config.max_position_embeddings, "type_vocab_size": config.type_vocab_size,
-        "initializer_range": config.initializer_range, "layer_norm_eps": config.layer_norm_eps,
+        **{theirs.get(name, name): value for name, value in config.to_dict().items()},
+        "architectures": [architecture], "model_type": "electra", "hidden_act": _ACTIVATIONS_OUT[config.hidden_act],
         "position_embedding_type": "absolute", "pad_token_id": pad_token_id, "tie_word_embeddings": True,
         "summary_type": "first", "summary_use_proj": True, "summary_activation": "gelu",
-        "summary_last_dropout": config.hidden_dropout, "classifier_dropout": classifier_dropout,
-        "dtype": dtype,
+        "summary_last_dropout": config.hidden_dropout, "classifier_dropout": classifier_dropout, "dtype": dtype,
     }
     if num_labels is not None:
         names = [str(name) for name in label_names] if label_names else [f"LABEL_{i}" for i in range(num_labels)]
