@@ -66,7 +66,7 @@ def export_model(model, tokenizer, export_dir, model_name="electra", version=Non
         export_dir: the base folder TF Serving mounts (`--model_base_path` is `<export_dir>/<model_name>`).
         version: a positive integer; by default one more than the highest version present (or 1).
         max_seq_length: raw text is truncated at this many tokens (default: the model's
-            preprocessor's, else 128).
+            preprocessor's, else 128 or the model's positions if fewer).
         label_names: class or tag names, output as strings beside the ids.
         overwrite: replace an existing `version` (otherwise a FileExistsError).
         pad_to_max_length: pad every raw-text request to `max_seq_length` (fixed shapes, e.g. for XLA);

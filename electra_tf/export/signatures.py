@@ -348,7 +348,8 @@ def make_serving_task(model, tokenizer=None, max_seq_length=None, label_names=No
                       compile=False, constant_weights=False, **options):
     """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
     `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
-    `tokenizer`, `max_seq_length`: by default the model's preprocessor's (else 128 tokens).
+    `tokenizer`, `max_seq_length`: by default the model's preprocessor's (else 128 tokens, or the model's
+    positions if fewer).
     `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text).
     `compile`: the model call compiled with XLA (`ServingTask.compile_model`).
     `constant_weights`: the weights' values now as graph constants (`ServingTask.use_constant_weights`)."""
@@ -356,10 +357,12 @@ def make_serving_task(model, tokenizer=None, max_seq_length=None, label_names=No
     preprocessor = getattr(model, "preprocessor", None)
     if tokenizer is None:
         if preprocessor is None:
-            raise ValueError("no tokenizer: pass one, or export a model that has a preprocessor")
+            raise ValueError(f"no tokenizer: pass the one the {type(model).__name__} was trained with, or export "
+                             "a model that has a preprocessor")
         tokenizer = preprocessor.tokenizer
-    if max_seq_length is None:
-        max_seq_length = preprocessor.sequence_length if preprocessor is not None else 128
+    if max_seq_length is None:  # a model of fewer positions is served at its length
+        max_seq_length = (preprocessor.sequence_length if preprocessor is not None
+                          else min(128, model.config.max_position_embeddings))
     if label_names is not None and task not in ("classification", "tagging"):
         raise ValueError(f"label names are for classification and tagging, not {task}")
     serving = _CLASSES[task](model, tokenizer, max_seq_length, label_names=label_names, **options)

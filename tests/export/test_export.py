@@ -32,6 +32,9 @@ from electra_tf.text import featurize
 from electra_tf.util import atomic
 from electra_tf.data.tasks import squad, tagging
 from electra_tf.export import export_info, export_model, versions
+from electra_tf.export.signatures import make_serving_task
+from electra_tf.export.litert import export_litert
+from electra_tf.export.onnx import export_onnx
 from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -585,3 +588,10 @@ def test_bad_export_requests_are_refused(exported):
         export_model(squad_model, tokenizer, exported["export_dir"], max_seq_length=32)
     with pytest.raises(ValueError, match="cannot serve"):
         export_model(model.backbone, tokenizer, exported["export_dir"])
+    bare = ElectraForSequenceClassification(model.config, num_labels=3)  # no preprocessor: no tokenizer of its own
+    for export in (export_model, export_onnx, export_litert):
+        with pytest.raises(ValueError, match="no tokenizer: pass the one the Electra\\w+ was "
+                                             "trained with, or export a model that has a preprocessor"):
+            export(bare, None, exported["export_dir"])
+    short = ElectraForSequenceClassification(bare.config.replace(max_position_embeddings=64), num_labels=3)
+    assert make_serving_task(short, tokenizer).max_seq_length == 64  # its positions, not 128, unless given
