@@ -336,7 +336,29 @@ def query_text_model(folder, *texts, **inputs):
     if texts and inputs or (len(texts) != len(names) if texts else sorted(inputs) != sorted(names)):
         given = [f"{len(texts)} input(s)"] * bool(texts) + [str(sorted(inputs))] * bool(inputs)
         raise ValueError(f"{folder}/{info['text_model']} takes {names}, got {' and '.join(given) or 'none'}")
-    outputs = run_model(os.path.join(folder, info["text_model"]), dict(zip(names, texts)) if texts else inputs)
+    columns = {name: _text_column(name, value) for name, value in (zip(names, texts) if texts else inputs.items())}
+    if len({len(column) for column in columns.values()}) > 1:
+        raise ValueError(f"{' and '.join(columns)} need the same number of rows (one pair per row), got "
+                         f"{' and '.join(str(len(column)) for column in columns.values())}")
+    outputs = run_model(os.path.join(folder, info["text_model"]), columns)
     if info.get("label_names") and "label_id" in outputs:
         outputs["label"] = np.asarray([info["label_names"][i] for i in outputs["label_id"]], dtype=object)
     return outputs
+
+
+def _text_column(name, value):
+    """The texts of the input `name` (a text, or a list, tuple or 1-D array of texts; UTF-8 bytes decoded) as a
+    list of str, or a one-line ValueError naming the input, and the row that is no text."""
+    rows = [value] if isinstance(value, (str, bytes)) else value
+    if not isinstance(rows, (list, tuple, np.ndarray)) or getattr(rows, "ndim", 1) != 1:
+        raise ValueError(f"{name} takes a text or a list of texts, got {value!r:.40} ({type(value).__name__})")
+    texts = []
+    for row, text in enumerate(rows):
+        try:
+            texts.append(text.decode("utf-8") if isinstance(text, bytes) else text)
+            texts[-1].encode("utf-8")  # (a lone surrogate cannot be sent)
+        except UnicodeError as error:
+            raise ValueError(f"{name}[{row}] is not UTF-8 text ({error.reason} at position {error.start})") from None
+        except AttributeError:
+            raise ValueError(f"{name}[{row}] is {text!r:.40} ({type(text).__name__}), not a text") from None
+    return texts

@@ -201,3 +201,25 @@ def test_the_documented_text_model_example_runs(classifier_exports):
         exec(code.replace('"exports/my_task_onnx/1"', repr(classifier_exports["int8"])), {})
     labels = re.match(r"\[(.*)\] \[\[", printed.getvalue(), re.S)[1]
     assert all(label.strip(" '") in LABELS for label in labels.split(","))
+
+
+def test_query_export_refuses_what_is_no_text_before_onnx_runtime_sees_it(tiny_pretrained_dir, tmp_path):
+    """None, numbers, nested lists, bytes that are not UTF-8, lone surrogates and pairs of unequal rows: one line
+    naming the input and row (ONNX Runtime sent None and numbers as the text 'None', '1', bytes as "b'...'",
+    and failed in the tokenizer's Split node on unequal rows). Valid UTF-8 bytes are decoded."""
+    model = ElectraForSequenceClassification.from_pretrained(tiny_pretrained_dir, num_labels=2)
+    folder = export_onnx(model, load_tokenizer(tiny_pretrained_dir), str(tmp_path), max_seq_length=MAX_LEN,
+                         text_pair=True)
+    for texts, pairs, message in [
+            (None, ["a"], r"^text takes a text or a list of texts, got None \(NoneType\)$"),
+            (["a", None], ["b", "c"], r"^text\[1\] is None \(NoneType\), not a text$"),
+            ([1, 2], ["b", "c"], r"^text\[0\] is 1 \(int\), not a text$"),
+            ([["a", "b"]], ["c"], r"^text\[0\] is \['a', 'b'\] \(list\), not a text$"),
+            (["a"], [b"caf\xe9"], r"^text_pair\[0\] is not UTF-8 text \(unexpected end of data at position 3\)$"),
+            (["a\ud800"], ["b"], r"^text\[0\] is not UTF-8 text \(surrogates not allowed at position 1\)$"),
+            (["a", "b"], ["c"], r"^text and text_pair need the same number of rows \(one pair per row\), got 2 "
+                                r"and 1$")]:
+        with pytest.raises(ValueError, match=message):
+            query_export(folder, texts, pairs)
+    decoded = query_export(folder, ["café".encode("utf-8")], "x")["input_ids"]
+    assert (decoded == query_export(folder, ["café"], ["x"])["input_ids"]).all()
