@@ -222,3 +222,36 @@ def test_electra_finetune_on_the_documented_dataset(tiny_pretrained_dir, tmp_pat
     predicted = (tmp_path / "runs/my_ner/trial_0/conll2003_dev.txt").read_text().splitlines()
     assert [line.split("\t")[0] for line in predicted[:4]] == ["Ann", "met", "Bob", ""]
     assert "my_ner" in (tmp_path / "runs/my_ner/trial_0/model/README.md").read_text()  # the card names the data
+
+
+def test_a_source_that_names_what_its_data_has_not_or_is_misspelt_is_one_line(tmp_path, monkeypatch):
+    """A configuration or split named for data that has none (before: silently read whole), a split spec that
+    does not parse (before: "unknown format ''; use csv, tsv or jsonl"), and a split saved with no rows (before:
+    datasets' IndexError)."""
+    monkeypatch.chdir(tmp_path)
+    features = datasets.Features({"text": datasets.Value("string"), "label": datasets.ClassLabel(names=["n", "p"])})
+    split = datasets.Dataset.from_dict({"text": ["good", "bad"], "label": [1, 0]}, features=features)
+    datasets.DatasetDict({"train": split, "validation": split}).save_to_disk("splits")
+    split.save_to_disk("one")
+    split.to_parquet("one.parquet")
+    assert read_text_file("one", ["text"], "label", label_names=("n", "p"))[0].labels.tolist() == [1, 0]
+    make = make_task(FinetuningConfig(task="text_classification"), tokenizer(), text_columns=("text",),
+                     files={"train": "one", "dev": "one"})
+    assert make.path("dev") == "one"  # a folder of one table: no split added for the dev file
+    for source, message in [
+            ("one.parquet@test", "one.parquet@test: a Parquet file is one table, without configurations or splits; "
+                                 "give one.parquet"),
+            ("one.parquet:default", "one.parquet:default: a Parquet file is one table"),
+            ("one@validation", "one@validation: a Dataset.save_to_disk folder is one table, without configurations "
+                               "or splits; give one"),
+            ("splits:sst2@train", "splits:sst2@train: a DatasetDict.save_to_disk folder has splits, not "
+                                  "configurations; give splits@train")] + [
+            (spec, f"{spec}: no such file or folder, nor a dataset as <id or folder>[:<config>][@<split>] (a config "
+                   "or split is a name: letters, digits, '_', '.', '-')")
+            for spec in ("splits@", "splits:", "@train", "splits@@train", "splits:a:b@train", "splits@ train")]:
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+            read_text_file(source, ["text"], "label")
+    datasets.DatasetDict({"train": split, "validation": split.select([])}).save_to_disk("empty_dev")
+    with pytest.raises(ValueError, match=r"^empty_dev@train: its split 'validation' was saved with no rows, which 🤗 "
+                                         r"datasets cannot read back \(no examples\); save the dataset without it$"):
+        read_text_file("empty_dev@train", ["text"], "label")

@@ -9,8 +9,9 @@
   when offline (`HF_HUB_OFFLINE=1`);
 
 with `:<config>` after a hub id or folder for a configuration (`nyu-mll/glue:sst2`) and `@<split>` for a split
-(`conll2003@validation`). Without `@<split>`, a dataset of several splits gives the task's split it is given for
-(`with_split`): `train`, `test`, and for the dev file `dev`, else `validation` or `valid`.
+(`conll2003@validation`); a Parquet file or a `Dataset.save_to_disk` folder is one table and takes neither. Without
+`@<split>`, a dataset of several splits gives the task's split it is given for (`with_split`): `train`, `test`, and
+for the dev file `dev`, else `validation` or `valid`.
 
 The rows are what a CSV or JSONL file gives the task's reader, so its checks and messages are the same; a row is
 named by its index (`<source>:row 3: …`). A `ClassLabel` column, or a sequence of them (conll2003's
@@ -35,6 +36,8 @@ import os
 import re
 
 import pyarrow.parquet as pq
+
+from electra_tf.util.atomic import read_json
 
 DATASETS_HINT = 'pip install datasets, or pip install ".[datasets]" in an electra_tf checkout'
 _SOURCE = re.compile(r"^(?P<location>[^@]+?)(?::(?P<config>[\w.-]+))?(?:@(?P<split>[\w.-]+))?$")
@@ -67,8 +70,13 @@ def require_columns(rows, names, path, flag=None):
 
 
 def parse_source(source):
-    """`(location, config, split)` of a source (the module docstring); an existing path is all location."""
+    """`(location, config, split)` of a source (the module docstring); an existing path is all location. A name
+    that is no path here and holds `@` or `:` otherwise than as `<id or folder>[:<config>][@<split>]` is refused."""
     match = None if os.path.exists(source) or "://" in source else _SOURCE.match(source)
+    if (match is None or ":" in match["location"]) and not os.path.exists(source) and re.search("[@:]", source) \
+            and not source.lower().endswith(_FILE_SUFFIXES):
+        raise ValueError(f"{source}: no such file or folder, nor a dataset as <id or folder>[:<config>][@<split>] "
+                         "(a config or split is a name: letters, digits, '_', '.', '-')")
     return (match["location"], match["config"], match["split"]) if match else (source, None, None)
 
 
@@ -85,12 +93,26 @@ def is_table(source):
 def with_split(source, split):
     """`source` with `@<split>` when it is a dataset (a folder or hub id) that names no split itself."""
     location, _, named = parse_source(source)
-    return source if named or location.endswith(".parquet") or not is_table(source) else f"{source}@{split}"
+    return source if named or _one_table(location) or not is_table(source) else f"{source}@{split}"
+
+
+def _one_table(location):
+    """What `location` is when it is one table, without configurations or splits: a Parquet file or a folder
+    `Dataset.save_to_disk` wrote; else None."""
+    if location.endswith(".parquet"):
+        return "a Parquet file"
+    return "a Dataset.save_to_disk folder" if os.path.isfile(os.path.join(location, _SAVED_MARKS[1])) else None
 
 
 def read_table(source):
     """The rows of `source` (a Parquet file, a dataset folder or id: the module docstring) as `Rows`."""
     location, config, split = parse_source(source)
+    if _one_table(location) and (config or split):
+        raise ValueError(f"{source}: {_one_table(location)} is one table, without configurations or splits; give "
+                         f"{location}")
+    if config and os.path.isfile(os.path.join(location, _SAVED_MARKS[0])):
+        raise ValueError(f"{source}: a DatasetDict.save_to_disk folder has splits, not configurations; give "
+                         f"{location}{f'@{split}' if split else ''}")
     if location.endswith(".parquet"):
         if not os.path.isfile(location):
             raise FileNotFoundError(f"{source}: no such file")
@@ -114,8 +136,11 @@ def _load(source, location, config):
         what = "reading a 🤗 dataset folder needs" if os.path.exists(location) else \
             "no such file or folder, and reading it as a 🤗 hub dataset id needs"
         raise ValueError(f"{source}: {what} the datasets package ({DATASETS_HINT})") from None
+    saved = any(os.path.isfile(os.path.join(location, mark)) for mark in _SAVED_MARKS)
+    if saved:
+        _refuse_empty_splits(source, location)
     try:
-        if any(os.path.isfile(os.path.join(location, mark)) for mark in _SAVED_MARKS):
+        if saved:
             return datasets.load_from_disk(location)
         return datasets.load_dataset(location, config)
     except (OSError, ValueError, RuntimeError) as e:  # not found, offline: FileNotFoundError, ConnectionError
@@ -126,6 +151,17 @@ def _load(source, location, config):
         raise ValueError(f"{source}: no such file or folder, and no hub dataset {location!r} "
                          + ("in the Hugging Face cache (offline: HF_HUB_OFFLINE is set; load it once with network)"
                             if offline else "that 🤗 datasets could load") + f" ({cause})") from None
+
+
+def _refuse_empty_splits(source, location):
+    """Refuses a `save_to_disk` folder holding a split saved with no rows: it has no data file, and datasets'
+    `load_from_disk` fails on it (and so on the folder) with an IndexError."""
+    for name in ("", *sorted(os.listdir(location))):
+        state = os.path.join(location, name, _SAVED_MARKS[1])
+        if os.path.isfile(state) and read_json(state, expect=dict).get("_data_files", True) == []:
+            what = f"its split {name!r} was" if name else "it was"
+            raise ValueError(f"{source}: {what} saved with no rows, which 🤗 datasets cannot read back (no "
+                             "examples); save the dataset without it")
 
 
 def _split(source, dataset, split):
