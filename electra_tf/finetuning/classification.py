@@ -25,6 +25,7 @@ import dataclasses
 import os
 
 import keras
+import numpy as np
 
 from electra_tf.data import batching
 from electra_tf.data.tasks import classification
@@ -179,14 +180,21 @@ class TextClassificationTask(FinetuningTask):
         loss = "mse" if self.regression else keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         return {"loss": {"logits": loss}}
 
-    def predict(self, model, examples):
-        """Class probabilities `[N, labels]`, or scores `[N]` for regression (length-aware: in length order,
-        then put back)."""
+    def _prediction_inputs(self, examples):
+        """`(order, batches)`: the model inputs of `examples` in length order."""
         order = self.length_order(classification.packed_lengths(examples, self.tokenizer, self.sequence_length))
         dataset = classification.classification_dataset(examples.subset(order), self.tokenizer,
                                                         self.sequence_length, self.config.predict_batch_size,
                                                         pad_to_max_length=self.config.pad_to_max_length)
-        logits = batching.restore_order(model.predict(dataset.map(lambda x, y: x), verbose=0)["logits"], order)
+        return order, [inputs for inputs, _ in dataset]
+
+    def predict(self, model, examples):
+        """Class probabilities `[N, labels]`, or scores `[N]` for regression (length-aware: in length order,
+        then put back)."""
+        order, batches = self._prepared(examples, self._prediction_inputs)
+        logits = np.concatenate([keras.ops.convert_to_numpy(model.predict_on_batch(inputs)["logits"])
+                                 for inputs in batches])
+        logits = batching.restore_order(logits, order)
         return logits[:, 0] if self.regression else keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
 
     def labelled(self, examples):

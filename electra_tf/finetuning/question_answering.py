@@ -160,12 +160,17 @@ class QuestionAnsweringTask(FinetuningTask):
         loss, weights = question_answering_losses(self.config.answerable_weight, self.answerable_classifier)
         return {"loss": loss, "loss_weights": weights}
 
-    def predict(self, model, examples):
+    def _prediction_inputs(self, examples):
+        """`(features, order, batches)`: the windows of `examples`, and their model inputs in length order."""
         features = self._features(examples, training=False)
         order = self.length_order(features.attention_mask.sum(axis=1))
         dataset = squad.squad_dataset(features.subset(order), self.config.predict_batch_size, training=False,
                                       pad_to_max_length=self.config.pad_to_max_length)
-        batches = [model.predict_on_batch(inputs) for inputs in dataset]  # each cut to its longest window
+        return features, order, list(dataset)
+
+    def predict(self, model, examples):
+        features, order, inputs = self._prepared(examples, self._prediction_inputs)
+        batches = [model.predict_on_batch(batch) for batch in inputs]  # each cut to its longest window
         outputs = {name: batching.restore_order(np.concatenate(values), order)
                    for name, values in padded_outputs(batches, features.input_ids.shape[1]).items()}
         predictions, nbest, null_odds = squad.postprocess(

@@ -61,7 +61,6 @@ class TaggingTask(FinetuningTask):
         self.tag_column, self.scheme, self._label_names = self.options.tag_column, self.options.scheme, None
         self._train_scheme = None  # the training file's tag scheme (`tagging.detect_scheme`)
         self._word_unit = None  # how the training file's words are formed (`tagging.word_unit`)
-        self._predicting = None  # (sentences, config, their inputs): see `_prediction_inputs`
 
     @property
     def label_names(self):
@@ -122,21 +121,16 @@ class TaggingTask(FinetuningTask):
         return {"loss": {"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)}}
 
     def _prediction_inputs(self, sentences):
-        """`(order, batches, first_token_positions)`: the model inputs of `sentences` in length order, made once for
-        the list last predicted under the same config (a dev set is predicted at every evaluation, and featurizing
-        it takes seconds)."""
-        if self._predicting is None or self._predicting[0] is not sentences or self._predicting[1] != self.config:
-            order = self.length_order(tagging.first_token_positions_and_lengths(
-                sentences, self.tokenizer, self.sequence_length)[1])
-            dataset, stats = self._dataset([sentences[i] for i in order], training=False)
-            inputs = (order, [inputs for inputs, _, _ in dataset], stats["first_token_positions"])
-            self._predicting = (sentences, self.config, inputs)
-        return self._predicting[2]
+        """`(order, batches, first_token_positions)`: the model inputs of `sentences` in length order."""
+        order = self.length_order(tagging.first_token_positions_and_lengths(
+            sentences, self.tokenizer, self.sequence_length)[1])
+        dataset, stats = self._dataset([sentences[i] for i in order], training=False)
+        return order, [inputs for inputs, _, _ in dataset], stats["first_token_positions"]
 
     def predict(self, model, sentences):
         """The tags of each sentence, one per word, with `.probabilities`: each tag's probability (0.0 for
         words cut by truncation, tagged O)."""
-        order, batches, positions = self._prediction_inputs(sentences)
+        order, batches, positions = self._prepared(sentences, self._prediction_inputs)
         tags, probabilities = [], []
         for inputs in batches:  # batches of their own lengths: decoded one by one
             logits = model.predict_on_batch(inputs)["logits"]
