@@ -253,14 +253,16 @@ def define_hub_flags():
 
 
 def check_hub_flags():
-    """Refuses, before any work, a --push_to_hub that cannot happen (offline, not a repository id)."""
-    from electra_tf.checkpoints.publish import check_push_target  # (huggingface_hub's import: not for --help)
+    """Refuses, before any work, a --push_to_hub that cannot happen (offline, not a repository id, no token or one
+    the hub refuses): the repository is made first, as transformers' Trainer makes it."""
+    from electra_tf.checkpoints.publish import create_repository  # (huggingface_hub's import: not for --help)
 
     for name in ("hub_token", "hub_private_repo", "hub_revision"):
         if flags.FLAGS[name].present and not flags.FLAGS.push_to_hub:
             raise ValueError(f"--{name} is an option of --push_to_hub, which was not given")
     if flags.FLAGS.push_to_hub:
-        check_push_target(flags.FLAGS.push_to_hub)
+        create_repository(flags.FLAGS.push_to_hub, flags.FLAGS.hub_token, flags.FLAGS.hub_private_repo or None,
+                          flags.FLAGS.hub_revision)
 
 
 def push_output(folder):

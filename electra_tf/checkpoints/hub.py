@@ -146,12 +146,17 @@ def _repository_files(repo_id, revision, token, endpoint):
     except RevisionNotFoundError:
         raise FileNotFoundError(f"{repo_id}: the hub has no revision {revision!r} of it (a branch, tag or "
                                 "commit)") from None
-    except OSError:  # huggingface_hub's HTTP errors (a hub that is down, a proxy's refusal) are OSErrors
-        return None
-    except Exception as error:  # noqa: BLE001 (the HTTP client's own connection errors: httpx's or requests')
-        if type(error).__module__.split(".")[0] in ("httpx", "httpx2", "requests", "urllib3"):
+    except Exception as error:  # noqa: BLE001 (kinds of errors of the HTTP client: `is_connection_error`)
+        if is_connection_error(error):
             return None
         raise
+
+
+def is_connection_error(error):
+    """Whether `error` says a server could not be reached: huggingface_hub's HTTP errors (a hub that is down, a
+    proxy's refusal) are OSErrors; the HTTP client's own connection errors are httpx's (or requests')."""
+    return isinstance(error, OSError) or type(error).__module__.split(".")[0] in ("httpx", "httpx2", "requests",
+                                                                                 "urllib3")
 
 
 def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_only=None, force_download=False,

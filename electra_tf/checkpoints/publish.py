@@ -4,9 +4,9 @@ Through `huggingface_hub`'s public API: `HfApi.create_repo` (kept when it exists
 `create_branch` for a `revision=` that is not there yet, and `upload_folder` (one commit, or a pull request with
 `create_pr=True`). A folder without a `README.md` model card gets one first (`model_card.write_model_card`, from
 what its `electra_tf.json` or `export_info.json` records), so the hub always shows what the model is. Hidden
-files (a folder's lock, a half-written temporary) are not uploaded. Offline (`HF_HUB_OFFLINE=1`) the push is
-refused in one line before anything is read or sent; a hub that refuses the token, or cannot be reached, is one
-line too, naming the repository.
+files (a folder's lock, a half-written temporary) are not uploaded. Offline (`HF_HUB_OFFLINE=1`), or without a
+token, the push is refused in one line before anything is read or sent; a hub that refuses the token, or cannot be
+reached, is one line too, naming the repository.
 
 Example:
 >>> import os, tempfile
@@ -17,12 +17,13 @@ ConnectionError: me/electra-sst2: cannot push to the Hugging Face hub while offl
 >>> del os.environ["HF_HUB_OFFLINE"]
 """
 
+import contextlib
 import os
 
-from huggingface_hub import HfApi
+from huggingface_hub import HfApi, get_token
 from huggingface_hub.utils import HfHubHTTPError
 
-from electra_tf.checkpoints.hub import is_hub_id, is_offline
+from electra_tf.checkpoints.hub import is_connection_error, is_hub_id, is_offline
 from electra_tf.checkpoints.model_card import CARD_FILE, write_model_card
 from electra_tf.checkpoints.ours import read_model_info
 from electra_tf.util.atomic import read_json
@@ -33,14 +34,32 @@ EXPORT_INFO_FILES = ("export_info.json", os.path.join("assets.extra", "export_in
 HIDDEN = [".*", "*/.*"]
 
 
-def check_push_target(repo_id: str) -> None:
-    """Refuses, in one line before any work, a push that cannot happen: an invalid repository id, or offline."""
-    if not is_hub_id(repo_id) or "/" not in repo_id:
+def check_push_target(repo_id: str, token: str | bool | None = None) -> None:
+    """Refuses, in one line before any work, a push that cannot happen: an invalid repository id, offline, or no
+    token (`token` None and none saved or in `HF_TOKEN`)."""
+    if not isinstance(repo_id, str) or not is_hub_id(repo_id) or "/" not in repo_id:
         raise ValueError(f"{repo_id!r}: not a Hugging Face repository id to push to (give <owner>/<name>)")
     if is_offline():
         raise ConnectionError(f"{repo_id}: cannot push to the Hugging Face hub while offline (HF_HUB_OFFLINE=1); "
                               "unset it where there is a network, or push the folder later with "
                               f"`hf upload {repo_id} <folder>`")
+    if token is None and not get_token():
+        raise PermissionError(f"{repo_id}: no Hugging Face token to push with: pass one with write access "
+                              "(token=, --hub_token), set HF_TOKEN, or run `hf auth login`")
+
+
+def create_repository(repo_id: str, token: str | bool | None = None, private: bool | None = None,
+                      revision: str | None = None, folder: str = "<folder>") -> HfApi:
+    """Creates the model repository `repo_id` (kept when it exists) and its branch `revision` (if not main), as a
+    push of `folder` does first (`PushToHubCallback` when it is built, so a refused token is known before
+    training); the `HfApi` that did it."""
+    check_push_target(repo_id, token)
+    api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
+    with _answered(repo_id, folder):
+        api.create_repo(repo_id, private=private, exist_ok=True)
+        if revision not in (None, "main"):
+            api.create_branch(repo_id, branch=revision, exist_ok=True)
+    return api
 
 
 def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bool | None = None,
@@ -58,20 +77,26 @@ def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bo
         commit_message: default "Upload <folder name> with electra_tf <version>".
         create_pr: open a pull request instead of committing to the branch.
     """
-    check_push_target(repo_id)
+    check_push_target(repo_id, token)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"{folder}: no such folder to push to {repo_id}")
     if not os.path.exists(os.path.join(folder, CARD_FILE)):
         write_model_card(folder, **_recorded_facts(folder))
-    api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
+    api = create_repository(repo_id, token, private, revision, folder)
     name = os.path.basename(os.path.normpath(os.path.abspath(folder)))
-    try:
-        api.create_repo(repo_id, private=private, exist_ok=True)
-        if revision not in (None, "main"):
-            api.create_branch(repo_id, branch=revision, exist_ok=True)
+    with _answered(repo_id, folder):
         commit = api.upload_folder(folder_path=folder, repo_id=repo_id, revision=revision, create_pr=create_pr,
                                    commit_message=commit_message or f"Upload {name} with electra_tf {__version__}",
                                    ignore_patterns=HIDDEN)
+    return commit.pr_url if create_pr and commit.pr_url else commit.commit_url
+
+
+@contextlib.contextmanager
+def _answered(repo_id, folder):
+    """The hub's refusals (`PermissionError` for the token), and a hub that cannot be reached, as one line naming
+    `repo_id`."""
+    try:
+        yield
     except HfHubHTTPError as error:
         status = getattr(error.response, "status_code", None)
         if status in (401, 403):
@@ -79,12 +104,13 @@ def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bo
                                   "with write access (token=, --hub_token, HF_TOKEN or `hf auth login`)") from None
         raise ConnectionError(f"{repo_id}: the Hugging Face hub refused the push (HTTP {status}: "
                               f"{str(error).splitlines()[0]})") from None
-    except OSError as error:  # the HTTP client's connection errors
+    except Exception as error:  # noqa: BLE001 (kinds of errors of the HTTP client: `is_connection_error`)
+        if not is_connection_error(error):
+            raise
         raise ConnectionError(f"{repo_id}: the Hugging Face hub "
                               f"({os.environ.get('HF_ENDPOINT') or 'huggingface.co'}) cannot be reached "
                               f"({type(error).__name__}); check the network, or push later with "
                               f"`hf upload {repo_id} {folder}`") from None
-    return commit.pr_url if create_pr and commit.pr_url else commit.commit_url
 
 
 def _recorded_facts(folder):

@@ -386,7 +386,7 @@ class ElectraNetwork(keras.Model):
         hub repository `repo_id` (created if needed, `private`; on branch `revision`, or as a pull request with
         `create_pr`), as transformers' and keras-hub's models are published; returns the commit's URL.
         `electra_tf.checkpoints.publish.push_to_hub` pushes a folder already written."""
-        publish.check_push_target(repo_id)
+        publish.check_push_target(repo_id, token)
         with tempfile.TemporaryDirectory() as folder:
             saved = os.path.join(folder, repo_id.rstrip("/").rpartition("/")[2])
             self.save_pretrained(saved, tokenizer=tokenizer, **info)

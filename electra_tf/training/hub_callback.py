@@ -2,8 +2,9 @@
 
 As transformers' TensorFlow `PushToHubCallback`: every epoch (`save_strategy="epoch"`) or every `save_steps`
 batches (`"steps"`), the model is saved with `save_pretrained(output_dir, tokenizer=...)` (with its model card)
-and the folder is pushed (`checkpoints.publish.push_to_hub`), and once more when training ends. The repository
-and the offline check are made when the callback is built, before any training.
+and the folder is pushed (`checkpoints.publish.push_to_hub`), and once more when training ends. The repository is
+made when the callback is built, before any training: offline, without a token, or with one the hub refuses, the
+callback is refused in one line.
 
 Example:
 >>> import os, tempfile
@@ -12,16 +13,15 @@ Example:
 >>> PushToHubCallback(tempfile.mkdtemp(), "me/electra-sst2")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ConnectionError: me/electra-sst2: cannot push to the Hugging Face hub while offline (HF_HUB_OFFLINE=1); ...
->>> os.environ["HF_HUB_OFFLINE"] = "0"
->>> callback = PushToHubCallback(tempfile.mkdtemp(), "me/electra-sst2", save_strategy="steps", save_steps=100)
->>> callback.save_steps
-100
+>>> PushToHubCallback(tempfile.mkdtemp(), "me/electra-sst2", save_strategy="steps")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+ValueError: save_steps=None: save_strategy='steps' needs a positive save_steps
 >>> _ = os.environ.pop("HF_HUB_OFFLINE") if offline is None else os.environ.update(HF_HUB_OFFLINE=offline)
 """
 
 import keras
 
-from electra_tf.checkpoints.publish import check_push_target, push_to_hub
+from electra_tf.checkpoints.publish import create_repository, push_to_hub
 
 SAVE_STRATEGIES = ("epoch", "steps")
 
@@ -46,7 +46,7 @@ class PushToHubCallback(keras.callbacks.Callback):
             raise ValueError(f"save_strategy={save_strategy!r}: one of {', '.join(SAVE_STRATEGIES)}")
         if save_strategy == "steps" and (save_steps is None or save_steps < 1):
             raise ValueError(f"save_steps={save_steps!r}: save_strategy='steps' needs a positive save_steps")
-        check_push_target(repo_id)
+        create_repository(repo_id, token, private, revision)
         self.output_dir, self.repo_id, self.save_strategy, self.save_steps = output_dir, repo_id, save_strategy, \
             save_steps
         self.tokenizer, self.token, self.private, self.revision = tokenizer, token, private, revision

@@ -110,7 +110,7 @@ class ElectraTokenizer(WordPieceTokenizer):
     def push_to_hub(self, repo_id, commit_message=None, private=None, token=None, revision=None, create_pr=False):
         """transformers' `tokenizer.push_to_hub`: uploads the tokenizer files (`save_pretrained`) to the hub
         repository `repo_id` (`electra_tf.checkpoints.publish.push_to_hub`); returns the commit's URL."""
-        publish.check_push_target(repo_id)
+        publish.check_push_target(repo_id, token)
         with tempfile.TemporaryDirectory() as folder:
             self.save_pretrained(folder)
             return publish.push_to_hub(folder, repo_id, token=token, private=private, revision=revision,

@@ -5,6 +5,7 @@ Pushes land on the loopback hub (tools/local_hub.py), which serves them back thr
 """
 
 import os
+import re
 
 import huggingface_hub
 import keras
@@ -85,7 +86,7 @@ def test_pushing_without_a_token_or_offline_or_to_no_id_is_one_line(online, tmp_
     folder.mkdir()
     with pytest.raises(PermissionError, match=r"^me/x: the Hugging Face hub refused the push \(HTTP 401\): pass a "
                                               r"token with write access \(token=, --hub_token"):
-        push_to_hub(str(folder), "me/x")
+        push_to_hub(str(folder), "me/x", token=False)  # (huggingface_hub's "send none")
     with pytest.raises(ValueError, match=r"^'no_owner': not a Hugging Face repository id to push to"):
         push_to_hub(str(folder), "no_owner", token="hf_write")
     with pytest.raises(FileNotFoundError, match=f"^{tmp_path}/missing: no such folder to push to me/x$"):
@@ -147,3 +148,32 @@ def test_the_tools_refuse_a_push_that_cannot_happen_before_any_work(tmp_path, ti
     refused(run_tool(tool, *flags, "--hub_revision=v1"), "--hub_revision is an option of --push_to_hub, which was "
                                                          "not given")
     assert not (tmp_path / "out").exists()
+
+
+def test_no_token_or_an_unreachable_hub_is_one_line_before_any_work(online, tmp_path, tiny_pretrained_dir, run_tool,
+                                                                    refused, monkeypatch):
+    """Without a token (none given, saved or in HF_TOKEN) the push, the callback and the tools are refused before
+    anything is sent or trained (before: the tools fine-tuned or exported, then met the hub's 401); a hub that
+    cannot be reached is one line (before: httpx's ConnectError traceback); the callback and the tools make the
+    repository first, as transformers' do."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    message = "me/x: no Hugging Face token to push with: pass one with write access (token=, --hub_token), set " \
+              "HF_TOKEN, or run `hf auth login`"
+    for attempt in (lambda: push_to_hub(str(folder), "me/x"), lambda: PushToHubCallback(str(folder), "me/x")):
+        with pytest.raises(PermissionError, match=f"^{re.escape(message)}$"):
+            attempt()
+    (tmp_path / "train.csv").write_text("text,label\na,0\nb,1\n")
+    refused(run_tool("run_finetuning", "--task=text_classification", f"--train_file={tmp_path}/train.csv",
+                     f"--init_checkpoint={tiny_pretrained_dir}", f"--output_dir={tmp_path}/out", "--push_to_hub=me/x"),
+            message)
+    assert online.requests == [] and not (tmp_path / "out").exists()
+    PushToHubCallback(str(folder), "me/made", token="hf_write")
+    assert "me/made" in online.branches  # made when built
+    with pytest.raises(ValueError, match=r"^None: not a Hugging Face repository id to push to"):
+        push_to_hub(str(folder), None, token="hf_write")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # (nothing listens there)
+    with pytest.raises(ConnectionError, match=r"^me/x: the Hugging Face hub \(http://127.0.0.1:9\) cannot be reached "
+                                              r"\(ConnectError\); check the network, or push later with `hf upload "
+                                              f"me/x {re.escape(str(folder))}`$"):
+        push_to_hub(str(folder), "me/x", token="hf_write")
