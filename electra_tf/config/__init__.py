@@ -120,8 +120,9 @@ class _JsonConfig:
                    field.name, f"expected {field.type}, got {value!r}")
             if isinstance(valid, tuple):
                 _check(value in valid, name, field.name, f"{value!r} is not one of {valid}")
-            elif valid is not None:
-                _check(_RULES[valid](value), name, field.name, f"must be {valid}, got {value}")
+            elif valid is not None:  # (a rule is a finite number's: inf > 0, and training steps of inf epochs fail)
+                _check(math.isfinite(value) and _RULES[valid](value), name, field.name,
+                       f"must be {'a finite number ' * (not math.isfinite(value))}{valid}, got {value}")
 
 
 def set_pretrained_config_reader(reader):

@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import math
 import pathlib
 
 import pytest
@@ -136,3 +137,11 @@ def test_two_stage_and_tie_all_generators_have_the_discriminators_exact_shape():
     model = ElectraConfig(hidden_size=32, num_heads=2)  # a fraction-derived generator would have 1 head
     for fields in ({"weight_sharing": "all"}, {"training_algorithm": "two_stage", "two_stage_generator_steps": 1}):
         assert generator_config(model, PretrainingConfig(generator_hidden_size=1.0, **fields)) == model
+
+
+@pytest.mark.parametrize("field, value", [("epochs", math.inf), ("learning_rate", math.inf), ("epochs", math.nan),
+                                          ("layerwise_lr_decay", -math.inf)])
+def test_a_range_is_of_finite_numbers(field, value):
+    """`--epochs=inf` passed `> 0` and ended in an OverflowError traceback after the model was loaded."""
+    with pytest.raises(ValueError, match=rf"^FinetuningConfig.{field}: must be a finite number .*, got {value}$"):
+        FinetuningConfig(task="rte", **{field: value})
