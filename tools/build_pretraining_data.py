@@ -36,7 +36,7 @@ flags.DEFINE_integer("num_shards", 16, "Number of output shards.")
 flags.DEFINE_integer("num_processes", 1, "Worker processes (--runner=local): keep 1 unless the corpus is hundreds "
                      "of MB (each process starts its own TensorFlow).")
 flags.DEFINE_integer("segmenter_processes", None, "--whole_word_masking: processes that cut CJK text into words "
-                     "(jieba) while the build tokenizes; default: one per core this build may use (with "
+                     "(jieba) while the build tokenizes, at most one per core this build may use (the default; with "
                      "--num_processes above 1, each of those cuts its own text).")
 flags.DEFINE_bool("dedupe", False, "Drop exact duplicate documents (same text after NFKC, case folding and "
                   "collapsing spaces); counted in manifest.json.")

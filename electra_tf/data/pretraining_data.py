@@ -443,13 +443,16 @@ def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_len
         num_processes: worker processes; process `p` writes shards
             `p, p + num_processes, ...`. The output does not depend on it.
         segmenter_processes: with `whole_word_masking`, the processes that cut CJK text into words while this
-            one tokenizes (`word_segmentation.WordCutter`); None: one per core this process may use. (With
+            one tokenizes (`word_segmentation.WordCutter`), at most one per core this process may use (None). (With
             `num_processes` above 1, each of those cuts its own text.) The output does not depend on it.
         progress: called as `progress(documents, tokens, seconds)` now and
             then, with the documents and tokens packed so far.
     """
     if num_processes < 1:
         raise ValueError(f"need num_processes >= 1, got {num_processes}")
+    if segmenter_processes is not None and not 1 <= segmenter_processes <= available_cores():
+        raise ValueError(f"segmenter_processes must be in 1..{available_cores()} (the cores this process may use; "
+                         f"each runs one jieba worker), got {segmenter_processes}")
     settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
                               seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
                               strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,

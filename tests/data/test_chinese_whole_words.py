@@ -215,3 +215,19 @@ def test_english_masking_is_unchanged_by_zero_marks():
     zeros = mask_tokens(ids, mask, keys, continues_word=tf.zeros_like(ids), **common)
     for a, b in zip(plain, zeros):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_more_segmenter_processes_than_cores_is_one_line_before_any_work(chinese, tmp_path, run_tool, refused):
+    """`--segmenter_processes=100000` started one jieba worker process each (a fork bomb from a typo); now it is
+    refused with the number of cores, before the corpus is read."""
+    corpus, vocab, _ = chinese
+    cores = len(os.sched_getaffinity(0))
+    for processes in (0, cores + 1, 100000):
+        with pytest.raises(ValueError, match=rf"^segmenter_processes must be in 1..{cores} \(the cores this process "
+                                             rf"may use; each runs one jieba worker\), got {processes}$"):
+            build_pretraining_shards([str(tmp_path / "unread.txt")], vocab, str(tmp_path / "out"),
+                                     whole_word_masking=True, segmenter_processes=processes)
+    refused(run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocab}",
+                     f"--output_dir={tmp_path}/out", "--whole_word_masking", "--segmenter_processes=100000"),
+            f"segmenter_processes must be in 1..{cores}")
+    assert not (tmp_path / "out").exists()
