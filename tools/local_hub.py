@@ -138,7 +138,7 @@ class LocalHub:
                               body)
         commit, files = revision
         if kind == "info":
-            info = {"id": repo_id, "modelId": repo_id, "sha": commit, "private": False,
+            info = {"id": repo_id, "modelId": repo_id, "sha": commit, "private": repo_id in self.private,
                     "siblings": [{"rfilename": name} for name in files]}
             return self._send(handler, 200, json.dumps(info).encode(), {"Content-Type": "application/json"}, body)
         if kind == "tree":

@@ -50,13 +50,16 @@ def check_push_target(repo_id: str, token: str | bool | None = None) -> None:
 
 def create_repository(repo_id: str, token: str | bool | None = None, private: bool | None = None,
                       revision: str | None = None, folder: str = "<folder>") -> HfApi:
-    """Creates the model repository `repo_id` (kept when it exists) and its branch `revision` (if not main), as a
-    push of `folder` does first (`PushToHubCallback` when it is built, so a refused token is known before
+    """Creates the model repository `repo_id` (kept when it exists; an existing public one is refused when `private`)
+    and its branch `revision` (if not main), as a push of `folder` does first (`PushToHubCallback` when it is built, so a refused token is known before
     training); the `HfApi` that did it."""
     check_push_target(repo_id, token)
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
     with _answered(repo_id, folder):
         api.create_repo(repo_id, private=private, exist_ok=True)
+        if private and not api.repo_info(repo_id).private:  # (create_repo keeps an existing one's visibility)
+            raise PermissionError(f"{repo_id} exists and is public: private=True (--hub_private_repo) cannot make it "
+                                  "private; make it private in its settings on the hub, or push to a new repository")
         if revision not in (None, "main"):
             api.create_branch(repo_id, branch=revision, exist_ok=True)
     return api
@@ -72,7 +75,7 @@ def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bo
             export version folder.
         repo_id: `<owner>/<name>` on the hub (`HF_ENDPOINT` names another hub).
         token: a write token (default: the one `hf auth login` saved, or `HF_TOKEN`).
-        private: make a new repository private (an existing one keeps its visibility).
+        private: make a new repository private (an existing one keeps its visibility: a public one is refused).
         revision: the branch to push to, created from main if missing (default: main).
         commit_message: default "Upload <folder name> with electra_tf <version>".
         create_pr: open a pull request instead of committing to the branch.
@@ -104,6 +107,8 @@ def _answered(repo_id, folder):
                                   "with write access (token=, --hub_token, HF_TOKEN or `hf auth login`)") from None
         raise ConnectionError(f"{repo_id}: the Hugging Face hub refused the push (HTTP {status}: "
                               f"{str(error).splitlines()[0]})") from None
+    except PermissionError:  # (an OSError, but no connection's: ours)
+        raise
     except Exception as error:  # noqa: BLE001 (kinds of errors of the HTTP client: `is_connection_error`)
         if not is_connection_error(error):
             raise

@@ -155,7 +155,7 @@ def test_no_token_or_an_unreachable_hub_is_one_line_before_any_work(online, tmp_
     """Without a token (none given, saved or in HF_TOKEN) the push, the callback and the tools are refused before
     anything is sent or trained (before: the tools fine-tuned or exported, then met the hub's 401); a hub that
     cannot be reached is one line (before: httpx's ConnectError traceback); the callback and the tools make the
-    repository first, as transformers' do."""
+    repository first, as transformers' do; `private=True` for an existing public repository is refused."""
     folder = tmp_path / "model"
     folder.mkdir()
     message = "me/x: no Hugging Face token to push with: pass one with write access (token=, --hub_token), set " \
@@ -170,6 +170,10 @@ def test_no_token_or_an_unreachable_hub_is_one_line_before_any_work(online, tmp_
     assert online.requests == [] and not (tmp_path / "out").exists()
     PushToHubCallback(str(folder), "me/made", token="hf_write")
     assert "me/made" in online.branches  # made when built
+    with pytest.raises(PermissionError, match=r"^me/made exists and is public: private=True \(--hub_private_repo\) "
+                                              r"cannot make it private; make it private in its settings on the hub"):
+        push_to_hub(str(folder), "me/made", token="hf_write", private=True)  # (before: pushed to it, public)
+    assert [repo for repo, _, _ in online.commits] == [] and online.private == set()
     with pytest.raises(ValueError, match=r"^None: not a Hugging Face repository id to push to"):
         push_to_hub(str(folder), None, token="hf_write")
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # (nothing listens there)
