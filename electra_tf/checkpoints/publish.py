@@ -50,9 +50,9 @@ def check_push_target(repo_id: str, token: str | bool | None = None) -> None:
 
 def create_repository(repo_id: str, token: str | bool | None = None, private: bool | None = None,
                       revision: str | None = None, folder: str = "<folder>") -> HfApi:
-    """Creates the model repository `repo_id` (kept when it exists; an existing public one is refused when `private`)
-    and its branch `revision` (if not main), as a push of `folder` does first (`PushToHubCallback` when it is built, so a refused token is known before
-    training); the `HfApi` that did it."""
+    """Creates the model repository `repo_id` (kept when it exists; an existing public one is refused when
+    `private`) and its branch `revision` (if not main), as a push of `folder` does first (`PushToHubCallback` when it
+    is built, so a refused token is known before training); the `HfApi` that did it."""
     check_push_target(repo_id, token)
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
     with _answered(repo_id, folder):

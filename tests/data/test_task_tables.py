@@ -255,3 +255,10 @@ def test_a_source_that_names_what_its_data_has_not_or_is_misspelt_is_one_line(tm
     with pytest.raises(ValueError, match=r"^empty_dev@train: its split 'validation' was saved with no rows, which 🤗 "
                                          r"datasets cannot read back \(no examples\); save the dataset without it$"):
         read_text_file("empty_dev@train", ["text"], "label")
+    tagged = datasets.Features({"tokens": datasets.Sequence(datasets.Value("string")),
+                                "ner_tags": datasets.Sequence(datasets.ClassLabel(names=NER_NAMES))})
+    datasets.Dataset.from_dict({"tokens": [["Ann", "met"]], "ner_tags": [[1, -1]]},
+                               features=tagged).save_to_disk("untagged")
+    with pytest.raises(ValueError, match=r"^untagged:row 0: 'ner_tags' is \['B-PER', None\], not one tag name per word "
+                                         r"\(2 words; a class id of -1 \(no label\) is no tag\)$"):
+        read_sentences("untagged")  # (before: "class ids need a ClassLabel feature naming them": it has one)

@@ -115,8 +115,10 @@ def read_sentences(path, tag_column=-1, dataset_tags="ner_tags"):
             raise ValueError(f"{path}:{line}: {WORDS_COLUMN!r} is {words!r:.80}, not a list of words (each a "
                              "string without spaces)")
         if not isinstance(tags, list) or len(tags) != len(words) or not all(isinstance(tag, str) for tag in tags):
+            hint = "a class id of -1 (no label) is no tag" if tags_column in rows.class_names else \
+                "class ids need a ClassLabel feature naming them"
             raise ValueError(f"{path}:{line}: {tags_column!r} is {tags!r:.80}, not one tag name per word "
-                             f"({len(words)} words; class ids need a ClassLabel feature naming them)")
+                             f"({len(words)} words; {hint})")
         if words and words[0] != "-DOCSTART-":
             sentences.append(TaggedSentence(tuple(words), tuple(tags)))
     if not sentences:
