@@ -4,7 +4,9 @@ As transformers' TensorFlow `PushToHubCallback`: every epoch (`save_strategy="ep
 batches (`"steps"`), the model is saved with `save_pretrained(output_dir, tokenizer=...)` (with its model card)
 and the folder is pushed (`checkpoints.publish.push_to_hub`), and once more when training ends. The repository is
 made when the callback is built, before any training: offline, without a token, or with one the hub refuses, the
-callback is refused in one line.
+callback is refused in one line. A push that fails during training (the network gone, the token revoked) is a
+warning, and training goes on: the model is in `output_dir`, and the next save pushes it; only the push at the end
+of training raises.
 
 Example:
 >>> import os, tempfile
@@ -18,6 +20,8 @@ Traceback (most recent call last):
 ValueError: save_steps=None: save_strategy='steps' needs a positive save_steps
 >>> _ = os.environ.pop("HF_HUB_OFFLINE") if offline is None else os.environ.update(HF_HUB_OFFLINE=offline)
 """
+
+import logging
 
 import keras
 
@@ -53,6 +57,7 @@ class PushToHubCallback(keras.callbacks.Callback):
         self.pushed = []  # the URL of each commit made
         self._step = 0
         self._pushed_at = None  # the step of the last push
+        self._failed = False  # whether it failed
 
     def set_model(self, model):
         if not hasattr(model, "save_pretrained"):
@@ -70,11 +75,19 @@ class PushToHubCallback(keras.callbacks.Callback):
             self._push(f"epoch {epoch + 1}")
 
     def on_train_end(self, logs=None):
-        if self._pushed_at != self._step:  # not pushed yet at this step
-            self._push("end of training")
+        if self._pushed_at != self._step or self._failed:  # not pushed yet at this step
+            self._push("end of training", final=True)
 
-    def _push(self, when):
+    def _push(self, when, final=False):
         self._pushed_at = self._step
         self.model.save_pretrained(self.output_dir, tokenizer=self.tokenizer)
-        self.pushed.append(push_to_hub(self.output_dir, self.repo_id, token=self.token, private=self.private,
-                                       revision=self.revision, commit_message=f"Training in progress: {when}"))
+        try:
+            self.pushed.append(push_to_hub(self.output_dir, self.repo_id, token=self.token, private=self.private,
+                                           revision=self.revision, commit_message=f"Training in progress: {when}"))
+            self._failed = False
+        except (ConnectionError, PermissionError) as error:  # (`push_to_hub`'s one-line answers)
+            if final:
+                raise
+            self._failed = True
+            logging.warning("push of %s failed: %s; training goes on (the model is in %s; the next save pushes it)",
+                            when, error, self.output_dir)

@@ -181,3 +181,22 @@ def test_no_token_or_an_unreachable_hub_is_one_line_before_any_work(online, tmp_
                                               r"\(ConnectError\); check the network, or push later with `hf upload "
                                               f"me/x {re.escape(str(folder))}`$"):
         push_to_hub(str(folder), "me/x", token="hf_write")
+
+
+def test_a_push_that_fails_during_training_is_a_warning_and_training_goes_on(online, tmp_path, tiny_pretrained_dir,
+                                                                           monkeypatch, caplog):
+    """Before: the callback's exception ended `fit` at the first failed push (the network gone after it was built);
+    now each failed push is a warning, the model stays in output_dir, and the push at the end raises."""
+    tokenizer = ElectraTokenizer.from_pretrained(str(tiny_pretrained_dir))
+    model = ElectraForSequenceClassification.from_pretrained(str(tiny_pretrained_dir), num_labels=2)
+    features = {name: np.asarray(value) for name, value in tokenizer.encode(["a b", "c d"], sequence_length=8).items()}
+    model.compile(optimizer="adam", loss={"logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+    callback = PushToHubCallback(str(tmp_path / "out"), "me/flaky", tokenizer=tokenizer, token="hf_write")
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the hub gone after the callback was built
+    with pytest.raises(ConnectionError, match=r"^me/flaky: the Hugging Face hub \(http://127.0.0.1:9\) cannot be "
+                                              r"reached"):
+        model.fit(features, np.array([0, 1]), batch_size=2, epochs=2, callbacks=[callback], verbose=0)
+    assert len(model.history.epoch) == 2 and callback.pushed == []  # every epoch trained
+    assert [record.getMessage().split(":")[0] for record in caplog.records if "push of" in record.getMessage()] == \
+        ["push of epoch 1 failed", "push of epoch 2 failed"]
+    assert (tmp_path / "out" / "electra_tf.json").exists()
