@@ -262,3 +262,8 @@ def test_a_source_that_names_what_its_data_has_not_or_is_misspelt_is_one_line(tm
     with pytest.raises(ValueError, match=r"^untagged:row 0: 'ner_tags' is \['B-PER', None\], not one tag name per word "
                                          r"\(2 words; a class id of -1 \(no label\) is no tag\)$"):
         read_sentences("untagged")  # (before: "class ids need a ClassLabel feature naming them": it has one)
+    (tmp_path / "spark.parquet").mkdir()  # a folder of parts, as Spark writes one (before: "no such file")
+    for part, (text, label) in enumerate([("good", "p"), ("bad", "n")]):
+        pq.write_table(pa.table({"text": [text], "label": [label]}), tmp_path / f"spark.parquet/part-{part}.parquet")
+    (tmp_path / "spark.parquet" / "_SUCCESS").write_text("")
+    assert read_text_file("spark.parquet", ["text"], "label")[0].texts == (("good", "bad"),)

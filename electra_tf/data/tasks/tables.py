@@ -2,7 +2,7 @@
 
 `--train_file`, `--dev_file` and `--test_file` (a task's `files`) take, besides the task's own file format:
 
-- a Parquet file (`.parquet`), read with pyarrow;
+- a Parquet file (`.parquet`, or a folder of them so named, as Spark writes one), read with pyarrow;
 - a folder `Dataset.save_to_disk` or `DatasetDict.save_to_disk` wrote (`datasets.load_from_disk`);
 - any other folder: data files as `datasets.load_dataset` finds them (`train.csv`, `data/validation-*.parquet`);
 - a hub dataset id (`conll2003`, `rajpurkar/squad_v2`): `datasets.load_dataset`, from the Hugging Face cache
@@ -114,8 +114,8 @@ def read_table(source):
         raise ValueError(f"{source}: a DatasetDict.save_to_disk folder has splits, not configurations; give "
                          f"{location}{f'@{split}' if split else ''}")
     if location.endswith(".parquet"):
-        if not os.path.isfile(location):
-            raise FileNotFoundError(f"{source}: no such file")
+        if not os.path.exists(location):
+            raise FileNotFoundError(f"{source}: no such file or folder")
         try:
             table = pq.read_table(location)
         except Exception as e:  # noqa: BLE001 (pyarrow raises several kinds for a file that is not Parquet)
