@@ -389,7 +389,7 @@ def test_convert_a_huggingface_pair_through_every_format(tmp_path):
         convert(task, str(tmp_path / "nowhere"), to="google")
 
 
-def test_the_tools_convert_and_continue_pretraining_from_a_converted_model(tmp_path):
+def test_the_tools_convert_and_continue_pretraining_from_a_converted_model(tmp_path, run_tool):
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
     converted = tmp_path / "converted"
     result = subprocess.run(
@@ -407,10 +407,9 @@ def test_the_tools_convert_and_continue_pretraining_from_a_converted_model(tmp_p
         capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"initialised from {converted}" in result.stdout and "done: step 1 of 1" in result.stdout
-    bad = subprocess.run([sys.executable, "-m", "electra_tf.tools.convert_checkpoint", f"--input={tmp_path}",
-                          "--to=huggingface", f"--output={tmp_path / 'out'}"],
-                         capture_output=True, text=True, timeout=300, env=env)
-    assert bad.returncode == 2 and "no pre-trained ELECTRA here" in bad.stderr
+    code, _, err = run_tool("convert_checkpoint", f"--input={tmp_path}", "--to=huggingface",
+                            f"--output={tmp_path / 'out'}")
+    assert code == 2 and "no pre-trained ELECTRA here" in err
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -48,15 +48,15 @@ def vocab_file(corpus_dir, tmp_path_factory):
     return str(path)
 
 
-def test_build_vocab_refuses_bad_input(corpus_dir, vocab_file, tmp_path):
-    result = run_script("build_vocab", f"--input_files={tmp_path}/nothing*.txt", f"--output={tmp_path}/v.txt")
-    assert result.returncode == 2 and "error: no input files match" in result.stderr
-    result = run_script("build_vocab", f"--input_files={corpus_dir}/a.txt", f"--output={vocab_file}")
-    assert result.returncode == 2 and "exists; pass --overwrite" in result.stderr
+def test_build_vocab_refuses_bad_input(corpus_dir, vocab_file, tmp_path, run_tool):
+    code, _, err = run_tool("build_vocab", f"--input_files={tmp_path}/nothing*.txt", f"--output={tmp_path}/v.txt")
+    assert code == 2 and "error: no input files match" in err
+    code, _, err = run_tool("build_vocab", f"--input_files={corpus_dir}/a.txt", f"--output={vocab_file}")
+    assert code == 2 and "exists; pass --overwrite" in err
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "blank.txt").write_text("\n\n\n")
-    result = run_script("build_vocab", f"--input_files={tmp_path}/empty", f"--output={tmp_path}/v.txt")
-    assert result.returncode == 2 and "error:" in result.stderr and not (tmp_path / "v.txt").exists()
+    code, _, err = run_tool("build_vocab", f"--input_files={tmp_path}/empty", f"--output={tmp_path}/v.txt")
+    assert code == 2 and "error:" in err and not (tmp_path / "v.txt").exists()
 
 
 def _build(corpus_dir, vocab_file, output_dir, *extra):
@@ -98,21 +98,25 @@ def test_a_killed_build_resumes_to_the_same_shards(corpus_dir, vocab_file, tmp_p
     assert shard_digests(out) == shard_digests(tmp_path / "reference")
 
 
-def test_build_refuses_bad_input_and_keeps_what_exists(corpus_dir, vocab_file, tmp_path):
+def test_build_refuses_bad_input_and_keeps_what_exists(corpus_dir, vocab_file, tmp_path, run_tool):
     out = tmp_path / "data"
     assert _build(corpus_dir, vocab_file, out).returncode == 0
     before = shard_digests(out)
-    other = run_script("build_pretraining_data", f"--input_files={corpus_dir}", f"--vocab_file={vocab_file}",
-                     f"--output_dir={out}", "--max_seq_length=64", "--num_shards=4")
-    assert other.returncode == 2 and "holds shards built with other settings" in other.stderr
+
+    def build(corpus, vocabulary, output_dir, max_seq_length=48):  # in this process: refused before any work
+        return run_tool("build_pretraining_data", f"--input_files={corpus}", f"--vocab_file={vocabulary}",
+                        f"--output_dir={output_dir}", f"--max_seq_length={max_seq_length}", "--num_shards=4")
+
+    code, _, err = build(corpus_dir, vocab_file, out, max_seq_length=64)
+    assert code == 2 and "holds shards built with other settings" in err
     assert shard_digests(out) == before
 
     no_mask = tmp_path / "no_mask.txt"
     no_mask.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n")
-    result = _build(corpus_dir, no_mask, tmp_path / "x")
-    assert result.returncode == 2 and "missing special token(s) ['[MASK]']" in result.stderr
-    result = _build(tmp_path / "missing*.txt", vocab_file, tmp_path / "y")
-    assert result.returncode == 2 and "no input files match" in result.stderr
+    code, _, err = build(corpus_dir, no_mask, tmp_path / "x")
+    assert code == 2 and "missing special token(s) ['[MASK]']" in err
+    code, _, err = build(tmp_path / "missing*.txt", vocab_file, tmp_path / "y")
+    assert code == 2 and "no input files match" in err
 
 
 def test_garbage_text_is_packed_with_a_warning(vocab_file, tmp_path):
