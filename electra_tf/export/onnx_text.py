@@ -30,6 +30,7 @@ import importlib
 import importlib.util
 import json
 import os
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import tensorflow as tf
@@ -347,10 +348,10 @@ def query_text_model(folder, *texts, **inputs):
 
 
 def _text_column(name, value):
-    """The texts of the input `name` (a text, or a list, tuple or 1-D array of texts; UTF-8 bytes decoded) as a
-    list of str, or a one-line ValueError naming the input, and the row that is no text."""
+    """The texts of the input `name` (a text, or a list, tuple, 1-D array or other sequence of texts; UTF-8 bytes
+    decoded) as a list of str, or a one-line ValueError naming the input, and the row that is no text."""
     rows = [value] if isinstance(value, (str, bytes)) else value
-    if not isinstance(rows, (list, tuple, np.ndarray)) or getattr(rows, "ndim", 1) != 1:
+    if isinstance(rows, Mapping) or not isinstance(rows, Iterable) or getattr(rows, "ndim", 1) != 1:
         raise ValueError(f"{name} takes a text or a list of texts, got {value!r:.40} ({type(value).__name__})")
     texts = []
     for row, text in enumerate(rows):

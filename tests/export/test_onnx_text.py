@@ -223,3 +223,7 @@ def test_query_export_refuses_what_is_no_text_before_onnx_runtime_sees_it(tiny_p
             query_export(folder, texts, pairs)
     decoded = query_export(folder, ["café".encode("utf-8")], "x")["input_ids"]
     assert (decoded == query_export(folder, ["café"], ["x"])["input_ids"]).all()
+    column = query_export(folder, np.array(["café", "a"]), iter(["x", "y"]))["input_ids"]  # (or a pandas Series)
+    assert (column[:1, :decoded.shape[1]] == decoded).all()
+    with pytest.raises(ValueError, match=r"^text takes a text or a list of texts, got \{'a': 'b'\} \(dict\)$"):
+        query_export(folder, {"a": "b"}, ["c"])
