@@ -198,17 +198,16 @@ def test_sigterm_and_ctrl_c_save_and_exit_for_a_later_resume(data, tmp_path, num
     assert tf.train.latest_checkpoint(str(model_dir / "checkpoints")).endswith(f"ckpt-{step}")
 
 
-def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference, tmp_path, run):
+def test_init_checkpoint_starts_a_new_schedule_from_the_weights(data, reference, tmp_path, run, run_tool):
     result = run(data, tmp_path / "continued", "--train_steps=2", f"--init_checkpoint={reference}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "initialised from" in result.stdout and "done: step 2 of 2" in result.stdout
     before, after = final_weights(reference), final_weights(tmp_path / "continued")
     # Warm-up starts the new schedule at a learning rate near 0: the weights barely move.
     assert max(np.abs(a - b).max() for a, b in zip(before, after)) < 1e-3
-    mismatch = run(data, tmp_path / "other", "--train_steps=2", f"--init_checkpoint={reference}",
-                   "--hidden_size=32")
-    assert mismatch.returncode == 2 and "has another model config" in mismatch.stderr
-    assert "'hidden_size': (64, 32)" in mismatch.stderr
+    code, _, err = run_tool("run_pretraining", *command(data, tmp_path / "other", "--train_steps=2",
+                                                        f"--init_checkpoint={reference}", "--hidden_size=32")[3:])
+    assert code == 2 and "has another model config" in err and "'hidden_size': (64, 32)" in err
 
 
 def test_bad_input_gives_a_clear_error_and_keeps_the_run(data, reference, tmp_path, run, run_tool):
@@ -276,13 +275,14 @@ def test_two_workers_on_loopback_finish_with_equal_weights(data, tmp_path, child
     assert initial_moved
 
 
-def test_streaming_text_files_without_a_dump(data, tmp_path, run, children):
+def test_streaming_text_files_without_a_dump(data, tmp_path, children, run_tool):
     flags = [f for f in command(data, tmp_path / "stream", "--train_steps=4") if not f.startswith("--train_files")]
     result = children.run(flags + [f"--train_text_files={data['corpus']}"], env=ENV)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "done: step 4 of 4" in result.stdout
-    both = run(data, tmp_path / "both", "--train_steps=4", f"--train_text_files={data['corpus']}")
-    assert both.returncode == 2 and "exactly one of --train_files" in both.stderr
+    code, _, err = run_tool("run_pretraining", *command(data, tmp_path / "both", "--train_steps=4",
+                                                        f"--train_text_files={data['corpus']}")[3:])
+    assert code == 2 and "exactly one of --train_files" in err
 
 
 def _scalars(model_dir, tag):
@@ -315,7 +315,7 @@ def test_two_stage_resumes_exactly_from_its_switch_over(data, tmp_path, run):
     assert flops[8] - flops[4] > flops[4] > 0
 
 
-def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(data, tmp_path, run):
+def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(data, tmp_path, run, run_tool):
     model_dir = tmp_path / "unigram"
     result = run(data, model_dir, "--train_steps=4", "--generator_type=unigram")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -323,8 +323,9 @@ def test_a_unigram_generator_counts_the_shards_once_and_exports_a_discriminator(
     assert len(counts) == len(open(data["vocab"]).read().splitlines()) and sum(counts) > 0
     assert (model_dir / "final" / "discriminator.keras").exists()
     assert not (model_dir / "final" / "generator.keras").exists()
-    refused = run(data, tmp_path / "bad", "--train_steps=4", "--generator_type=unigram", "--weight_sharing=all")
-    assert refused.returncode == 2 and "PretrainingConfig.weight_sharing" in refused.stderr
+    code, _, err = run_tool("run_pretraining", *command(data, tmp_path / "bad", "--train_steps=4",
+                                                        "--generator_type=unigram", "--weight_sharing=all")[3:])
+    assert code == 2 and "PretrainingConfig.weight_sharing" in err
 
 
 def _signal_inside(monkeypatch, owner, name, number=signal.SIGINT):
