@@ -62,7 +62,8 @@ def no_temporary_files(folder):
     return [p for p in glob.glob(f"{folder}/**/*", recursive=True) if ".tmp-" in p or p.endswith("_temp")]
 
 
-def test_full_disk_while_writing_shards_keeps_what_was_complete_and_a_rerun_finishes(corpus, tmp_path, tool):
+def test_full_disk_while_writing_shards_keeps_what_was_complete_and_a_rerun_finishes(corpus, tmp_path, tool,
+                                                                                     run_tool):
     arguments = [f"--input_files={corpus / 'corpus.txt'}", f"--vocab_file={corpus / 'vocab.txt'}",
                  "--max_seq_length=64", "--num_shards=4"]
     full = tool("build_pretraining_data", *arguments, f"--output_dir={tmp_path / 'shards'}",
@@ -71,10 +72,11 @@ def test_full_disk_while_writing_shards_keeps_what_was_complete_and_a_rerun_fini
     assert "error: a write failed (" in full.stderr and "re-run the same command" in full.stderr
     assert no_temporary_files(tmp_path / "shards") == []
     assert find_corrupt_records(glob.glob(str(tmp_path / "shards" / "*tfrecord*"))) == []
-    again = tool("build_pretraining_data", *arguments, f"--output_dir={tmp_path / 'shards'}")
-    assert again.returncode == 0, again.stderr[-2000:]
-    clean = tool("build_pretraining_data", *arguments, f"--output_dir={tmp_path / 'clean'}")
-    assert clean.returncode == 0, clean.stderr[-2000:]
+    # The re-run, and a clean build to compare with, in this process (only the full disk needs a child).
+    code, _, err = run_tool("build_pretraining_data", *arguments, f"--output_dir={tmp_path / 'shards'}")
+    assert code in (0, None), err[-2000:]
+    code, _, err = run_tool("build_pretraining_data", *arguments, f"--output_dir={tmp_path / 'clean'}")
+    assert code in (0, None), err[-2000:]
     for path in sorted(glob.glob(str(tmp_path / "clean" / "*tfrecord*"))):
         with open(path, "rb") as a, open(tmp_path / "shards" / os.path.basename(path), "rb") as b:
             assert a.read() == b.read(), path
@@ -93,17 +95,17 @@ def test_a_shard_whose_last_flush_fails_leaves_no_temporary_file_to_hold_the_spa
     assert os.listdir(tmp_path) == []
 
 
-def test_full_disk_while_writing_a_checkpoint_keeps_the_last_good_one(corpus, tmp_path, tool):
-    shards = tool("build_pretraining_data", f"--input_files={corpus / 'corpus.txt'}",
-                  f"--vocab_file={corpus / 'vocab.txt'}", f"--output_dir={tmp_path / 'shards'}",
-                  "--max_seq_length=32", "--num_shards=2")
-    assert shards.returncode == 0, shards.stderr[-2000:]
+def test_full_disk_while_writing_a_checkpoint_keeps_the_last_good_one(corpus, tmp_path, tool, run_tool):
+    code, _, err = run_tool("build_pretraining_data", f"--input_files={corpus / 'corpus.txt'}",
+                            f"--vocab_file={corpus / 'vocab.txt'}", f"--output_dir={tmp_path / 'shards'}",
+                            "--max_seq_length=32", "--num_shards=2")
+    assert code in (0, None), err[-2000:]
     model_dir = tmp_path / "run"
     arguments = ["--config=electra_tiny", f"--vocab_file={corpus / 'vocab.txt'}", f"--model_dir={model_dir}",
                  f"--train_files={tmp_path / 'shards'}", "--max_seq_length=32", "--batch_size=8", "--save_every=4",
                  "--log_every=4"]
-    first = tool("run_pretraining", *arguments, "--train_steps=4")
-    assert first.returncode == 0, first.stderr[-2000:]
+    code, _, err = run_tool("run_pretraining", *arguments, "--train_steps=4")  # (only the full disk needs a child)
+    assert code in (0, None), err[-2000:]
     checkpoint_bytes = os.path.getsize(glob.glob(str(model_dir / "checkpoints" / "ckpt-4.data-*"))[0])
     full = tool("run_pretraining", *arguments, "--train_steps=8", max_file_bytes=checkpoint_bytes // 2)
     assert full.returncode == 74, full.stderr[-2000:]
@@ -112,9 +114,9 @@ def test_full_disk_while_writing_a_checkpoint_keeps_the_last_good_one(corpus, tm
     assert latest.endswith("ckpt-4")
     assert all(np.isfinite(tf.train.load_variable(latest, name)).all()
                for name, _ in tf.train.list_variables(latest) if name.startswith("model/"))
-    again = tool("run_pretraining", *arguments, "--train_steps=8")
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert "resumed from" in again.stdout and "done: step 8 of 8" in again.stdout
+    code, out, err = run_tool("run_pretraining", *arguments, "--train_steps=8")
+    assert code in (0, None), err[-2000:]
+    assert "resumed from" in out and "done: step 8 of 8" in out
 
 
 def test_killed_fine_tuning_is_finished_by_the_same_command(tiny_pretrained_dir, tmp_path, children):
