@@ -70,10 +70,10 @@ def _build(corpus_dir, vocab_file, output_dir, *extra):
                     f"--output_dir={output_dir}", "--max_seq_length=48", "--num_shards=4", *extra)
 
 
-def test_output_does_not_depend_on_the_process_count(corpus_dir, vocab_file, tmp_path):
-    one = _build(corpus_dir, vocab_file, tmp_path / "one")
-    assert one.returncode == 0, one.stderr[-2000:]
-    assert "documents" in one.stdout and "tokens" in one.stdout and "/s)" in one.stdout
+def test_output_does_not_depend_on_the_process_count(corpus_dir, vocab_file, tmp_path, run_tool):
+    code, out, err = _build_here(run_tool, corpus_dir, vocab_file, tmp_path / "one")  # one process: this one
+    assert code in (0, None), err[-2000:]
+    assert "documents" in out and "tokens" in out and "/s)" in out
     two = _build(corpus_dir, vocab_file, tmp_path / "two", "--num_processes=2")
     assert two.returncode == 0, two.stderr[-2000:]
     assert shard_digests(tmp_path / "one") == shard_digests(tmp_path / "two")
