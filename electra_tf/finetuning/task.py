@@ -91,15 +91,18 @@ class FinetuningTask(abc.ABC):
         self.files = {split: os.path.join(data_dir, name) for split, name in self.default_files.items()} \
             if data_dir else {}
         self.files.update({split: path for split, path in (files or {}).items() if path})
-        self._last_prepared = None  # (examples, config, what `_prepared` made of them)
+        self._last_prepared = None  # (examples, config, their items if a list, what `_prepared` made of them)
 
     def _prepared(self, examples, prepare):
         """`prepare(examples)` (their model inputs), made once for the examples last given under the same config: a
-        dev set is predicted at every evaluation, and featurizing it takes seconds."""
+        dev set is predicted at every evaluation, and featurizing it takes seconds. A list given again is the same
+        examples only while it holds the same items (one appended, removed or replaced since: made afresh)."""
+        items = list(examples) if isinstance(examples, list) else None
         last = self._last_prepared
-        if last is None or last[0] is not examples or last[1] != self.config:
-            self._last_prepared = last = (examples, self.config, prepare(examples))
-        return last[2]
+        if last is None or last[0] is not examples or last[1] != self.config or (
+                items is not None and (len(items) != len(last[2]) or any(a is not b for a, b in zip(items, last[2])))):
+            self._last_prepared = last = (examples, self.config, items, prepare(examples))
+        return last[3]
 
     def task_epochs(self, name):
         """The default number of epochs for the task `name` (a task class may serve several names)."""

@@ -53,3 +53,14 @@ def test_other_examples_or_another_config_are_featurized_afresh(tiny_pretrained_
     task.config = task.config.replace(predict_batch_size=8)
     task.predict(model, examples)
     assert len(task.made) == 3  # the examples, others, then the same under another config
+
+
+def test_a_list_changed_in_place_is_featurized_afresh(tiny_pretrained_dir, tmp_path):
+    task, sentences, model = prediction_task("conll2003", tiny_pretrained_dir, tmp_path)
+    sentences = list(sentences)
+    task.predict(model, sentences)
+    sentences.append(sentences[0])  # the same list, one sentence more
+    assert len(task.predict(model, sentences)) == len(sentences)
+    sentences[1] = sentences[2]  # an item replaced
+    predicted = task.predict(model, sentences)
+    assert len(task.made) == 3 and predicted[1] == predicted[2]
