@@ -1,34 +1,8 @@
 """Raw text → model inputs inside the graph, keeping each token's character span in the raw text.
 
-The one featurization of the package: training, evaluation and the exported
-serving graphs all run it, so the ids a model is trained on are the ids it is
-served. It uses the tokenizer's own `tokenize` (tf-text's fused end-to-end
-`FastWordpieceTokenizer` on BERT-normalised text, with BERT's rules in TF
-string ops where the fused op could differ). Tagging and question answering also
-need to point back into the raw text, which `tokenize` cannot (its
-normalisation changes lengths), so text is cut into whitespace-separated words
-first, as the data files are (`str.split()` for CoNLL, `\\S+` for SQuAD):
-
-- `split_words`: words with their `[start, end)` *character* offsets (code
-  points, as Python's `str` indexes them);
-- `word_pieces`: each word's WordPiece ids, and each piece's characters found
-  by counting what the pieces spell (a word whose pieces do not spell as many
-  characters as it has gives every piece the whole word, as the original
-  falls back to whole words);
-- `pack`: `[CLS] A [SEP] (B [SEP])` padded to a fixed length, with truncation
-  budgets (`fit_single`, `fit_pair` = keras-hub's "round_robin");
-- `encode` (classification, multiple choice), `tagging_features` (tagging),
-  `squad_windows` (question answering: every doc-stride window, with labels).
-
-Splitting on whitespace first does not change the ids: whitespace ends a word
-in `bert_pretokenize` too, and lower-casing and NFD do not look across it.
-With `whitespace=BERT_WHITESPACE` the ids equal `tokenizer(text)` exactly;
-with `PYTHON_WHITESPACE` they follow the SQuAD/CoNLL files (which also split
-at \\x1c-\\x1f, \\v, \\f and \\x85, control characters BERT deletes).
-
-Packing is written with core ops rather than keras-hub's `MultiSegmentPacker`
-because that one runs tf-text's trimmer ops; the exported graph keeps to the
-long-standing ops TF Serving bundles (see `docs/serving.md`).
+The one featurization of training, evaluation and the exported serving graphs, so a model is served the ids it
+was trained on: `split_words` (words with character offsets), `word_pieces` (their ids and character spans),
+`pack` (`[CLS] A [SEP] (B [SEP])`, padded) and per task `encode`, `tagging_features`, `squad_windows`.
 
 Example:
 >>> from electra_tf.text.tokenizer import WordPieceTokenizer
@@ -48,24 +22,16 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from electra_tf.text.cjk import CJK_IDEOGRAPH
-# BERT_WHITESPACE, the class `bert_normalize` turns into spaces, is offered to `split_words` (imported so the two
-# cannot drift apart).
 from electra_tf.text.normalization import BERT_WHITESPACE, CJK_PUNCTUATION  # noqa: F401
 
 # Python's `str.isspace()` characters: how `str.split()` (CoNLL) and `\s` (SQuAD) cut words.
 PYTHON_WHITESPACE = r"[\t\n\x{0B}\x{0C}\r\x{1C}-\x{1F}\x{85}\p{Z}]"
-# Length-aware batches are padded to a multiple of this (see `padded_length`)...
+# Length-aware batches are padded to a multiple of this (see `padded_length`), or to SHORT_LENGTH when every row fits.
 PAD_MULTIPLE = 16
-# ...or, when every row fits, to this: short requests (batch 1 or 32 × 8 tokens, as served online) would
-# otherwise do twice their work at 16 (measured: 32 × 8 tokens 163 → 75 ms a call), for one more shape.
 SHORT_LENGTH = 8
-# Characters that are words on their own in raw text to tag (`split_words`' `own_words`): each CJK ideograph, as
-# BERT splits them, and each CJK punctuation mark, as a one-character-a-line Chinese NER file has them.
+# Characters that are words of their own when tagging raw Chinese text.
 CJK_WORDS = f"{CJK_IDEOGRAPH}|{CJK_PUNCTUATION}"
-# How raw text is cut into words for a tagger, by the unit its training words were (`word_unit`), so that it is
-# served the words it learned: "whitespace", words end at whitespace (a CoNLL file's words); "cjk_char", each
-# CJK ideograph or CJK punctuation mark is a word too (Chinese one character a line, other words whole); "char",
-# every character is a word (MSRA-style files: one character a line, digits and Latin letters too).
+# A tagger's word unit (the unit its training words were) → the `own_words` pattern that cuts raw text alike.
 WORD_UNITS = {"whitespace": None, "cjk_char": CJK_WORDS, "char": "[^" + PYTHON_WHITESPACE[1:]}
 # The unit of a model folder that records none (saved before units were recorded): the split it was served with.
 DEFAULT_WORD_UNIT = "cjk_char"
@@ -81,12 +47,9 @@ def split_words(texts, whitespace=PYTHON_WHITESPACE, own_words=None):
 
     >>> split_words(tf.constant(["江泽民，Bill Clinton。"]), own_words=CJK_WORDS).end.to_list()
     [[1, 2, 3, 4, 8, 16, 17]]
-
-    (tf-text's `RegexSplitWithOffsets` stops at a NUL byte, so U+0001, also a
-    one-byte control character, stands in for NUL while splitting: `words`
-    holds it in place of NUL; `raw_words` cuts the words from the raw text.)
     """
     texts = tf.convert_to_tensor(texts, tf.string)
+    # tf-text's split stops at a NUL byte: U+0001 stands in for it (`raw_words` cuts the words from the raw text).
     delimiter = f"{whitespace}+" + (f"|{own_words}" if own_words else "")
     words, begin, end = tf_text.regex_split_with_offsets(tf.strings.regex_replace(texts, "\x00", "\x01"),
                                                          delimiter, own_words or "")
@@ -101,11 +64,8 @@ def raw_words(texts, words):
 
 
 def byte_to_char_offsets(texts, byte_offsets):
-    """Byte offsets `[batch, (n)]` (each at the start of a character of its row's text) → int32 character offsets.
-
-    One `searchsorted` over all rows at once: the rows' character starts are
-    made increasing by adding each row's byte position in the whole batch.
-    """
+    """Byte offsets `[batch, (n)]` (each at the start of a character of its row's text) → int32 character offsets
+    (one `searchsorted` over the whole batch)."""
     _, char_bytes = tf.strings.unicode_decode_with_offsets(texts, "UTF-8")
     row_base = tf.cumsum(tf.cast(tf.strings.length(texts), tf.int64), exclusive=True)
     sorted_starts = char_bytes.flat_values + tf.gather(row_base, char_bytes.value_rowids())
@@ -126,13 +86,9 @@ def piece_lengths(tokenizer):
 
 
 def word_pieces(tokenizer, words, empty_word_id=None):
-    """`Words` → `Pieces`: ragged `[batch, (pieces)]` int32 ids and character spans `start`, `end`;
-    `counts`, ragged `[batch, (words)]`, is how many pieces each word has.
-
-    A word that yields no piece (only control characters) is dropped, as
-    `tokenizer(text)` drops it, unless `empty_word_id` is given: then it is
-    that one id (the tagging data's `[UNK]`), so every word keeps a piece.
-    """
+    """`Words` → `Pieces`: ragged `[batch, (pieces)]` int32 ids and character spans `start`, `end`, and
+    `counts`, pieces per word. A word with no piece is dropped (as `tokenizer(text)` drops it) or, given
+    `empty_word_id`, is that one id."""
     flat_words = words.words.flat_values
     ids = tf.cast(tokenizer.tokenize(flat_words), tf.int32)  # [words, (pieces)]
     if empty_word_id is not None:
@@ -140,9 +96,8 @@ def word_pieces(tokenizer, words, empty_word_id=None):
         filler = tf.RaggedTensor.from_row_lengths(
             tf.fill([tf.reduce_sum(empty)], tf.constant(empty_word_id, tf.int32)), empty)
         ids = tf.concat([ids, filler], axis=1)
-    # Characters per piece; a word is aligned when its pieces spell as many characters as it has
-    # (one unknown piece takes whatever the others leave). Flat values:
-    # one entry per piece, `word` its index among all words of the batch.
+    # A word is aligned when its pieces spell as many characters as it has (one unknown piece takes what the
+    # others leave); an unaligned word gives each piece the whole word, as the original does.
     word = ids.value_rowids()
     num_words = tf.shape(flat_words, out_type=tf.int64)[0]
     lengths = tf.gather(tf.constant(piece_lengths(tokenizer)), ids.flat_values)
@@ -159,7 +114,6 @@ def word_pieces(tokenizer, words, empty_word_id=None):
     piece_aligned, start_of_word = tf.gather(aligned, word), tf.gather(word_start, word)
     start = tf.where(piece_aligned, start_of_word + end_in_word - lengths, start_of_word)
     end = tf.where(piece_aligned, start_of_word + end_in_word, tf.gather(word_end, word))
-    # [words, (pieces)] → [batch, (pieces)].
     pieces_per_text = tf.math.unsorted_segment_sum(ids.row_lengths(), words.words.value_rowids(),
                                                    words.words.nrows())
     to_batch = lambda values: tf.RaggedTensor.from_row_lengths(values, pieces_per_text, validate=False)  # noqa: E731
@@ -276,13 +230,8 @@ def encode(tokenizer, sequence_length, texts, pairs=None, pad_to_max_length=True
 
 
 def tagging_features(tokenizer, sequence_length, texts, pad_to_max_length=True, own_words=None):
-    """Tagging inputs for whitespace-separated words (and `own_words`, see `split_words`): `(inputs, words,
-    first_piece)`.
-
-    Every word keeps a piece (`[UNK]` if it has none) and a sentence keeps the
-    words whose pieces all fit; `first_piece` is ragged `[batch, (words)]`,
-    each word's first-piece position (-1 if cut), where its label goes.
-    """
+    """Tagging inputs for whitespace-separated words (and `own_words`): `(inputs, words, first_piece)`, the
+    last each word's first-piece position (-1 where the word does not fit), where its label goes."""
     words = split_words(texts, PYTHON_WHITESPACE, own_words)
     pieces = word_pieces(tokenizer, words, empty_word_id=tokenizer.token_to_id(tokenizer.oov_token))
     counts = pieces.counts
@@ -307,8 +256,7 @@ def _ceil_div(a, b):
 
 
 def _answer_tokens(pieces, answer_start, answer_end):
-    """The first and last context token overlapping each answer's characters `[start, end)`; first > last when
-    no token does (or there is no answer, `answer_start` < 0)."""
+    """The first and last context token overlapping each answer's characters; first > last when none does."""
     no_more = tf.int32.max  # pads each row so that searching past its tokens finds nothing
     ends = pieces.end.to_tensor(no_more)
     starts = pieces.start.to_tensor(no_more)
@@ -320,25 +268,13 @@ def _answer_tokens(pieces, answer_start, answer_end):
 def squad_windows(tokenizer, sequence_length, max_query_length, doc_stride, questions, contexts,
                   context_index=None, answer_start=None, answer_end=None):
     """Every `[CLS] question [SEP] context window [SEP]` of a batch of SQuAD questions, as BERT's and
-    ELECTRA's `run_squad` cut them: a `SquadWindows` of flat `[F, ...]` tensors, F windows in all.
+    ELECTRA's `run_squad` cut them: a `SquadWindows` of flat `[F, ...]` tensors, F windows in all
+    (`is_max_context`: the window where a token has most context, the only one it is scored in).
 
-    The question is cut to `max_query_length` tokens; the context's whitespace words are tokenized one by
-    one (`word_pieces`, with each piece's characters) and cut into windows of `sequence_length - 3 -
-    question` tokens, `doc_stride` apart (one empty window for an empty context). A token is scored only in
-    the window where the smaller of its left and right context is largest (`is_max_context`; the first such
-    window on ties).
-
-    Args:
-        questions: `[N]` strings.
-        contexts: `[C]` strings; `context_index` `[N]` picks each question's (default: the i-th), so a
-            context shared by several questions is tokenized once.
-        answer_start, answer_end: `[N]` int32 characters `[start, end)` of each question's answer in its
-            context, -1 for none: adds the labels `start_positions`, `end_positions` `[F]` (0, 0 — the
-            [CLS] token — when the answer is not wholly in the window) and `unlocated`, how many answers
-            cover no token.
-
-    Returns `inputs` (int32 `[F, sequence_length]`), `example_index` `[F]`, `char_start`, `char_end`
-    (each context token's characters, -1 elsewhere), bool `is_max_context` and `query_lengths` `[N]`.
+    `context_index` `[N]` picks each question's context of `contexts` (default: the i-th), so a shared context
+    is tokenized once. `answer_start`, `answer_end` (`[N]` characters, -1 for none) add the labels
+    `start_positions`, `end_positions` (0, 0 when the answer is not wholly in the window) and `unlocated`,
+    how many answers cover no token.
     """
     query = tf.cast(tokenizer.tokenize(questions), tf.int32)
     query_lengths = fit_single(query.row_lengths(), max_query_length)
@@ -391,9 +327,7 @@ def squad_windows(tokenizer, sequence_length, max_query_length, doc_stride, ques
 
 
 def squad_window(tokenizer, sequence_length, max_query_length, questions, contexts, pad_to_max_length=True):
-    """The first window of each question (what the serving graph answers): `(inputs, char_start, char_end)`,
-    each `[batch, sequence_length]` (or, length-aware, `[batch, padded_length(...)]`). (The doc stride
-    does not change a first window.)"""
+    """The first window of each question (what the serving graph answers): `(inputs, char_start, char_end)`."""
     windows = squad_windows(tokenizer, sequence_length, max_query_length, sequence_length, questions, contexts)
     first = tf.searchsorted(windows.example_index, tf.range(tf.shape(questions)[0]), side="left")
     inputs = {name: tf.gather(value, first) for name, value in windows.inputs.items()}
@@ -405,8 +339,7 @@ def squad_window(tokenizer, sequence_length, max_query_length, questions, contex
 
 
 def unit_pattern(unit):
-    """The `own_words` pattern (`split_words`) of a word unit; a ValueError naming the units for
-    another."""
+    """The `own_words` pattern (`split_words`) of a word unit."""
     if unit not in WORD_UNITS:
         raise ValueError(f"word_unit must be one of {sorted(WORD_UNITS)}, got {unit!r}")
     return WORD_UNITS[unit]
