@@ -1,15 +1,7 @@
 """Files and folders that appear whole or not at all, and JSON read with one clear error.
 
-A file is written beside its path as `<path>.tmp-<pid>`, then renamed: a
-crash (or kill -9) leaves at most a `.tmp-` file, never a truncated `path`,
-and an existing `path` stays as it was until the new one is complete. Any
-TensorFlow filesystem works (local paths, `gs://`, ...); a local path is
-handled without importing TensorFlow, so the tools read their configs while
-parsing flags without it.
-
-A folder (`atomic_folder`, local paths) is filled as the hidden sibling
-`.<name>.tmp-<pid>` and then takes the place of `path` whole, so a folder
-that exists is complete: its mere presence says so.
+A file is written as `<path>.tmp-<pid>` and renamed over `path`; a folder is filled as `.<name>.tmp-<pid>` and
+swapped in whole, so one that exists is complete. Local paths need no TensorFlow; others go through `tf.io.gfile`.
 
 Example:
 >>> import os, tempfile
@@ -78,15 +70,8 @@ def atomic_open(path, mode="w"):
 
 @contextlib.contextmanager
 def atomic_folder(path):
-    """A new empty folder to fill, whose content replaces the folder `path` whole when the block ends
-    without an error; on an error it is removed and `path` stays as it was.
-
-    An existing `path` is swapped with the new folder in one step (Linux `renameat2(RENAME_EXCHANGE)`;
-    elsewhere it is renamed aside to `.<name>.old-<pid>` just before the new one is renamed in), then
-    deleted. A crash (kill -9) at any point leaves `path` old or new, whole; the leftovers of a dead
-    writer are removed by the next call on `path` (and an old folder set aside is put back if no new
-    one took its place).
-    """
+    """A new empty folder to fill, which replaces the folder `path` whole (Linux `renameat2(RENAME_EXCHANGE)`,
+    elsewhere two renames) when the block ends without an error; a kill at any point leaves `path` old or new."""
     path = os.path.abspath(os.fspath(path)).rstrip(os.sep)
     parent, name = os.path.split(path)
     os.makedirs(parent, exist_ok=True)
@@ -110,7 +95,6 @@ def atomic_folder(path):
 
 
 def _remove(path):
-    """Removes a folder, file or link if there is one."""
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)
     else:
@@ -142,10 +126,8 @@ def _is_alive(pid):
 
 
 def remove_leftovers(path):
-    """Removes what dead writers left beside `path`: `.<name>.tmp-<pid>` folders and `<name>.tmp-<pid>`
-    files; an old folder they set aside (`.<name>.old-<pid>`) is put back when `path` is missing. A leftover
-    of this process's own pid counts as dead too (a writer killed in an earlier container had the same pid):
-    the caller is not writing `path` while it asks for this."""
+    """Removes what dead writers left beside `path` (temporaries; an old folder set aside is put back when `path`
+    is missing). This process's own pid counts as dead: a writer killed in an earlier container had it."""
     path = os.path.abspath(os.fspath(path)).rstrip(os.sep)
     parent, name = os.path.split(path)
     if not os.path.isdir(parent):

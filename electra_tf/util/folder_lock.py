@@ -1,16 +1,8 @@
 """One writer per output folder: an exclusive lock a run holds while it writes there.
 
-The lock is the file `.<name>.lock` beside the folder (beside, not inside: a folder replaced whole by a
-rename would take a lock inside it along), locked with `fcntl.flock` and holding the holder's pid, host
-and start time. The kernel drops an flock when its holder dies, by kill -9 too, so the lock of a dead
-run is taken over without a word; a live holder makes `lock_folder` refuse at once with
-`FolderBusyError` naming the folder and the holder's pid. (`fcntl.flock` rather than a library: it is
-the standard library's, and the lock file's content is what the refusal shows.) Local folders only:
-a path with a scheme (`gs://…`) is not locked.
-
-Locks are re-entrant within a process (a tool locks its folder, the library function it calls locks
-it again) and released by `release()`, by leaving a `with` block, or all together by `release_all()`,
-which the tools' error wrapper calls when `main` ends.
+The lock is the file `.<name>.lock` beside the folder (a folder replaced whole would take a lock inside it along),
+held with `fcntl.flock`, which the kernel drops when its holder dies: a dead run's lock is taken over, a live one's
+refused naming its pid. Re-entrant within a process; local folders only (`gs://…` is not locked).
 
 Example:
 >>> import os, tempfile
@@ -52,7 +44,7 @@ def holder(folder):
 
 
 class FolderLock:
-    """The lock on one folder, held by this process (see the module's docstring)."""
+    """The lock on one folder, held by this process."""
 
     def __init__(self, folder, path, fd, created=()):
         self.folder, self.path, self._fd, self._depth = folder, path, fd, 1
@@ -80,9 +72,8 @@ class FolderLock:
 
 
 def lock_folder(folder):
-    """Takes the exclusive lock on `folder` (which need not exist; its parent is created, and removed on release
-    if it is still empty); returns the `FolderLock`. Refuses with `FolderBusyError` when a live process holds
-    it."""
+    """The `FolderLock` on `folder` (which need not exist: the folders made for the lock file go on release if
+    empty); `FolderBusyError` when a live process holds it."""
     folder = os.fspath(folder)
     if "://" in folder:
         return contextlib.nullcontext()
@@ -119,7 +110,6 @@ def lock_folder(folder):
 
 
 def _missing_folders(folder):
-    """The folders of the path `folder` that do not exist yet, deepest first."""
     missing = []
     while folder and not os.path.exists(folder):
         missing.append(folder)

@@ -1,13 +1,6 @@
-"""Every use the package makes of another library's non-public API, each in one small named piece: Keras's model
-build before `fit` (`BuiltAtConstruction`), Keras's optimizer bookkeeping (`variable_index`, `micro_step_counter`),
-TensorFlow's fused Adam kernel on Keras's slots (`fused_adam_update`, behind `fused_adam_checked`), Keras's optree
-namespace, TensorFlow's `_noinline` attribute and raw `SaveV2` op, and tensorflow-text's vocabulary learner.
-
-Each piece says what it relies on, the versions it was checked against and why no public API does it;
-`tests/util/test_library_internals.py` checks each one against the installed libraries (a failure names the
-piece) and that no other module of the package touches a library's internals.
-
-Checked against keras 3.15.1, keras-hub 0.32.0, tensorflow 2.21.0, tensorflow-text 2.21.1, optree 0.20.0.
+"""Every use the package makes of another library's non-public API, each a small named piece that says what it
+relies on, the versions it was checked on and why no public API does it. `tests/util/test_library_internals.py`
+checks each against the installed libraries, and that no other module touches a library's internals.
 
 Example:
 >>> optimizer = keras.optimizers.SGD(gradient_accumulation_steps=2)

@@ -1,21 +1,7 @@
-"""TensorFlow's start-up notices, off for whoever asks: the console scripts, or a script of yours.
+"""TensorFlow's start-up notices, off for whoever asks: the tools, or a script that calls `quiet_tensorflow()`.
 
-TensorFlow prints notices when it is imported (oneDNN, CPU features, CUDA
-drivers) and when it first looks for devices ("failed call to cuInit" on a
-machine without a GPU). They read like failures and say nothing a user of this
-package can act on. Some are printed before TensorFlow reads its log level, so
-`TF_CPP_MIN_LOG_LEVEL` alone cannot hide them: `quiet_tensorflow()` imports
-TensorFlow with file descriptor 2 pointed at /dev/null (an import that fails
-still raises its Python error) and the C++ log level defaulting to fatal errors
-only (a `TF_CPP_MIN_LOG_LEVEL` you set is kept).
-
-Importing `electra_tf` does none of this (a library leaves its host's stderr and
-environment alone): the tools call `quiet_tensorflow(sys.argv)` once their flags
-are parsed, and a script that wants quiet calls `quiet_tensorflow()` before it
-imports TensorFlow or Keras.
-
-Asking for the notices: `ELECTRA_TF_VERBOSE=1`, `TF_CPP_MIN_LOG_LEVEL=0`, or a
-tool's `--verbosity=0` (absl's INFO) or higher.
+Some are printed before TensorFlow reads its log level, so TensorFlow is imported with file descriptor 2 on
+/dev/null (`TF_CPP_MIN_LOG_LEVEL` defaulting to 3). `import electra_tf` alone leaves stderr and the environment be.
 
 Example:
 >>> wants_tensorflow_notices(["electra-pretrain", "--verbosity=1"], {})
@@ -30,7 +16,8 @@ import sys
 
 
 def wants_tensorflow_notices(argv, environ):
-    """Whether the user asked for TensorFlow's notices (see the module docstring)."""
+    """Whether TensorFlow's notices are asked for (`ELECTRA_TF_VERBOSE=1`, `TF_CPP_MIN_LOG_LEVEL=0`,
+    `--verbosity` 0 or more)."""
     if environ.get("TF_CPP_MIN_LOG_LEVEL") == "0" or environ.get("ELECTRA_TF_VERBOSE", "") not in ("", "0"):
         return True
     for i, argument in enumerate(argv):
@@ -59,8 +46,8 @@ def silenced_stderr():
 
 
 def quiet_tensorflow(argv=()):
-    """Imports TensorFlow (and tensorflow-text and Keras) without its start-up notices, unless the command line
-    `argv` or the environment asks for them (`wants_tensorflow_notices`); nothing to do once TensorFlow is in."""
+    """Imports TensorFlow, tensorflow-text and Keras without their start-up notices, unless `argv` or the
+    environment asks for them."""
     if "tensorflow" in sys.modules or wants_tensorflow_notices(argv, os.environ):
         quiet = contextlib.nullcontext()
     else:

@@ -1,16 +1,8 @@
-"""Counter-based random numbers keyed by (seed, step, example): the same draws anywhere.
+"""Counter-based random numbers keyed by (seed, step, example): the same draws whatever the replica split, with
+or without XLA, and again on a resumed run.
 
-Each example's masking and sampling noise depends only on the run seed, a step
-counter and the example's index in the global batch, never on how the batch
-was split across replicas or workers, nor on whether the step is XLA-compiled.
-So a 2-replica step draws exactly what a 1-replica step draws on the same
-global batch, and a resumed run redraws what the interrupted one would have.
-
-Written by hand because no TensorFlow generator offers that: XLA's stateless
-Philox returns other numbers than TensorFlow's kernel for the same key and
-counter. This one is SplitMix64 (Steele et al., 2014): element `i` of a row
-with key `k` is `mix(k + (i + 1) * 0x9E3779B97F4A7C15)`, a few 64-bit integer
-operations that every backend computes identically.
+Written by hand because XLA's stateless Philox draws other numbers than TensorFlow's kernel: SplitMix64 (Steele
+et al., 2014), element `i` of a row with key `k` being `mix(k + (i + 1) * 0x9E3779B97F4A7C15)`.
 """
 
 import tensorflow as tf
@@ -43,20 +35,15 @@ def _pair_key(first, second):
 
 
 def _draws(keys, count):
-    """`[*keys.shape, count]` uint64: element `i` of key `k` is `mix(k + (i + 1) * golden)`."""
+    """`[*keys.shape, count]` uint64."""
     limit = count + 1 if isinstance(count, int) else tf.cast(count, tf.int32) + 1
     index = tf.cast(tf.range(1, limit), tf.uint64)
     return _mix(keys[..., None] + index * _u64(_GOLDEN))
 
 
 def global_row_ids(local_batch_size, micro_batch=0):
-    """Indices of this replica's examples in the global batch, `[batch]` int64.
-
-    Keras splits a global batch across replicas in order, so replica `r` holds
-    rows `r * local_batch_size + i`. With gradient accumulation, micro-batch
-    `m` of an update holds the rows after those of micro-batches `0 .. m-1`,
-    so k micro-batches draw what one k-times larger batch would.
-    """
+    """Indices of this replica's examples in the global batch, `[batch]` int64 (Keras splits a batch across
+    replicas in order; micro-batch `m` of an accumulated update follows those of `0 .. m-1`)."""
     context = tf.distribute.get_replica_context()
     replicas = 1 if context is None else context.num_replicas_in_sync
     replica = 0 if context is None else context.replica_id_in_sync_group
