@@ -1,8 +1,5 @@
-"""Keras callbacks of a long pre-training run: checkpoints with preemption, scalars, a NaN guard.
-
-Steps are optimizer updates (`optimizer.iterations`); with gradient
-accumulation over k micro-batches, callbacks act only at update boundaries.
-"""
+"""Keras callbacks of a long pre-training run: checkpoints with preemption, scalars, a NaN guard. Steps are
+optimizer updates: with gradient accumulation the callbacks act at update boundaries only."""
 
 import math
 import time
@@ -26,11 +23,8 @@ class NonFiniteLossError(FloatingPointError):
 
 
 class NanGuard(keras.callbacks.Callback):
-    """Stops the run at the first non-finite loss or metric, naming the step and the metrics.
-
-    Put it before the checkpoint callback: the bad step is never saved, so the
-    last checkpoint is the last good state.
-    """
+    """Stops the run at the first non-finite loss or metric, naming the step and the metrics (put it before the
+    checkpoint callback: the bad step is never saved)."""
 
     def on_train_batch_end(self, batch, logs=None):
         bad = {k: float(v) for k, v in (logs or {}).items() if not math.isfinite(float(v))}
@@ -41,22 +35,14 @@ class NanGuard(keras.callbacks.Callback):
 
 
 class CheckpointEvery(keras.callbacks.Callback):
-    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and when asked to stop.
-
-    `stop` (a `training.stop_signals.StopSignals`, entered around training) records SIGTERM (a
-    preemption notice) or SIGINT (Ctrl-C); at the next step boundary, or at the end of an epoch's
-    evaluation, this callback saves and stops training; re-running the same command resumes from there.
-    """
+    """Saves with a `tf.train.CheckpointManager` every `every` steps, at the end, and, when `stop` (a
+    `StopSignals`) records a signal, at the next step boundary or evaluation's end, then stops training."""
 
     def __init__(self, manager, every, stop=None):
         super().__init__()
         self.manager = manager
         self.every = every
         self.stop = stop
-
-    @property
-    def preempted(self):
-        return self.stop is not None and self.stop.requested
 
     def _save(self):
         step = optimizer_step(self.model)
@@ -68,7 +54,7 @@ class CheckpointEvery(keras.callbacks.Callback):
             self.manager.save(checkpoint_number=step)
 
     def _save_and_stop_if_asked(self):
-        if self.preempted:
+        if self.stop is not None and self.stop.requested:
             self._save()
             self.model.stop_training = True
 
@@ -98,16 +84,8 @@ def duration(seconds):
 
 
 class TrainingScalars(keras.callbacks.Callback):
-    """Every `every` steps: TensorBoard scalars and one line, `step N/M (p%): <metrics> · <time> left`.
-
-    Writes every training metric, the learning rate, examples/s, tokens/s and
-    the training FLOPs so far (see `electra_tf.pretraining.flops`); at each
-    epoch end, the `val_*` metrics (written and printed). The metrics cover
-    the steps since the last line (Keras's metrics are reset after each), not
-    a running mean since the (re)start. A line says when the training step is
-    being compiled, and the first step of a run (or of a resumed run) gets a
-    line of its own.
-    """
+    """Every `every` steps: TensorBoard scalars (the metrics since the last line, learning rate, examples/s,
+    tokens/s, `train_flops(step)`) and one line, `step N/M (p%): <metrics> · <time> left`; `val_*` at epoch ends."""
 
     def __init__(self, log_dir, every, examples_per_step, tokens_per_step, train_flops, write=True,
                  total_steps=None):
@@ -115,7 +93,7 @@ class TrainingScalars(keras.callbacks.Callback):
         self.every = every
         self.examples_per_step = examples_per_step
         self.tokens_per_step = tokens_per_step
-        self.train_flops = train_flops  # a function of the step: FLOPs so far (a variant's phases cost apart)
+        self.train_flops = train_flops
         self.total_steps = total_steps
         self.writer = tf.summary.create_file_writer(log_dir) if write else tf.summary.create_noop_writer()
         self._last = None
@@ -131,11 +109,6 @@ class TrainingScalars(keras.callbacks.Callback):
     def _position(self, step):
         return f"step {step}/{self.total_steps} ({100 * step // self.total_steps}%)" if self.total_steps \
             else f"step {step}"
-
-    def _learning_rate(self):
-        optimizer = self.model.optimizer
-        return float(optimizer.learning_rate.numpy() if hasattr(optimizer.learning_rate, "numpy")
-                     else optimizer.learning_rate)
 
     def on_train_batch_begin(self, batch, logs=None):
         # Reset when the next step starts, not when the line is printed: at the end of a `fit` the metrics still
@@ -162,7 +135,7 @@ class TrainingScalars(keras.callbacks.Callback):
         scalars = {k: float(v) for k, v in (logs or {}).items()}
         self._reset_pending = True  # the next line's metrics cover the steps after this one
         scalars.update({
-            "learning_rate": self._learning_rate(),
+            "learning_rate": float(keras.ops.convert_to_numpy(self.model.optimizer.learning_rate)),
             "examples_per_second": steps * self.examples_per_step / seconds,
             "tokens_per_second": steps * self.tokens_per_step / seconds,
             "train_flops": self.train_flops(step),

@@ -1,12 +1,7 @@
-"""`PushToHubCallback`: a Keras callback that saves the model being trained and pushes it to the Hugging Face hub.
-
-As transformers' TensorFlow `PushToHubCallback`: every epoch (`save_strategy="epoch"`) or every `save_steps`
-batches (`"steps"`), the model is saved with `save_pretrained(output_dir, tokenizer=...)` (with its model card)
-and the folder is pushed (`checkpoints.publish.push_to_hub`), and once more when training ends. The repository is
-made when the callback is built, before any training: offline, without a token, or with one the hub refuses, the
-callback is refused in one line. A push that fails during training (the network gone, the token revoked) is a
-warning, and training goes on: the model is in `output_dir`, and the next save pushes it; only the push at the end
-of training raises.
+"""`PushToHubCallback`, as transformers' TensorFlow one: saves the model being trained (`save_pretrained`) and
+pushes it to the Hugging Face hub every epoch or `save_steps` batches, and at the end. The repository is made when
+the callback is built, so a missing token or an offline hub is refused before training; a push that fails during
+training is a warning (docs/bad_inputs.md).
 
 Example:
 >>> import os, tempfile
@@ -31,16 +26,8 @@ SAVE_STRATEGIES = ("epoch", "steps")
 
 
 class PushToHubCallback(keras.callbacks.Callback):
-    """Saves the model to `output_dir` and pushes it to `repo_id` every epoch or every `save_steps` batches.
-
-    Args:
-        output_dir: the folder the model is saved in (and pushed from).
-        repo_id: `<owner>/<name>` on the hub.
-        save_strategy: "epoch" or "steps".
-        save_steps: with "steps", push every this many batches.
-        tokenizer: saved beside the model (its vocabulary), so the pushed folder loads alone.
-        token, private, revision: as `push_to_hub`.
-    """
+    """Saves the model to `output_dir` (with `tokenizer`, so the folder loads alone) and pushes it to `repo_id`
+    every epoch (`save_strategy="epoch"`) or every `save_steps` batches (`"steps"`)."""
 
     def __init__(self, output_dir: str, repo_id: str, save_strategy: str = "epoch", save_steps: int | None = None,
                  tokenizer=None, token: str | None = None, private: bool | None = None,
@@ -56,8 +43,8 @@ class PushToHubCallback(keras.callbacks.Callback):
         self.tokenizer, self.token, self.private, self.revision = tokenizer, token, private, revision
         self.pushed = []  # the URL of each commit made
         self._step = 0
-        self._pushed_at = None  # the step of the last push
-        self._failed = False  # whether it failed
+        self._pushed_at = None
+        self._failed = False
 
     def set_model(self, model):
         if not hasattr(model, "save_pretrained"):

@@ -1,12 +1,5 @@
-"""AdamW with ELECTRA's learning-rate schedule and weight-decay exclusions.
-
-Keras has no "linear warm-up, then linear decay to 0" schedule
-(`PolynomialDecay` has no warm-up), hence `WarmupLinearDecay`. The original
-multiplies the warm-up into an already decaying rate
-(`lr * (1 - step/total) * min(1, step/warmup)`); `original_formula=True`
-reproduces it. The original's `AdamWeightDecayOptimizer` also has no bias
-correction (Adam's `1/(1 - β^t)` factors, which make the first steps as large
-as later ones): `AdamW(bias_correction=False)` reproduces that.
+"""AdamW with ELECTRA's learning-rate schedule (Keras has no linear warm-up then linear decay) and weight-decay
+exclusions; `original_formula` and `bias_correction=False` give the original's (docs/pretraining.md).
 
 Example:
 >>> schedule = WarmupLinearDecay(1e-3, warmup_steps=10, total_steps=100)
@@ -29,14 +22,14 @@ from electra_tf.util.library_internals import (
     variable_index,
 )
 
-# LayerNormalization's variables are `gamma`/`beta`; every bias ends in `bias`.
-# As the original, these are not weight-decayed.
+# LayerNorm's `gamma`/`beta` and every bias: not weight-decayed, as in the original.
 NO_WEIGHT_DECAY = ("gamma", "beta", "bias")
 
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
-    """Linear warm-up from 0 to `peak` over `warmup_steps`, then linear decay to 0 at `total_steps`."""
+    """Linear warm-up from 0 to `peak` over `warmup_steps`, then linear decay to 0 at `total_steps`
+    (`original_formula`: `peak · min(1, step/warmup) · (1 - step/total)`)."""
 
     def __init__(self, peak, warmup_steps, total_steps, original_formula=False):
         if total_steps < 1 or warmup_steps < 0:
@@ -65,20 +58,10 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 @keras.saving.register_keras_serializable(package="electra_tf", name="LayerwiseAdamW")  # the names it had before
 @keras.saving.register_keras_serializable(package="electra_tf", name="FusedAdamW")  # (in saved `.keras` files)
 class AdamW(keras.optimizers.Adam):
-    """Keras's Adam with decoupled weight decay (`w ← w - lr·wd·w`, as Keras's AdamW, skipped for the names
-    `exclude_from_weight_decay` lists), and ELECTRA's options, each a constructor argument:
-
-    - `lr_multipliers` (variable path → factor, see `layerwise_decay`): each variable's rate, for its Adam step
-      and its decay (the original's layer-wise decay); every variable must have one.
-    - `bias_correction=False`: the original `AdamWeightDecayOptimizer`'s Adam, without the `√(1-β2^t)/(1-β1^t)`
-      factor: the same from a few thousand steps on, but the early updates are larger (at step 1 about 3.2
-      times Keras's; the warm-up keeps them small).
-    - `fused=True`: each variable's Adam update in TensorFlow's one `ResourceApplyAdam` kernel (some thirty
-      graph ops fewer per variable; `util.library_internals.fused_adam_update`, checked Keras versions only).
-
-    Only Keras's public optimizer API is overridden (`build`, `update_step`, `exclude_from_weight_decay`): the
-    decay is applied in `update_step`, at the step's rate computed once (Keras's AdamW evaluates the schedule again
-    per decayed variable), so Keras's own decay is left off.
+    """Keras's Adam with decoupled weight decay (`w ← w - lr·wd·w`, as Keras's AdamW), through Keras's public
+    optimizer API only. `lr_multipliers`: variable path → its rate's factor (`layerwise_decay`; every variable needs
+    one); `bias_correction=False`: the original's Adam, without `√(1-β2^t)/(1-β1^t)`; `fused=True`: each update in
+    TensorFlow's one `ResourceApplyAdam` kernel (checked Keras versions only).
 
     Example:
     >>> import numpy as np
@@ -90,7 +73,7 @@ class AdamW(keras.optimizers.Adam):
     """
 
     def __init__(self, weight_decay=0.004, lr_multipliers=None, bias_correction=True, fused=False, **kwargs):
-        super().__init__(**kwargs)  # Keras's own decay left off (weight_decay None): `update_step` applies it
+        super().__init__(**kwargs)  # Keras's own decay left off: `update_step` applies it at the rate computed once
         if self.amsgrad:
             raise ValueError("AdamW has no amsgrad")
         if fused and not fused_adam_checked():
@@ -147,15 +130,9 @@ class AdamW(keras.optimizers.Adam):
 def create_optimizer(learning_rate, total_steps, warmup_steps, weight_decay=0.01, epsilon=1e-6,
                      clip_norm=1.0, original_schedule=False, gradient_accumulation_steps=1, name="adamw",
                      lr_multipliers=None, bias_correction=True, fused=None):
-    """`AdamW` (or LAMB), β 0.9/0.999, `WarmupLinearDecay`, global-norm clipping, no decay on LayerNorm/bias.
-
-    With `gradient_accumulation_steps=k` (Keras's own accumulation) the
-    optimizer counts micro-steps, so the schedule is stretched k times: it
-    still warms up over `warmup_steps` updates and ends after `total_steps`.
-    `lr_multipliers`, `bias_correction` and `fused` are `AdamW`'s options
-    (AdamW only); `fused=None` takes the fused kernel on the Keras versions it
-    was checked on (`util.library_internals.fused_adam_checked`), Keras's own
-    Adam step on others.
+    """`AdamW` (or LAMB), β 0.9/0.999, `WarmupLinearDecay` over updates (stretched over the micro-steps of
+    `gradient_accumulation_steps`), global-norm clipping, no decay on LayerNorm/bias. `fused=None`: the fused kernel
+    where it was checked (`fused_adam_checked`).
 
     Example:
     >>> optimizer = create_optimizer(5e-4, total_steps=1000, warmup_steps=100)
@@ -201,11 +178,7 @@ def learning_rate_schedule(pretraining_config):
 
 
 def micro_steps(optimizer):
-    """Gradient computations so far (the variable): with accumulation over k, k per update.
-
-    Keras's `optimizer.iterations` counts updates; its learning-rate schedules
-    read the micro-step count (`util.library_internals.micro_step_counter`).
-    """
+    """Gradient computations so far (the variable the schedule reads): with accumulation over k, k per update."""
     return micro_step_counter(getattr(optimizer, "inner_optimizer", optimizer))  # under a LossScaleOptimizer
 
 

@@ -1,12 +1,6 @@
-"""One traced training call of a block, run on the weights and dropout seeds of every block shaped like it.
-
-A `tf.function` traces the owner block's Python once per input shape; each block that shares it runs that one
-graph on its own state (its variables' values in, its dropout seeds' next values out: `keras.StatelessScope` maps
-the owner's variables to them while the owner's code runs). TensorFlow builds the call's gradient once per trace,
-and the call stays a call (not inlined), so a network's graph and its gradient's are instantiated and optimised
-once, not once per block. Keras and keras-hub trace every layer call anew; hence this small module.
-`share_traces` puts a model's blocks on it (`training.speed.StepSpeed.shared_trace`); the blocks' math does not
-know of it.
+"""One traced training call of a block, run on the weights and dropout seeds of every block shaped like it
+(`keras.StatelessScope` maps the owner's variables to theirs), kept a call: a network's graph and its gradient
+are built once, not once per block, for a shorter first step. `StepSpeed.shared_trace` switches it.
 """
 
 import keras

@@ -1,10 +1,5 @@
-"""The pre-training step's speed mechanisms, each a named switch, chosen here in one place (as transformers picks
-an attention implementation by name). The step computes the same under every choice; what each switch buys, and
-the command that measures it: docs/results.md, "What each speed mechanism buys". XLA (in fp32, with oneDNN's
-matmuls) makes the step faster once its compilation is paid, and slower under mixed precision, so it is on by
-default for fp32 runs of `XLA_MIN_STEPS` (`xla_pays`); its compiled programs are kept across runs
-(`cache_xla_compilations`: a run of the same shapes loads its step). `electra-pretrain --jit_compile` /
-`--nojit_compile` overrides.
+"""The pre-training step's speed mechanisms, each a named switch, chosen here in one place; the step computes the
+same under every choice (what each buys: docs/results.md, "What each speed mechanism buys").
 
 Example:
 >>> from electra_tf import ElectraConfig, ElectraModel
@@ -41,9 +36,8 @@ def xla_pays(mixed_precision, train_steps):
 
 
 def use_onednn_in_xla(environ=os.environ):
-    """Lets XLA's CPU backend call oneDNN for its matmuls (`XLA_FLAGS`), unless `XLA_FLAGS` already decides.
-
-    XLA reads its flags at its first compilation in the process, so call this before.
+    """Lets XLA's CPU backend call oneDNN for its matmuls, unless `XLA_FLAGS` already decides (call it before
+    XLA's first compilation, which reads the flags).
 
     >>> environ = {"XLA_FLAGS": "--xla_dump_to=/tmp/x"}
     >>> use_onednn_in_xla(environ)
@@ -56,11 +50,9 @@ def use_onednn_in_xla(environ=os.environ):
 
 
 def cache_xla_compilations(environ=os.environ):
-    """Keeps XLA's compiled programs in `~/.cache/electra_tf/xla/tf-<version>` (or under `$XDG_CACHE_HOME`), so
-    that a later run of the same shapes loads its step instead of compiling it again (TensorFlow's persistent
-    cache, `TF_XLA_FLAGS`), unless `TF_XLA_FLAGS` already names a cache.
-
-    TensorFlow reads it at XLA's first compilation in the process, so call this before.
+    """Keeps XLA's compiled programs in `~/.cache/electra_tf/xla/tf-<version>` (or under `$XDG_CACHE_HOME`), so a
+    later run of the same shapes loads its step, unless `TF_XLA_FLAGS` already names a cache (call it before XLA's
+    first compilation).
 
     >>> environ = {"XDG_CACHE_HOME": "/tmp/cache"}
     >>> cache_xla_compilations(environ)
@@ -76,8 +68,8 @@ def cache_xla_compilations(environ=os.environ):
 
 @contextlib.contextmanager
 def graph_optimizer(enabled):
-    """TensorFlow's graph optimizer (Grappler) on or off for the functions first run inside the block; the switch
-    is process-wide, so the previous setting comes back on exit.
+    """Grappler on or off for the functions first run inside the block (process-wide: the previous setting comes
+    back on exit).
 
     >>> with graph_optimizer(False):
     ...     tf.config.optimizer.get_experimental_options()["disable_meta_optimizer"]
@@ -95,13 +87,8 @@ def graph_optimizer(enabled):
 
 @dataclasses.dataclass(frozen=True)
 class StepSpeed:
-    """The switches, with the pre-training step's defaults.
-
-    shared_trace: each network's transformer blocks run their training calls through one traced call of its first
-        block (`training.shared_trace.SharedTrace`), kept a call rather than inlined: a shorter first step.
-    jit_compile: XLA with oneDNN's matmuls; None: where it pays (`xla_pays`: fp32 runs of 1000 steps on).
-    graph_optimizer: Grappler on the step (`graph_optimizer`).
-    """
+    """The switches, with the pre-training step's defaults: `shared_trace` (`shared_trace.SharedTrace`),
+    `jit_compile` (XLA with oneDNN's matmuls; None: where it pays, `xla_pays`), `graph_optimizer` (Grappler)."""
 
     shared_trace: bool = True
     jit_compile: bool | None = None
@@ -119,8 +106,7 @@ class StepSpeed:
 
     @contextlib.contextmanager
     def running(self):
-        """The process-wide switches while the `with` block runs: XLA's oneDNN flag and its compilation cache
-        across runs (set before XLA's first compilation, which reads them) and Grappler."""
+        """The process-wide switches while the `with` block runs: XLA's flags and Grappler."""
         if self.jit_compile:
             use_onednn_in_xla()
             cache_xla_compilations()

@@ -1,11 +1,7 @@
 """Ctrl-C (SIGINT) and SIGTERM (a preemption notice) as a request to save and stop at the next step boundary.
 
-The handler only records the request, and says so on stderr with one raw `os.write`. It does no more on
-purpose: a Python signal handler runs in the main thread between any two bytecodes, so one that prints
-(or saves) can land inside the main thread's own `print` and die with "reentrant call inside
-<_io.BufferedWriter name='<stdout>'>" (exit 1 instead of a clean stop), or inside a half-written save.
-The training loop reads `requested_by` where it is safe to act (`training.callbacks.CheckpointEvery`).
-A second Ctrl-C raises `KeyboardInterrupt` at once: what was saved before stays.
+The handler only records the request (and says so with one raw `os.write`): a handler that printed or saved could
+land inside the main thread's own `print` ("reentrant call") or save. A second Ctrl-C raises `KeyboardInterrupt`.
 
 Example:
 >>> import signal
