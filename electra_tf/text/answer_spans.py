@@ -1,20 +1,5 @@
-"""Answer spans from question-answering logits, in-graph: the candidates of each window, and the best one.
-
-One set of rules, run by the serving graph (the best span of one window) and by
-SQuAD's evaluation (`electra_tf.data.tasks.squad.postprocess`, which gathers
-every window's candidates of a question):
-
-- a span starts and ends on context tokens, `start <= end < start +
-  max_answer_length`, the start among the `n_best_size` best starts and the
-  end among the `n_best_size` best ends (of its start candidate, with the
-  joint head);
-- Hugging Face's head scores `start_logit + end_logit`; the original joint
-  head scores `log_softmax(start)[s] + log_softmax(end | s)[e]` over [CLS]
-  and the context, for its `start_candidates`;
-- the null score is the answerable logit when the model has that classifier;
-  otherwise [CLS]'s start + end score, and the null odds are null score - best
-  span score. SQuAD 2.0 predicts no answer when the null odds exceed the
-  threshold (ELECTRA's -2.75 with the classifier, BERT's 0.0 without).
+"""Answer spans from question-answering logits, in-graph: the one set of rules of the serving graph (the best
+span of a window) and SQuAD's evaluation (`data.tasks.squad.postprocess`: every window's candidates).
 
 Example:
 >>> start = tf.constant([[3.0, 0.0, 0.0, 2.0, 1.0, 0.0]])  # [CLS] who [SEP] ann bob [SEP]
@@ -55,15 +40,11 @@ def _log_softmax(logits, allowed):
 
 def span_candidates(start_logits, end_logits, context, start_candidates=None, max_answer_length=30,
                     n_best_size=20, start_allowed=None):
-    """Every candidate span of each row (see the module docstring): a `Candidates` of `[B, M]` tensors
-    (token positions `start`, `end`, their scores, and `valid`) and the null score `[B]`, best starts first.
-
-    Args:
-        start_logits: `[B, L]`.
-        end_logits: `[B, L]` (Hugging Face's head) or `[B, K, L]` given `start_candidates` `[B, K]`.
-        context: bool `[B, L]`, True on the context's tokens.
-        start_allowed: bool `[B, L]`, where a span may start after the best starts are chosen (SQuAD's
-            evaluation passes the tokens that have their maximum context in this window).
+    """Every candidate span of each row, best starts first: a `Candidates` of `[B, M]` tensors and the null score
+    `[B]`. A span lies on `context` tokens, `start <= end < start + max_answer_length`, among the `n_best_size`
+    best starts and ends. `end_logits` is `[B, L]` (Hugging Face's head: scores are logits) or `[B, K, L]`
+    given `start_candidates` `[B, K]` (the joint head: log-probabilities); `start_allowed` `[B, L]` filters
+    the starts after they are chosen (the tokens with their maximum context in the window).
     """
     start_logits, end_logits = tf.cast(start_logits, tf.float32), tf.cast(end_logits, tf.float32)
     batch = tf.shape(start_logits)[0]
@@ -97,9 +78,8 @@ def span_candidates(start_logits, end_logits, context, start_candidates=None, ma
 
 def best_span(start_logits, end_logits, context, start_candidates=None, answerable_logits=None,
               max_answer_length=30, n_best_size=20):
-    """The best span of each row: a `Span` of `[batch]` tensors (token positions `start`/`end`, -1 when
-    `found` is False, i.e. no span fits). Arguments as `span_candidates`; `answerable_logits` `[B]` or
-    None (higher means unanswerable)."""
+    """The best span of each row: a `Span` of `[batch]` tensors (`start`/`end` -1 when none fits); higher
+    `answerable_logits` mean unanswerable."""
     candidates = span_candidates(start_logits, end_logits, context, start_candidates, max_answer_length,
                                  n_best_size)
     scores = tf.where(candidates.valid, candidates.start_score + candidates.end_score, float("-inf"))
@@ -116,8 +96,7 @@ def best_span(start_logits, end_logits, context, start_candidates=None, answerab
 
 
 def answer_decision(span, version_2, null_threshold=None):
-    """bool `[B]`: answer with the best span. SQuAD 1.1 answers whenever a span fits; 2.0 also needs
-    the null odds at most `null_threshold` (default: -2.75 with the answerable classifier, else 0.0)."""
+    """bool `[B]`: answer with the best span (SQuAD 2.0: when the null odds are at most `null_threshold`)."""
     if not version_2:
         return span.found
     if null_threshold is None:

@@ -1,6 +1,5 @@
-"""The CJK ideographs of BERT's tokenizer, as a regular-expression class for RE2 (TensorFlow's string ops) and for
-Python's `re`; no TensorFlow, so that processes which only segment text (`electra_tf.data.word_segmentation`)
-start without it.
+"""BERT's CJK ideographs as a regular-expression class for RE2 (TensorFlow) and Python's `re`; free of
+TensorFlow, so that processes which only segment text start without it.
 
 >>> import re
 >>> re.findall(PYTHON_CJK_IDEOGRAPH, "ELECTRA 中文")

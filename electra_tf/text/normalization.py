@@ -1,19 +1,6 @@
-"""BERT's basic-tokenizer rules (Hugging Face `BertNormalizer` + `BertPreTokenizer`) in TensorFlow ops.
-
-keras-hub's WordPiece pre-tokenizer differs from BERT's in ways that change
-token ids on ordinary text: it case-folds with NFKC (`ß` → `ss`, `ﬁ` → `fi`),
-keeps control characters, and does not split ASCII symbols such as `$ + < = >
-^ | ~`, which BERT treats as punctuation. So the rules are written here, with
-long-standing tensorflow-text / TensorFlow string ops that TF Serving ships:
-
-1. clean: drop NUL, U+FFFD and control/format/private-use characters (tab,
-   newline and carriage return count as whitespace); every whitespace
-   character becomes a space;
-2. put spaces around CJK ideographs;
-3. strip accents (NFD, then drop non-spacing marks) — by default with lower-casing;
-4. lower-case (Unicode simple case mapping);
-5. split on spaces, and around every punctuation character (ASCII
-   punctuation and symbols, and Unicode `P*`), keeping the punctuation.
+"""BERT's basic-tokenizer rules (Hugging Face `BertNormalizer` + `BertPreTokenizer`) in TensorFlow string ops:
+`bert_normalize` drops control characters, turns whitespace into spaces, spaces CJK ideographs apart, strips
+accents (NFD) and lower-cases; `bert_pretokenize` then splits on spaces and around punctuation, keeping it.
 
 Example:
 >>> words = bert_pretokenize(tf.constant(["Héllo, World! 3$"]), lowercase=True, strip_accents=True)
@@ -26,7 +13,7 @@ import tensorflow_text as tf_text
 
 from electra_tf.text.cjk import CJK_IDEOGRAPH
 
-# What step 1 drops: Cc without \t \n \r (those are whitespace), Cf, Co, Cs, and U+FFFD.
+# What is dropped: Cc without \t \n \r (those are whitespace), Cf, Co, Cs, and U+FFFD.
 CONTROL = r"[\x{0}-\x{8}\x{B}\x{C}\x{E}-\x{1F}\x{7F}-\x{9F}\p{Cf}\p{Co}\p{Cs}\x{FFFD}]"
 BERT_WHITESPACE = r"[\t\n\r\p{Z}]"
 # The punctuation (`\p{P}`) of the CJK Symbols and Punctuation, Vertical Forms, CJK Compatibility Forms, Small
@@ -35,7 +22,7 @@ CJK_PUNCTUATION = (r"[\x{3001}-\x{3003}\x{3008}-\x{3011}\x{3014}-\x{301F}\x{3030
                    r"\x{FE30}-\x{FE52}\x{FE54}-\x{FE61}\x{FE63}\x{FE68}\x{FE6A}\x{FE6B}\x{FF01}-\x{FF03}"
                    r"\x{FF05}-\x{FF0A}\x{FF0C}-\x{FF0F}\x{FF1A}\x{FF1B}\x{FF1F}\x{FF20}\x{FF3B}-\x{FF3D}\x{FF3F}"
                    r"\x{FF5B}\x{FF5D}\x{FF5F}-\x{FF65}]")
-# What step 5 splits off: ASCII 33-47, 58-64, 91-96, 123-126, and Unicode punctuation.
+# What is split off: ASCII 33-47, 58-64, 91-96, 123-126, and Unicode punctuation.
 PUNCTUATION = r"[!-/:-@\[-`{-~\p{P}]"
 # Printable ASCII and BERT's ASCII whitespace: text that only needs lower-casing.
 ASCII_TEXT = r"[\t\n\r -~]*"
@@ -44,7 +31,7 @@ UNASSIGNED = r"[^\p{L}\p{M}\p{N}\p{P}\p{S}\p{Z}\p{C}]"
 
 
 def bert_normalize(text, lowercase=True, strip_accents=None):
-    """Steps 1-4 on a string tensor of any shape."""
+    """BERT's normalization of a string tensor of any shape."""
     strip_accents = lowercase if strip_accents is None else strip_accents
     text = tf.strings.regex_replace(text, CONTROL, "")
     text = tf.strings.regex_replace(text, BERT_WHITESPACE, " ")

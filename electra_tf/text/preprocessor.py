@@ -1,10 +1,5 @@
-"""`ElectraPreprocessor`: raw text → the model's inputs, in-graph (tokenizer + packer), as keras-hub's are.
-
-A model given one (`preprocessor=...` on any of our models that read one text or a text pair, or
-`from_pretrained` of a folder with tokenizer files) takes strings in `fit`, `evaluate` and `predict`; the
-preprocessor is saved with the model, and `export_model` takes its tokenizer and length from it. It runs
-the package's one featurizer (`electra_tf.text.featurize.encode`), so its ids are the training data's and the
-serving graph's.
+"""`ElectraPreprocessor`: raw text → the model's inputs, in-graph, as keras-hub's are. A model given one takes
+strings in `fit`, `evaluate` and `predict`, saves it, and its export reads its tokenizer and length from it.
 
 Example:
 >>> from electra_tf.text.tokenizer import WordPieceTokenizer
@@ -21,8 +16,6 @@ A tagger trained on one character a word (an MSRA-style file) reads raw text cut
 [[2, 7, 8, 3, 0, 0]]
 >>> ElectraPreprocessor(tokenizer, 6, word_unit="char")(["48岁"])["input_ids"].numpy().tolist()
 [[2, 5, 6, 8, 3, 0]]
-
-`TextPredictor` is what `model.predict` runs on raw text: one graph, traced once, per batch.
 """
 
 import keras
@@ -34,15 +27,8 @@ from electra_tf.text import featurize
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraPreprocessor(keras.layers.Layer):
-    """Texts (`[batch]` strings), or `(texts, pairs)`, → `input_ids`, `attention_mask`, `token_type_ids`.
-
-    Args:
-        tokenizer: the model's `WordPieceTokenizer`.
-        sequence_length: texts are truncated (the longer of a pair first) and padded to this many tokens.
-        word_unit: for a tagger, the words its training text was cut into (`featurize.WORD_UNITS`, recorded in
-            its folder): raw text is cut into the same words (every character of an MSRA-style tagger's text,
-            so `48` is the two words it saw), as its export and pipeline cut it. `None`: BERT's split.
-    """
+    """Texts (`[batch]` strings), or `(texts, pairs)`, → `input_ids`, `attention_mask`, `token_type_ids`;
+    `word_unit`, for a tagger, cuts raw text into the words it was trained on (`featurize.WORD_UNITS`)."""
 
     def __init__(self, tokenizer, sequence_length=128, word_unit=None, **kwargs):
         super().__init__(trainable=False, **kwargs)
@@ -52,10 +38,9 @@ class ElectraPreprocessor(keras.layers.Layer):
         self.word_unit = word_unit
 
     def build(self, input_shape=None):
-        self.built = True  # no weights: the tokenizer's vocabulary is all its state
+        self.built = True  # no weights
 
     def __call__(self, inputs, **kwargs):
-        # Keras layers take tensors: Python strings become string tensors first.
         if is_pair(inputs):
             inputs = tuple(tf.convert_to_tensor(part, tf.string) for part in inputs)
         else:
@@ -87,16 +72,9 @@ class ElectraPreprocessor(keras.layers.Layer):
 
 
 class TextPredictor:
-    """`model.predict` on raw text: featurization and the model call in one graph function, traced once.
-
-    Keras's `predict` on raw text built a `tf.data` pipeline and a predict
-    function on every call (seconds per call, whatever the batch); this runs
-    `featurize.encode` and `model(inputs, training=False)` in one
-    `tf.function` with a fixed input signature, per batch of `batch_size`
-    texts, so a call costs what the exported `serving_default` does. A model
-    whose outputs are all per-text (no sequence axis) gets each batch padded
-    to its longest text (`featurize.padded_length`: masked positions change
-    nothing); per-token outputs keep `sequence_length`, so batches concatenate.
+    """`model.predict` on raw text: featurization and the model call in one graph function, traced once (Keras's
+    `predict` built a pipeline and a predict function on every call). Per-text outputs are computed on batches
+    padded to their longest text; per-token outputs keep `sequence_length`, so batches concatenate.
 
     Example:
     >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification, WordPieceTokenizer
@@ -120,7 +98,7 @@ class TextPredictor:
 
     @property
     def traces(self):
-        """How many times the graphs were traced (one per number of text inputs, once each)."""
+        """How many times the graphs were traced."""
         return sum(function.experimental_get_tracing_count() for function in self._functions.values())
 
     def _function(self, count):

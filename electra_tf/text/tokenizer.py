@@ -1,13 +1,6 @@
 """The in-graph ELECTRA/BERT WordPiece tokenizer: BERT's pre-tokenization, then tensorflow-text's
-`FastWordpieceTokenizer`.
-
-A vocabulary is a `vocab.txt` with the special tokens [PAD] [UNK] [CLS] [SEP]
-[MASK] (see `electra_tf.text.vocabulary`); the released BERT/ELECTRA one works as
-is.
-
-transformers' tokenizer API (`tokenizer(text, ...)` → `BatchEncoding`, `decode`,
-`from_pretrained`, ...) is the subclass `electra_tf.transformers.tokenizer.ElectraTokenizer`;
-a model folder's tokenizer is `electra_tf.checkpoints.tokenizer_files.load_tokenizer`.
+`FastWordpieceTokenizer`. transformers' tokenizer API is the subclass
+`electra_tf.transformers.tokenizer.ElectraTokenizer`.
 
 Example:
 >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."]
@@ -33,7 +26,6 @@ from electra_tf.util.library_internals import uninlined_function
 from electra_tf.text.normalization import ASCII_TEXT, UNASSIGNED, bert_normalize, bert_pretokenize
 from electra_tf.text.vocabulary import is_unreachable, load_vocabulary, validate_vocabulary
 
-# BERT maps a word of more than 100 characters (not bytes) to [UNK].
 MAX_CHARS_PER_WORD = 100
 SUFFIX_INDICATOR, UNKNOWN_TOKEN = "##", "[UNK]"
 # Options of keras-hub's tokenizer, which the tokenizer's configs (in `.keras` files) held before it was our own
@@ -49,28 +41,11 @@ VOCABULARY_ASSET = "vocabulary.txt"  # in a `.keras` file's assets (as keras-hub
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class WordPieceTokenizer(keras.layers.Layer):
-    """BERT/ELECTRA WordPiece tokenizer that always runs in-graph (tensorflow-text).
+    """BERT/ELECTRA WordPiece tokenizer, a Keras layer that always runs in-graph: its ids equal Hugging Face's
+    `BertTokenizerFast` on the same `vocab.txt` wherever it runs (eagerly, in `tf.data`, in a SavedModel).
 
-    The ids equal Hugging Face's `BertTokenizerFast` on the same `vocab.txt`:
-    the pre-tokenization is BERT's (`electra_tf.text.normalization`), the
-    WordPiece tensorflow-text's `FastWordpieceTokenizer`.
-
-    Args:
-        vocabulary: a list of tokens or a `vocab.txt` path.
-        lowercase: lower-case the text (the released uncased models).
-        strip_accents: remove accents; follows `lowercase` when `None`, as
-            BERT's `BasicTokenizer` does.
-        sequence_length: if set, `tokenize` pads and cuts its ids to this
-            many (a dense tensor).
-
-    Tokenization runs the TensorFlow path everywhere (eagerly, in `tf.data`,
-    in a SavedModel), so ids never depend on where the tokenizer runs.
-    `tokenize` (and the Keras layer call) gives the ids without special
-    tokens: a batch a ragged `[batch, (tokens)]` tensor, a single string a
-    1-D tensor; `encode` packs the model's inputs. It is a Keras layer: a
-    model's preprocessor holds it, and a `.keras` file stores its vocabulary
-    as an asset. keras-hub's own tokenizer
-    for a keras-hub preset is made from it by `electra_tf.export.keras_hub`.
+    `vocabulary` is a list of tokens or a `vocab.txt` path; `strip_accents` follows `lowercase` when `None`
+    (as BERT's); with `sequence_length`, `tokenize` pads and cuts its ids to a dense tensor.
     """
 
     def __init__(self, vocabulary=None, lowercase=True, strip_accents=None, sequence_length=None, **kwargs):
@@ -102,16 +77,13 @@ class WordPieceTokenizer(keras.layers.Layer):
             setattr(self, f"{name}_id", None if vocabulary is None else self._token_ids[token])
 
     def _build_ops(self, vocabulary):
-        # WordPiece on words: room for 100 characters of up to 4 UTF-8 bytes (BERT's limit counts characters;
-        # longer words are mapped to [UNK] in `tokenize_by_rules`). Also detokenizes.
+        # WordPiece on words (longer words are mapped to [UNK] in `tokenize_by_rules`); also detokenizes.
         self._wordpiece = tf_text.FastWordpieceTokenizer(
             vocab=vocabulary, token_out_type=self.compute_dtype, suffix_indicator=SUFFIX_INDICATOR,
             unknown_token=UNKNOWN_TOKEN, max_bytes_per_word=4 * MAX_CHARS_PER_WORD,
             no_pretokenization=True, support_detokenization=True)
-        # The same op in its end-to-end mode: it splits on whitespace, punctuation and CJK ideographs
-        # itself. Its limit counts bytes, which equals BERT's on ASCII (see `tokenize`). An entry holding
-        # whitespace (BERT-Chinese's U+2028 and "##" + U+2028) is never a piece by BERT's rules, but this op
-        # would match it across a space: it gets an entry no text reaches (controls are removed before the op).
+        # The same op end-to-end (it splits words itself; its limit counts bytes). An entry holding whitespace
+        # (BERT-Chinese's U+2028) would match across a space: it gets an entry no text reaches.
         unreachable = [f"\x01{index}" if is_unreachable(token) else token for index, token in enumerate(vocabulary)]
         self._fused_wordpiece = tf_text.FastWordpieceTokenizer(
             vocab=unreachable, token_out_type=self.compute_dtype, suffix_indicator=SUFFIX_INDICATOR,
@@ -148,7 +120,6 @@ class WordPieceTokenizer(keras.layers.Layer):
 
     @property
     def special_token_ids(self):
-        """Their ids."""
         return sorted(self.token_to_id(token) for token in self.special_tokens)
 
     def save_assets(self, dir_path):
@@ -157,27 +128,13 @@ class WordPieceTokenizer(keras.layers.Layer):
             file.writelines(f"{token}\n" for token in self.get_vocabulary())
 
     def load_assets(self, dir_path):
-        """Keras's loading hook: the vocabulary from a `.keras` file's assets, read as a `vocab.txt` (so that
-        U+2028 and "##" + U+2028 keep their ids)."""
+        """Keras's loading hook: the vocabulary from a `.keras` file's assets, read as a `vocab.txt`."""
         self.set_vocabulary(load_vocabulary(os.path.join(dir_path, VOCABULARY_ASSET)))
 
     def tokenize(self, inputs):
-        """Token ids of a string or a `[batch]` of strings.
-
-        A batch of printable ASCII (and tab, newline, carriage return) only
-        needs lower-casing before tf-text's fused `FastWordpieceTokenizer`
-        (end-to-end mode: it splits on whitespace and BERT's punctuation
-        itself), which gives BERT's ids on such text. Any other batch runs
-        `tokenize_mixed`: its ASCII rows as above, the others with fixes around
-        the op and a per-row fallback to `tokenize_by_rules`. So the ids are
-        always those of `tokenize_by_rules`.
-
-        The non-ASCII path is a separate graph function that is never inlined
-        (`util.library_internals.uninlined_function`): inlined, its ~150 ops sat in the untaken branch of
-        the `tf.cond`, and a graph still visits every op of an untaken branch
-        (to pass on its dead inputs), which cost a batch of ASCII texts
-        more than the fused op itself.
-        """
+        """Token ids (no special tokens) of a string (1-D) or a `[batch]` of strings (ragged `[batch, (tokens)]`),
+        always those of `tokenize_by_rules`: an ASCII batch runs only lower-casing and the fused op, any other
+        `tokenize_mixed`, as a graph function never inlined (so an ASCII batch does not walk its ops)."""
         self.get_vocabulary()  # an error when no vocabulary is set; with one, `set_vocabulary` built the ops
         inputs = tf.convert_to_tensor(inputs, tf.string)
         scalar = inputs.shape.rank == 0
@@ -199,9 +156,8 @@ class WordPieceTokenizer(keras.layers.Layer):
         return text[0] if single else text
 
     def _graph(self, name):
-        """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function on `[batch]` strings
-        that calls inside other graphs keep as one op (`library_internals.uninlined_function`, see `tokenize`). The method is looked up
-        when the function is traced, not when it is made."""
+        """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function kept as one op in other
+        graphs; the method is looked up when the function is traced."""
         method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
         return self._traced(name, lambda: uninlined_function(lambda texts: getattr(self, method)(texts),
                                                              [tf.TensorSpec([None], tf.string)]))
@@ -214,22 +170,9 @@ class WordPieceTokenizer(keras.layers.Layer):
         return graphs[key]
 
     def tokenize_mixed(self, texts):
-        """Token ids of a `[batch]` of strings that are not all ASCII: its ASCII rows as `tokenize` runs them,
-        the others by the fused op on text normalised as `bert_normalize` does, and by `tokenize_by_rules`
-        where the op can differ from BERT's rules:
-
-        - a row with an unknown token: the op's 100-byte word limit
-          is BERT's 100-character limit only on ASCII;
-        - a row with a code point unassigned in TensorFlow's regex tables
-          (ICU's newer tables may call it punctuation).
-
-        Whitespace, controls and accents are handled before the op because
-        its own rules differ: it keeps no-break spaces inside words, turns
-        control characters into spaces rather than removing them, and (as
-        `FastBertNormalizer`, not used for that reason) case-folds with NFKC
-        (`ß` → `ss`, `ﬁ` → `fi`). "[SEP]" in the text is punctuation and
-        letters on both paths.
-        """
+        """Token ids of a `[batch]` of strings not all ASCII: the others by the fused op on `bert_normalize`d
+        text, redone by `tokenize_by_rules` where the op can differ from BERT's rules (a row with an unknown
+        token: its word limit counts bytes; a row with a code point unassigned in TensorFlow's tables)."""
         ascii_rows = tf.strings.regex_full_match(texts, ASCII_TEXT)
         plain, other = tf.where(ascii_rows)[:, 0], tf.where(~ascii_rows)[:, 0]
         other_texts = tf.gather(texts, other)
@@ -241,7 +184,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         return _interleave(self._ascii_tokens(tf.gather(texts, plain)), plain, tokens, other)
 
     def _ascii_tokens(self, texts):
-        """Token ids of printable-ASCII texts: only lower-casing before the fused op (see `tokenize`)."""
+        """Token ids of printable-ASCII texts: only lower-casing before the fused op."""
         return self._fused_wordpiece.tokenize(tf.strings.lower(texts) if self.lowercase else texts)
 
     def _replace_rows(self, tokens, redo, texts):
@@ -259,10 +202,8 @@ class WordPieceTokenizer(keras.layers.Layer):
         return self._wordpiece.tokenize(words).merge_dims(-2, -1)
 
     def encode(self, texts, pairs=None, sequence_length=128):
-        """The model's packed inputs: int32 `[batch, sequence_length]` tensors `input_ids`, `attention_mask` and
-        `token_type_ids` of `[CLS] A [SEP] (B [SEP])` for a string or a `[batch]` of strings (and pairs), the
-        featurization of training, evaluation and the exported serving graph (`electra_tf.text.featurize`);
-        the longer of a pair is cut first, and the first text keeps the odd token (keras-hub's "round_robin").
+        """The model's int32 `[batch, sequence_length]` `input_ids`, `attention_mask` and `token_type_ids` of
+        `[CLS] A [SEP] (B [SEP])` (`featurize.encode`; the longer of a pair is cut first).
 
         >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
         >>> tokenizer.encode(["the fox"], sequence_length=5)["input_ids"].numpy().tolist()
@@ -275,19 +216,17 @@ class WordPieceTokenizer(keras.layers.Layer):
         texts = tf.convert_to_tensor(texts, tf.string)
         pairs = None if pairs is None else tf.convert_to_tensor(pairs, tf.string)
         if tf.executing_eagerly() and texts.shape.rank == 1:
-            # One graph call instead of ~100 eager ops (a request's featurization: about 0.6 ms, not 10).
+            # One graph call instead of ~100 eager ops.
             return self._encode_graph(sequence_length, pairs is not None)(texts, *([] if pairs is None else [pairs]))
         return featurize.encode(self, sequence_length, texts, pairs)
 
     def _encode_graph(self, sequence_length, with_pairs):
-        """`featurize.encode` of `[batch]` strings (and pairs) at `sequence_length`, as a graph function."""
         return self._traced(("encode", sequence_length, with_pairs), lambda: tf.function(
             lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs),
             input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1)))
 
     def __call__(self, inputs, *args, **kwargs):
-        """The Keras layer call: `tokenize`'s ids of string tensors (Python strings are made string tensors
-        here, where Keras would make them int32)."""
+        """The Keras layer call: `tokenize`'s ids (Python strings made string tensors, where Keras makes int32)."""
         if not isinstance(inputs, (tf.Tensor, tf.RaggedTensor, keras.KerasTensor)):
             inputs = tf.convert_to_tensor(inputs, tf.string)
         return super().__call__(inputs, *args, **kwargs)
@@ -301,7 +240,6 @@ class WordPieceTokenizer(keras.layers.Layer):
 
 
 def _interleave(first, first_rows, second, second_rows):
-    """The rows of two ragged tensors, whose row indices in one batch are `first_rows` and `second_rows`, in
-    that batch's order."""
+    """The rows of two ragged tensors, at `first_rows` and `second_rows` of one batch, in that batch's order."""
     rows = tf.concat([first, second], axis=0)
     return tf.gather(rows, tf.argsort(tf.concat([first_rows, second_rows], axis=0)))

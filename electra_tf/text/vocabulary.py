@@ -1,22 +1,6 @@
-r"""WordPiece vocabulary files (`vocab.txt`): validated, read, written atomically, and fingerprinted.
-
-A vocabulary is one token a line (id = line index) and holds at least the
-special tokens [PAD] [UNK] [CLS] [SEP] [MASK]. The released BERT/ELECTRA
-vocabulary (30,522 entries, [PAD]=0, [UNK]=100, [CLS]=101, [SEP]=102,
-[MASK]=103) is accepted as is; vocabularies built here put the special tokens
-first.
-
-A file is read as transformers reads it: one token per `\n`, and nothing else
-ends a line (the BERT-Chinese vocabulary, shipped by every `hfl/chinese-electra-*`
-model, holds U+2028 LINE SEPARATOR at line 344 and `##`+U+2028 at line 13,503:
-both stay at their ids). A file saved by an editor is read as the user expects:
-a UTF-8 byte-order mark and Windows line endings (`\r\n`) are ignored, and
-ASCII spaces or tabs around a token (which the tokenizer could never match: it
-splits text at spaces) are stripped with a warning, unless the stripped token
-is already in the file. A token the tokenizer never produces (empty, or holding
-whitespace or a control character) is kept at its id, with one warning per
-file. The fingerprint (`vocabulary_hash`) is of the tokens, not the bytes, so
-such a copy of a vocabulary is the same vocabulary.
+r"""WordPiece vocabulary files (`vocab.txt`, one token a line, id = line index, holding the special tokens
+[PAD] [UNK] [CLS] [SEP] [MASK] anywhere): validated, read as transformers reads them, written atomically, and
+fingerprinted by their tokens (so a copy with a byte-order mark or `\r\n` line endings is the same vocabulary).
 
 Example:
 >>> import os, tempfile
@@ -42,15 +26,13 @@ logger = logging.getLogger("electra_tf")
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 VOCAB_FILE = "vocab.txt"
-# What the tokenizer splits text at (whitespace) or removes (controls, format and private-use characters, U+FFFD)
-# before WordPiece (`electra_tf.text.normalization`): a token holding one is never produced.
+# What the tokenizer splits text at or removes: a token holding one is never produced.
 _SPLIT_OR_REMOVED = {"Zs", "Zl", "Zp", "Cc", "Cf", "Co", "Cs"}
 _warned = set()
 
 
 def is_unreachable(token):
-    r"""Whether the tokenizer never produces `token`: it is empty, or holds a character the tokenizer splits text
-    at (whitespace, U+2028) or removes (a control or format character, U+FFFD).
+    r"""Whether the tokenizer never produces `token`: empty, or holding whitespace or a removed character.
 
     >>> is_unreachable("\u2028"), is_unreachable("##\u2028"), is_unreachable("## "), is_unreachable("，")
     (True, True, True, False)
@@ -78,20 +60,16 @@ def validate_vocabulary(vocabulary, source="vocabulary"):
 
 
 def _warn_once(message):
-    """Logs `message` the first time only: tools read the same vocabulary several times."""
+    """Logs `message` the first time only (tools read the same vocabulary several times)."""
     if message not in _warned:
         _warned.add(message)
         logger.warning(message)
 
 
 def load_vocabulary(path):
-    r"""Reads and validates a `vocab.txt`; returns the list of tokens (id = line index).
-
-    One token per `\n`, as transformers reads it (no other character ends a line). A byte-order mark and
-    `\r\n` line endings are ignored; ASCII spaces and tabs around a token are stripped, with a warning, unless
-    the stripped token is in the file already; tokens the tokenizer never produces (`is_unreachable`) are
-    kept at their ids, with one warning.
-    """
+    r"""Reads and validates a `vocab.txt`: one token per `\n`, as transformers reads it (U+2028 does not end a
+    line); a byte-order mark and `\r` ignored, ASCII spaces around a token stripped with a warning unless the
+    stripped token is in the file already; tokens never produced (`is_unreachable`) kept with a warning."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as f:
             text = f.read()
@@ -118,16 +96,15 @@ def load_vocabulary(path):
 
 
 def save_vocabulary(vocabulary, path):
-    """Writes `vocab.txt` atomically (a temporary file renamed into place)."""
+    """Writes `vocab.txt` atomically."""
     vocabulary = list(vocabulary)
     validate_vocabulary(vocabulary, source=path)
     write_text(path, "".join(token + "\n" for token in vocabulary))
 
 
 def vocabulary_hash(vocabulary):
-    r"""SHA-256 of a vocabulary's tokens (a `vocab.txt` path, read by `load_vocabulary`, or a list), as the
-    bytes of the file `save_vocabulary` writes: the fingerprint shard manifests record, so that a vocabulary
-    meeting other data is caught. A copy with a byte-order mark or `\r\n` line endings has the same hash."""
+    """SHA-256 of a vocabulary's tokens (a `vocab.txt` path or a list) as `save_vocabulary` writes them: the
+    fingerprint shard manifests record, so that a vocabulary meeting other data is caught."""
     if isinstance(vocabulary, str):
         vocabulary = load_vocabulary(vocabulary)
     return hashlib.sha256("".join(token + "\n" for token in vocabulary).encode("utf-8")).hexdigest()

@@ -1,11 +1,6 @@
 """Vocabulary learning: a WordPiece `vocab.txt` from a corpus, with tensorflow-text's learner, and the share of
-`[UNK]` a vocabulary leaves in a corpus.
-
-The words are counted as the tokenizer splits and normalises them (`text_normalization.bert_pretokenize`: no
-NFKC fold, so `，` `！` `１９９８` stay what the tokenizer sees), so every piece learned is one the tokenizer can
-produce. Every character seen at least `min_char_count` times gets a token (the learner's default alphabet of
-1,000 characters left most of a Chinese corpus `[UNK]`), and its `##` form where it occurs inside a word (a CJK
-ideograph is always a word of its own, so it gets none).
+`[UNK]` a vocabulary leaves in a corpus. Words are counted as the tokenizer splits them, so every piece learned
+is one it can produce.
 
 Example (with `min_char_count=2`, `x`, seen once, gets no token; `北` `京` `，`, never inside a word, get no `##`
 form):
@@ -30,8 +25,8 @@ from electra_tf.text.vocabulary import SPECIAL_TOKENS
 LEARNER_MIN_COUNT = 10
 MAX_WORD_LENGTH = 50
 LEARNER_SLACK = 0.05
-# A character seen this many times gets a token. 1, every character of the corpus (the most frequent first when they
-# do not all fit): on a large corpus, raise it so that stray characters do not take the room of longer pieces.
+# A character seen this many times gets a token (on a large corpus, raise it so that stray characters do not take
+# the room of longer pieces).
 MIN_CHAR_COUNT = 1
 JOINER = "##"
 # The share of [UNK] above which the tools warn: the BERT-Chinese vocabulary leaves about 1.2 % on Chinese text,
@@ -40,15 +35,13 @@ UNKNOWN_RATE_WARNING = 0.02
 
 
 def read_text_files(paths):
-    """A `tf.data.Dataset` of each file's whole text, bytes that are not UTF-8 dropped: the shard builder
-    replaces them by U+FFFD, which the tokenizer then removes, so the vocabulary sees the text the tokenizer
-    will."""
+    """A `tf.data.Dataset` of each file's whole text, bytes that are not UTF-8 dropped (as the tokenizer drops the
+    U+FFFD the shard builder puts there)."""
     return tf.data.Dataset.from_tensor_slices(tf.constant(list(paths), tf.string)).map(
         lambda path: tf.strings.unicode_transcode(tf.io.read_file(path), "UTF-8", "UTF-8", errors="ignore"))
 
 
 def check_settings(vocab_size, min_char_count):
-    """Raises a ValueError when the vocabulary could hold no piece or the character threshold is below 1."""
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size must exceed the {len(SPECIAL_TOKENS)} special tokens, got {vocab_size}")
     if min_char_count < 1:
@@ -57,11 +50,7 @@ def check_settings(vocab_size, min_char_count):
 
 def alphabet(word_counts, vocab_size, min_char_count=MIN_CHAR_COUNT):
     """`(characters, inside)`: the characters that get a token, most frequent first, and those of them seen
-    inside a word (which also get a `##` form).
-
-    A character gets a token when it is seen at least `min_char_count` times, in the words the learner reads
-    (up to `MAX_WORD_LENGTH` characters); when they and their `##` forms do not all fit in `vocab_size` beside
-    the special tokens, the most frequent that fit (ties by code point, as the learner ranks them).
+    inside a word (which also get a `##` form); the most frequent that fit (ties by code point, as the learner).
 
     >>> characters, inside = alphabet({"bat": 3, "sat": 2, "at": 1, "x": 1}, 30, min_char_count=2)
     >>> characters, sorted(inside)
@@ -86,12 +75,8 @@ def alphabet(word_counts, vocab_size, min_char_count=MIN_CHAR_COUNT):
 
 
 def learn_vocabulary(word_counts, vocab_size, min_char_count=MIN_CHAR_COUNT):
-    """tensorflow-text's WordPiece learner on `{word: count}`, the five special tokens first.
-
-    The learner is told the alphabet (`alphabet`), and the `##` forms it adds for every character are dropped
-    where the character is never inside a word (the learner is asked for that many more tokens, so they do not
-    take the room of other pieces). The counts are sorted by word first, so the vocabulary does not depend on
-    the order they were counted in (the local tool and the Beam pipeline count in different orders).
+    """tensorflow-text's WordPiece learner on `{word: count}`, the five special tokens first, the `##` forms of
+    characters never inside a word dropped; the same vocabulary whatever order the words were counted in.
 
     >>> learn_vocabulary({"bat": 3, "sat": 2, "pat": 1}, 12)[5:]  # no room for "##at" beside the characters
     ['a', 'b', 'p', 's', 't', '##a', '##t']
@@ -120,19 +105,8 @@ def learn_vocabulary(word_counts, vocab_size, min_char_count=MIN_CHAR_COUNT):
 
 def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True, min_char_count=MIN_CHAR_COUNT,
                      report=None):
-    """Learns a WordPiece vocabulary with tensorflow-text's learner, on the words the tokenizer sees.
-
-    Args:
-        data: a list of text file paths, or a `tf.data.Dataset` of strings.
-        vocab_size: the maximum size, special tokens included.
-        min_char_count: a character seen fewer times has no token (text holding it becomes `[UNK]`).
-        report: called with one line per stage (the words counted, the tokens learned, and why the
-            vocabulary is smaller than `vocab_size` when it is), e.g. `print`; None: silent.
-
-    Returns:
-        The tokens, the five special tokens first; fewer than `vocab_size`
-        when the corpus has fewer pieces seen often enough (see `shortfall`).
-    """
+    """A WordPiece vocabulary of at most `vocab_size` tokens learned on `data` (text file paths or a `tf.data.Dataset`
+    of strings) as the tokenizer splits it; `report` (e.g. `print`) is given one line per stage."""
     report = report or (lambda line: None)
     check_settings(vocab_size, min_char_count)
     if isinstance(data, (list, tuple)):
@@ -166,8 +140,7 @@ def build_vocabulary(data, vocab_size, lowercase=True, strip_accents=True, min_c
 
 
 def composition(vocabulary):
-    """`(characters, joined, longer)`: how many of a vocabulary's pieces (the special tokens aside) are single
-    characters, `##` forms of one, and longer pieces.
+    """`(characters, joined, longer)`: how many of a vocabulary's pieces are characters, `##` characters, longer.
 
     >>> composition(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "中", "国", "a", "t", "##t", "at"])
     (4, 1, 1)
@@ -197,8 +170,8 @@ tokenizer splits them), which make no longer pieces; a larger corpus gives more 
 
 
 def split_held_out(texts, every):
-    """`(learned, held_out)`: the non-blank lines of `texts` (a `tf.data.Dataset` of strings), every `every`-th one
-    (`every` >= 2) held out; each part a dataset of texts of up to 256 lines.
+    """`(learned, held_out)`: the non-blank lines of a `tf.data.Dataset` of texts, every `every`-th one held out,
+    each part a dataset of texts of up to 256 lines.
 
     >>> corpus = tf.data.Dataset.from_tensors(chr(10).join(["a", "b", "", "c", "d"]))  # lines a, b, c, d
     >>> learned, held_out = split_held_out(corpus, 2)
@@ -210,16 +183,12 @@ def split_held_out(texts, every):
     lines = texts.flat_map(lambda text: tf.data.Dataset.from_tensor_slices(tf.strings.split(text, "\n")))
     lines = lines.filter(lambda line: tf.strings.length(tf.strings.strip(line)) > 0).enumerate()
     parts = (lines.filter(lambda i, _: i % every != every - 1), lines.filter(lambda i, _: i % every == every - 1))
-    return tuple(part.map(lambda _, line: line).batch(256).map(_joined_lines) for part in parts)
-
-
-def _joined_lines(lines):
-    return tf.strings.reduce_join(lines, separator="\n")
+    return tuple(part.map(lambda _, line: line).batch(256).map(
+        lambda lines: tf.strings.reduce_join(lines, separator="\n")) for part in parts)
 
 
 def unknown_token_rate(tokenizer, texts, batch_size=256):
-    """The share of `[UNK]` among the tokens a `WordPieceTokenizer` gives `texts` (an iterable of strings): a
-    float in [0, 1], 0.0 when they hold no token.
+    """The share of `[UNK]` among the tokens a `WordPieceTokenizer` gives `texts` (0.0 when there are none).
 
     >>> from electra_tf.text.tokenizer import WordPieceTokenizer
     >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "，"])
@@ -236,9 +205,8 @@ def unknown_token_rate(tokenizer, texts, batch_size=256):
 
 
 def unknown_words(tokenizer, texts, batch_size=256):
-    """The words of `texts` that a `WordPieceTokenizer` maps, wholly or in part, to `[UNK]`, as a
-    `collections.Counter`: words as BERT's pre-tokenization splits them (`bert_pretokenize`: a CJK character or a
-    punctuation mark is a word of its own, so a vocabulary's missing characters show one by one).
+    """A `collections.Counter` of the words (as BERT splits them) of `texts` that a `WordPieceTokenizer` maps,
+    wholly or in part, to `[UNK]`.
 
     >>> from electra_tf.text.tokenizer import WordPieceTokenizer
     >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "他", "说", "the", "fox"])
@@ -248,8 +216,8 @@ def unknown_words(tokenizer, texts, batch_size=256):
     unknown_id, counts = tokenizer.token_to_id(tokenizer.oov_token), collections.Counter()
     texts = iter(texts)
     while batch := list(itertools.islice(texts, batch_size)):
-        words = bert_pretokenize(tf.constant(batch, tf.string), tokenizer.lowercase, tokenizer.strip_accents)
-        words = words.flat_values
+        texts_batch = tf.constant(batch, tf.string)
+        words = bert_pretokenize(texts_batch, tokenizer.lowercase, tokenizer.strip_accents).flat_values
         ids = tokenizer.tokenize(words)
         unknown = tf.math.unsorted_segment_max(tf.cast(ids.flat_values == unknown_id, tf.int32), ids.value_rowids(),
                                                ids.nrows()) > 0

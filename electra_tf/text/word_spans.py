@@ -1,10 +1,6 @@
-"""BERT's words of a Python string with where each came from: the rules of `electra_tf.text.normalization`
-(Hugging Face's `BertNormalizer` + `BertPreTokenizer`) run per character in Python, so that every character of
-a word knows its index in the original text (what a fast tokenizer's offsets are made of).
-
-Special tokens written in the text (`[MASK]`, `[SEP]`, ...) are cut out first and
-kept whole, as `BertTokenizerFast` keeps its special tokens (matched as written,
-before lower-casing).
+"""BERT's words of a Python string with where each came from (what a fast tokenizer's offsets are made of):
+`electra_tf.text.normalization`'s rules run per character in Python; special tokens written in the text are
+kept whole, as `BertTokenizerFast` keeps them.
 
 Example:
 >>> [(text[start:end], origins) for text in ["Héllo, [MASK]!"]
@@ -18,15 +14,14 @@ import unicodedata
 
 from electra_tf.text.cjk import PYTHON_CJK_IDEOGRAPH
 
-_CJK_IDEOGRAPH = re.compile(PYTHON_CJK_IDEOGRAPH)  # the blocks of BERT's `_is_chinese_char`
+_CJK_IDEOGRAPH = re.compile(PYTHON_CJK_IDEOGRAPH)
 REMOVED_CATEGORIES = ("Cc", "Cf", "Co", "Cs")  # `normalization.CONTROL` (tab, newline, return are whitespace)
-SPACE, CJK = "space", "cjk"  # (`_character_kind`'s answers for a word boundary and an ideograph)
+SPACE, CJK = "space", "cjk"  # `_character_kind`'s answers for a word boundary and an ideograph
 
 
 def split_words(text, lowercase, strip_accents, special_tokens=()):
-    """`[(start, end, origins)]`: each word's span in `text` and, per character of the normalised word, the
-    index of the character of `text` it comes from; `origins` is `None` for a special token written in the
-    text. `strip_accents=None` follows `lowercase`."""
+    """`[(start, end, origins)]`: each word's span in `text` and the index in `text` of each character of the
+    normalised word (`None` for a special token)."""
     strip_accents = lowercase if strip_accents is None else strip_accents
     words, position = [], 0
     pattern = "|".join(re.escape(token) for token in sorted(special_tokens, key=len, reverse=True))
@@ -38,7 +33,6 @@ def split_words(text, lowercase, strip_accents, special_tokens=()):
 
 
 def _plain_words(text, start, end, lowercase, strip_accents):
-    """The words of `text[start:end]` (no special tokens in it) as `split_words` gives them."""
     words, current = [], []
 
     def end_word(*alone):  # the word so far ends (and `alone`, a one-character word, follows it)
