@@ -1,14 +1,5 @@
-"""Model, pre-training and fine-tuning configuration: three dataclasses with JSON load/save.
-
-`ElectraConfig` describes one transformer (the discriminator; the generator's
-config is derived from it). `PretrainingConfig` holds the replaced-token
-detection recipe and its optimisation settings, with the defaults of the
-original `configure_pretraining.py` (Clark et al., 2020).
-
-`FinetuningConfig` holds a fine-tuning run's settings.
-
-A run's JSON file (see `configs/`) holds both under the keys `"model"` and
-`"pretraining"`:
+"""Model, pre-training and fine-tuning configuration: three checked dataclasses, each field with its `--help`
+text; a run's JSON file (`configs/`) holds a model's and a pre-training's under `"model"` and `"pretraining"`:
 
 >>> from electra_tf.config import load_run_config
 >>> model_config, pretraining_config = load_run_config("electra_small")
@@ -34,39 +25,33 @@ from electra_tf.util.atomic import read_json, write_text
 from electra_tf.version import VERSION_FIELD, __version__
 
 _ACTIVATIONS = ("gelu", "gelu_approximate", "relu")
-# The variants' names, from their table (`variants.VARIANTS`).
 _OBJECTIVES = variant_rules.names("objective")
 _WEIGHT_SHARING = variant_rules.names("weight_sharing")
 _GENERATOR_TYPES = variant_rules.names("generator_type")
 _TRAINING_ALGORITHMS = variant_rules.names("training_algorithm")
 _OPTIMIZERS = ("adamw", "lamb")
 _SAMPLERS = ("inverse_cdf", "gumbel")
-# transformers' names of `ElectraConfig` fields where they differ from ours (the other fields share theirs), and its
-# `hidden_act` values (the tanh-approximate GELU has three names there): `checkpoints.hf` reads config.json with
-# them, and `ElectraConfig` takes them as keywords and attributes.
+# transformers' names of `ElectraConfig` fields where they differ from ours, and its `hidden_act` values.
 HF_FIELD_NAMES = {"num_hidden_layers": "num_layers", "num_attention_heads": "num_heads",
                   "hidden_dropout_prob": "hidden_dropout", "attention_probs_dropout_prob": "attention_dropout"}
 HF_ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate",
                   "gelu_fast": "gelu_approximate", "relu": "relu"}
-# Reads a checkpoint's config for `ElectraConfig.from_pretrained` (hub ids, transformers' config.json): that is
-# `electra_tf.checkpoints.hf`'s work, a layer above this module, which hands its reader over when imported.
+# `ElectraConfig.from_pretrained`'s reader: `checkpoints.hf`, a layer above, hands it over when imported.
 _pretrained_config_reader = None
 
 
-# The rules a field may declare (`_field(..., valid=rule)`), each checked as its words say.
 _RULES = {">= 0": lambda v: v >= 0, ">= 1": lambda v: v >= 1, "> 0": lambda v: v > 0,
           "in (0, 1)": lambda v: 0 < v < 1, "in [0, 1)": lambda v: 0 <= v < 1, "in (0, 1]": lambda v: 0 < v <= 1,
           "in [0, 1]": lambda v: 0 <= v <= 1}
 
 
 def _field(default, help_text: str, valid=None):
-    """A config field with its `--help` text (`field.metadata["help"]`, the tools' flag help) and the values it
-    takes, checked on construction: a rule of `_RULES`, or a tuple of the names it accepts."""
+    """A config field with its `--help` text and the values it takes (a rule of `_RULES`, or the names it accepts)."""
     return dataclasses.field(default=default, metadata={"help": help_text, "valid": valid})
 
 
 def field_help(field: dataclasses.Field) -> str:
-    """The `--help` text of a config field (`_field`); a field declared without one is a `TypeError`."""
+    """The `--help` text of a config field (`_field`)."""
     if "help" not in field.metadata:
         raise TypeError(f"config field {field.name!r} has no help text: declare it with _field(default, help)")
     return field.metadata["help"]
@@ -100,7 +85,7 @@ class _JsonConfig:
         return self.from_dict({**self.to_dict(), **changes})
 
     def differences(self, other, ignore=()):
-        """`{field: (self's value, other's value)}` for the fields that differ, but those in `ignore`.
+        """`{field: (self's value, other's value)}` for the fields that differ.
 
         >>> ElectraConfig(hidden_size=64).differences(ElectraConfig(), ignore=("hidden_dropout",))
         {'hidden_size': (64, 256)}
@@ -109,7 +94,6 @@ class _JsonConfig:
         return {key: (value, theirs[key]) for key, value in mine.items() if key not in ignore and theirs[key] != value}
 
     def _check_fields(self) -> None:
-        """Each field's type, then its rule or accepted names (`_field`'s `valid`)."""
         name = type(self).__name__
         for field in dataclasses.fields(self):
             value, valid = getattr(self, field.name), field.metadata.get("valid")
@@ -126,14 +110,13 @@ class _JsonConfig:
 
 
 def set_pretrained_config_reader(reader):
-    """Makes `reader(path, **hub_options)` the reader of `ElectraConfig.from_pretrained` (`checkpoints.hf` calls it)."""
+    """Makes `reader(path, **hub_options)` the reader of `ElectraConfig.from_pretrained`."""
     global _pretrained_config_reader
     _pretrained_config_reader = reader
 
 
 def _takes_transformers_names(cls):
-    """`cls` also taking transformers' keywords (`HF_FIELD_NAMES`, `HF_ACTIVATIONS` values) and answering to its
-    attribute names, so code written for `transformers.ElectraConfig` runs as it is."""
+    """`cls` also taking and answering to transformers' names, so code written for `transformers.ElectraConfig` runs."""
     init = cls.__init__
 
     @functools.wraps(init)
@@ -156,15 +139,8 @@ def _takes_transformers_names(cls):
 @_takes_transformers_names
 @dataclasses.dataclass(frozen=True)
 class ElectraConfig(_JsonConfig):
-    """The transformer: embeddings, optional projection, post-LN BERT encoder.
-
-    Defaults are ELECTRA-Small's discriminator (and Hugging Face's
-    `ElectraConfig` defaults). Field names follow the issue tracker's
-    vocabulary; transformers' names work too, as keywords and attributes
-    (`num_hidden_layers`, `num_attention_heads`, `hidden_dropout_prob`,
-    `attention_probs_dropout_prob`; `hidden_act="gelu_new"` is ours
-    `gelu_approximate`), and `from_pretrained` reads a Hugging Face folder's or
-    hub id's `config.json`.
+    """The transformer (embeddings, optional projection, post-LN BERT encoder); defaults are ELECTRA-Small's
+    discriminator. transformers' field names work too, as keywords and attributes.
 
     Example:
     >>> ElectraConfig(hidden_size=64, num_heads=2, embedding_size=32).head_size
@@ -185,7 +161,6 @@ class ElectraConfig(_JsonConfig):
     num_layers: int = _field(12, "Transformer layers.", ">= 1")
     num_heads: int = _field(4, "Attention heads (hidden_size must divide by it).", ">= 1")
     intermediate_size: int = _field(1024, "Feed-forward width.", ">= 1")
-    # exact (erf) GELU, as BERT, ELECTRA and Hugging Face.
     hidden_act: str = _field("gelu", "Activation: gelu (exact), gelu_approximate (tanh) or relu.", _ACTIVATIONS)
     hidden_dropout: float = _field(0.1, "Dropout on hidden states.", "in [0, 1)")
     attention_dropout: float = _field(0.1, "Dropout on attention probabilities.", "in [0, 1)")
@@ -206,8 +181,7 @@ class ElectraConfig(_JsonConfig):
     @classmethod
     def from_pretrained(cls, path, revision=None, cache_dir=None, token=None, local_files_only=None, **changes):
         """transformers' `ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (only its
-        `config.json` is fetched, at `revision`, from or into `cache_dir`, with `token`; `local_files_only` keeps
-        to the cache), or of our own model folder; `changes` replace fields, by our names or transformers'.
+        `config.json` is fetched), or of our own model folder; `changes` replace fields, by either name.
 
         >>> config = ElectraConfig.from_pretrained("tests/fixtures/hf/discriminator", hidden_dropout_prob=0.0)
         >>> config.num_attention_heads, config.hidden_dropout
@@ -220,35 +194,8 @@ class ElectraConfig(_JsonConfig):
 
 @dataclasses.dataclass(frozen=True)
 class PretrainingConfig(_JsonConfig):
-    """Replaced token detection (or plain MLM) pre-training settings.
-
-    Defaults are the original code's (`configure_pretraining.py`) for
-    ELECTRA-Small. `max_predictions_per_seq` left at `None` is derived (`predictions_per_seq`):
-    `int((mask_prob + 0.005) * max_seq_length)`, 19 at length 128.
-
-    Masking rates: each selected position becomes `[MASK]` with probability
-    `mask_token_rate`, a uniformly random token with `random_token_rate`, and
-    stays unchanged with `keep_token_rate` (ELECTRA: 0.85 / 0.0 / 0.15;
-    BERT: 0.8 / 0.1 / 0.1).
-
-    `original_lr_schedule` multiplies the warm-up into the linear decay, as
-    the original code does; by default the warm-up comes first, then the decay.
-    `adam_bias_correction=False` is the original's Adam, without bias
-    correction (`training.optimization.FusedAdamW`); with it and
-    `original_lr_schedule=True` the update is the original's.
-
-    `objective="mlm"` trains only the generator, built at the discriminator's
-    full size with its own embeddings: the BERT-style baseline for comparisons
-    at equal compute.
-
-    The paper's variants (Clark et al., 2020, §3.2 and §3.5;
-    docs/pretraining_variants.md): `objective` `electra_15` (RTD loss over the
-    masked positions only), `replace_mlm` and `all_tokens_mlm`;
-    `weight_sharing` `none` / `embeddings` / `all` / `gdes` (DeBERTa-V3's
-    gradient-disentangled embedding sharing; `untied_generator_embeddings`
-    is the older spelling of `none`); `generator_type="unigram"`; and
-    `training_algorithm` `two_stage` (`two_stage_generator_steps` of
-    generator-only MLM first) or `adversarial`.
+    """Pre-training settings, with the original code's (`configure_pretraining.py`) defaults for ELECTRA-Small; the
+    variants (`objective`, `weight_sharing`, ...) are docs/pretraining_variants.md's.
 
     Example:
     >>> PretrainingConfig(mask_prob=0.25, max_seq_length=512).predictions_per_seq
@@ -299,10 +246,8 @@ class PretrainingConfig(_JsonConfig):
                                          "distribution.", _SAMPLERS)
     gen_weight: float = _field(1.0, "Weight of the generator's MLM loss.", ">= 0")
     disc_weight: float = _field(50.0, "Weight of the discriminator's RTD loss (50 in the paper).", ">= 0")
-    # Optimisation (run scripts read these; flags of the same names override them).
     optimizer: str = _field("adamw", "adamw or lamb.", _OPTIMIZERS)
     learning_rate: float = _field(5e-4, "Peak learning rate.", "> 0")
-    # global, over all replicas
     batch_size: int = _field(128, "Global batch size, over all replicas.", ">= 1")
     train_steps: int = _field(1_000_000, "Optimizer updates in all.", ">= 1")
     warmup_steps: int = _field(10_000, "Linear warm-up updates (must be below train_steps).", ">= 0")
@@ -312,7 +257,6 @@ class PretrainingConfig(_JsonConfig):
     adam_epsilon: float = _field(1e-6, "Adam epsilon.", "> 0")
     clip_norm: float = _field(1.0, "Global gradient-norm clipping.", "> 0")
     seed: int = _field(0, "Seed of initialisation, masking, sampling and data order.")
-    # Adam's bias correction (Keras's AdamW); false: the original's AdamWeightDecayOptimizer, which has none.
     adam_bias_correction: bool = _field(True, "Adam's bias correction (off: the original's optimizer).")
 
     def __post_init__(self):
@@ -328,7 +272,7 @@ class PretrainingConfig(_JsonConfig):
         rates = (self.mask_token_rate, self.keep_token_rate, self.random_token_rate)
         _check(math.isclose(sum(rates), 1.0, abs_tol=1e-6), name, "mask_token_rate",
                f"mask_token_rate + keep_token_rate + random_token_rate must be 1, got {sum(rates)}")
-        broken = variant_rules.broken_rule(self)  # a combination a variant's row rules out
+        broken = variant_rules.broken_rule(self)
         if broken:
             _check(False, name, *broken)
 
@@ -342,8 +286,7 @@ class PretrainingConfig(_JsonConfig):
 
     @property
     def sharing(self) -> str:
-        """The generator-discriminator weight sharing: `weight_sharing`, or `none` where the older spelling
-        `untied_generator_embeddings=true` says so."""
+        """`weight_sharing`, or `none` where the older spelling `untied_generator_embeddings=true` says so."""
         return "none" if self.untied_generator_embeddings else self.weight_sharing
 
     def to_dict(self) -> dict[str, Any]:
@@ -353,23 +296,15 @@ class PretrainingConfig(_JsonConfig):
         return values
 
 
-# The fine-tuning tasks by name (`electra_tf.finetuning.TASKS` maps each to its class, and a test keeps the two
-# equal): here, where `--task`'s help reads them without importing TensorFlow.
+# The fine-tuning tasks by name (a test keeps them equal to `finetuning.TASKS`), for `--task`'s help without TensorFlow.
 FINETUNING_TASKS = ("chunk", "cola", "conll2003", "docstring_kinds", "mnli", "mrpc", "qnli", "qqp", "rte", "squad",
                     "squadv1", "sst2", "stsb", "swag", "text_classification", "wnli")
 
 
 @dataclasses.dataclass(frozen=True)
 class FinetuningConfig(_JsonConfig):
-    """Fine-tuning settings, with the original `configure_finetuning.py` defaults and the paper's learning rates.
-
-    `epochs`, `max_seq_length`, `learning_rate` and `layerwise_lr_decay` left as `None` take their defaults
-    when the task is made and trained (`electra_tf.finetuning.defaults`, which says why): the task's length (128,
-    512 for QA, 256 for chunking) and epochs (3, 10 for RTE and STS-B, 2 for QA; for tagging, enough steps on a
-    small training set), the learning rate for the model's width (`default_learning_rate`), the paper's decay.
-    `original_top_layer_decay` reproduces the original's layer-wise decay quirk (see
-    `training.layerwise_decay`). `head` is Hugging Face's by default, so a fine-tuned classifier loads in
-    `transformers`; `head="original"` is ELECTRA's, for reproducing the paper's GLUE figures.
+    """Fine-tuning settings, with the original `configure_finetuning.py` defaults; fields left `None` take the task's
+    and the model's defaults when it is trained (`electra_tf.finetuning.defaults`).
 
     Example:
     >>> config = FinetuningConfig.for_task("rte", model_size="large")
@@ -411,10 +346,8 @@ class FinetuningConfig(_JsonConfig):
 
     @classmethod
     def for_task(cls, task: str, model_size: str | None = None, **overrides) -> "FinetuningConfig":
-        """The paper's defaults for a model size on `task`, then `overrides` (`None` values are ignored).
-
-        `model_size` (small, base, large) picks the paper's learning rate (3e-4, 1e-4, 5e-5) and layer-wise
-        decay (0.8, 0.8, 0.9); without it, both follow the fine-tuned model's width when `finetune` builds it."""
+        """The paper's defaults for `task` and `model_size` (without it, the model's width sets them when trained),
+        then `overrides` (`None` values are ignored)."""
         _check(model_size in (None, *PAPER_SHAPES), cls.__name__, "model_size",
                f"{model_size!r} is not one of small, base, large")
         values = {"task": task}
@@ -435,7 +368,7 @@ PAPER_LEARNING_RATES = {256: 3e-4, 768: 1e-4, 1024: 5e-5}
 
 
 def size_name(config: ElectraConfig) -> str:
-    """The paper's name of the size of a model of `config` (its width and depth: small, base, large), or "custom".
+    """The paper's name of the size of a model of `config` (small, base, large), or "custom".
 
     >>> size_name(ElectraConfig(hidden_size=768, num_layers=12)), size_name(ElectraConfig(hidden_size=32))
     ('base', 'custom')
@@ -444,8 +377,7 @@ def size_name(config: ElectraConfig) -> str:
 
 
 def default_layerwise_decay(hidden_size: int) -> float:
-    """The fine-tuning layer-wise learning-rate decay for a model `hidden_size` wide: the paper's 0.8, and 0.9 for
-    Large (1024 wide) and wider.
+    """The fine-tuning layer-wise learning-rate decay for a model `hidden_size` wide: 0.8, 0.9 from Large up.
 
     >>> default_layerwise_decay(256), default_layerwise_decay(1024)
     (0.8, 0.9)
@@ -454,12 +386,8 @@ def default_layerwise_decay(hidden_size: int) -> float:
 
 
 def default_learning_rate(hidden_size: int) -> float:
-    """The fine-tuning learning rate for a model `hidden_size` wide: the paper's per-size rates, joined.
-
-    Small (256) 3e-4, Base (768) 1e-4 and Large (1024) 5e-5 exactly; between two sizes, interpolated on
-    log(width) against log(rate). From Small to Base the rate is inversely proportional to the width
-    (3e-4 x 256 / H), and below Small that line goes on, capped at 3e-3 (width 25 and under): a
-    64-wide model gets 1.2e-3. Above Large the rate stays 5e-5. Rounded to two significant digits.
+    """The fine-tuning learning rate for a model `hidden_size` wide: the paper's per-size rates, joined on
+    log(width) against log(rate) (docs/finetuning.md).
 
     >>> [default_learning_rate(width) for width in (256, 768, 1024)]
     [0.0003, 0.0001, 5e-05]
@@ -478,13 +406,8 @@ def default_learning_rate(hidden_size: int) -> float:
 
 
 def generator_config(model: ElectraConfig, pretraining: PretrainingConfig) -> ElectraConfig:
-    """The generator's config, derived as the original `get_generator_config`.
-
-    Width `round(H * generator_hidden_size)`, depth `round(L * generator_layers)`,
-    heads `max(1, width // 64)`, feed-forward `4 * width`. The variants
-    `variants.full_size_generator` names (`objective="mlm"`, two-stage
-    training, `weight_sharing="all"`) take the full-size model itself, its
-    number of heads included.
+    """The generator's config, as the original `get_generator_config` derives it (heads `max(1, width // 64)`), or the
+    model's own for the variants that need a full-size generator.
 
     Example:
     >>> generator_config(ElectraConfig(), PretrainingConfig()).hidden_size
@@ -529,8 +452,7 @@ def load_run_config(path_or_name: str) -> tuple[ElectraConfig, PretrainingConfig
 
 
 def run_config_vocabulary(path: str) -> str | None:
-    """The sha256 of the vocabulary (`text.vocabulary.vocabulary_hash`) the run config file `path` records, or
-    None for a file written before runs recorded it.
+    """The sha256 of the vocabulary the run config file `path` records (None in a file from before they did).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "run_config.json")
@@ -551,8 +473,7 @@ def _run_config_values(path):
 
 def save_run_config(path: str, model: ElectraConfig, pretraining: PretrainingConfig,
                     vocabulary_sha256: str | None = None) -> None:
-    """Writes both configs as one JSON file, atomically, with the sha256 of the run's vocabulary when given and
-    the electra_tf version that wrote it (`VERSION_FIELD`; a file without it, written before, still loads)."""
+    """Writes both configs as one JSON file, atomically, with the vocabulary's sha256 and the electra_tf version."""
     values = {"model": model.to_dict(), "pretraining": pretraining.to_dict(), VERSION_FIELD: __version__}
     if vocabulary_sha256:
         values["vocabulary"] = {"sha256": vocabulary_sha256}

@@ -1,16 +1,6 @@
-"""The pre-training variants, one row each (`VARIANTS`): every name `PretrainingConfig` accepts for `objective`,
-`weight_sharing`, `generator_type` and `training_algorithm`, with what it builds (its class or value, by import
-path), its FLOPs formula (by import path), what it cannot be combined with, and what it needs of the run.
-
-Everything that decodes a variant's name reads this table: the config's accepted names (`names`) and its checks
-(`broken_rule`, one `ValueError` naming the field), `generator_config` (`full_size_generator`), the registry that
-builds the parts (`pretraining.registry`), the FLOPs count (`pretraining.flops`) and the run's inputs
-(`reads_unigram_counts`). Adding an objective is its module and its row. The table loads without TensorFlow
-(every config is checked, `--help`'s too): parts and formulas are named, and imported by the registry.
-
-A row's `rules` are what the variant needs of the other settings, in order: `Needs(field, allowed)`, the config's
-`field` (`sharing` is `weight_sharing` as `untied_generator_embeddings` may override it) one of `allowed`;
-`Holds(test)`, a test of the config's numbers. A row without rules combines with everything.
+"""The pre-training variants table (`VARIANTS`), one row per name of `objective`, `weight_sharing`, `generator_type`
+and `training_algorithm`: what it builds and its FLOPs formula (by import path, so the table loads without
+TensorFlow), and what it cannot be combined with. Everything that decodes a variant's name reads it.
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
@@ -30,8 +20,8 @@ TEMPERATURE_SCHEDULES = ("exponential", "linear", "cosine")  # Fast-ELECTRA's te
 
 @dataclasses.dataclass(frozen=True)
 class Needs:
-    """The config's `field` must be one of `allowed`; else the error names `named` (default: `field`) and says
-    `message`, formatted with `value` (the field's) and `config`."""
+    """The config's `field` (`sharing`: `weight_sharing` as the config reads it) must be one of `allowed`; else the
+    error names `named` (default: `field`) and says `message`, formatted with `value` and `config`."""
 
     field: str
     allowed: tuple
@@ -69,11 +59,9 @@ _NO_TWO_STAGE_STEPS = Holds(lambda c: c.two_stage_generator_steps == 0, "two_sta
 
 @dataclasses.dataclass(frozen=True)
 class Variant:
-    """One row: the name `name` of the config field `field`; `part`, what the name builds (`module:attribute`: a
-    class, or a value such as a sharing); `flops`, its forward FLOPs per input token (`module:function` of
-    `(model_config, pretraining_config)`; objectives and generator sources); `rules`, what it cannot be combined
-    with; `full_size_generator`, its generator is the discriminator's full-size model; `reads_unigram_counts`, it
-    samples from the corpus's token counts, counted before the run."""
+    """One row: `part`, what `name` builds (`module:attribute`); `flops`, its forward FLOPs per input token
+    (`module:function` of `(model_config, pretraining_config)`); `rules`, what it needs of the other settings;
+    `reads_unigram_counts`, it samples from the corpus's token counts."""
 
     field: str
     name: object
@@ -165,13 +153,11 @@ def rows_of(config):
 
 
 def full_size_generator(config):
-    """Whether `config`'s generator is the discriminator's full-size model (`config.generator_config`): `mlm`
-    trains it alone, `two_stage` starts the discriminator from it, `weight_sharing="all"` shares one encoder."""
+    """Whether `config`'s generator is the discriminator's full-size model (`config.generator_config`)."""
     return any(row.full_size_generator for row in rows_of(config))
 
 
 def reads_unigram_counts(config):
-    """Whether `config`'s variant samples from the corpus's token counts, counted before the run."""
     return any(row.reads_unigram_counts for row in rows_of(config))
 
 
