@@ -1,23 +1,5 @@
-"""Converting a checkpoint from any format into any other (the work of tools/convert_checkpoint.py).
-
-Every conversion goes through our models: the input is loaded (strictly) into
-the matching model of ours, which is then written. So a conversion checks the
-weights against the config on the way, and what comes out loads back
-exactly.
-
-- A pre-training pair (our run folder, a Google checkpoint, or a Hugging Face
-  discriminator folder with `input_generator=` its generator folder) becomes
-  our run folder (`run_config.json`, `discriminator.keras`, `generator.keras`,
-  `vocab.txt`), a Google checkpoint (both networks, shared embeddings once),
-  or Hugging Face folders (`networks=`: the discriminator, the generator, or
-  both in `<output>/discriminator` and `<output>/generator`).
-- A single model (a Hugging Face `ElectraModel`/`BertModel`, a task model, a
-  lone discriminator or generator, one of our `.keras` files) becomes the same
-  model in the other format (Google: pre-training networks only).
-
-What is written appears whole (a temporary folder renamed into place, see
-`electra_tf.util.atomic.atomic_folder`): a failed or killed conversion leaves the
-output as it was.
+"""Converting a checkpoint from any format into any other (tools/convert_checkpoint.py): loaded strictly into our
+matching model, then written, whole or not at all.
 
 Example:
 >>> import tempfile
@@ -64,9 +46,9 @@ def _our_class(architecture):
 
 
 def load_model(path):
-    """`(model, info)`: the model a checkpoint holds, as its own class (a model folder's or `.keras` file's
-    model as saved; a Hugging Face folder's class; a pre-training checkpoint's discriminator), with what its
-    folder says of it (`info`: label names, length, task options; see `checkpoints.ours`)."""
+    """`(model, info)`: the model a checkpoint holds, as its own class (a pre-training checkpoint's discriminator), with
+    what its folder says of it.
+    """
     source = sources.read_source(path)
     if source.model is not None:
         return source.model, source.info
@@ -131,9 +113,7 @@ def _save_vocabulary(folder, vocabulary):
 
 @contextlib.contextmanager
 def _whole(output, to):
-    """Where to write `output` so that it appears whole: a temporary folder that then takes its place
-    (`atomic.atomic_folder`); for a Google prefix, a prefix in a temporary folder whose files (the
-    vocabulary too) then join the prefix's folder, which may hold other files (`google.prefix_written_whole`)."""
+    """Where to write `output` so that it appears whole (`atomic_folder`; for Google, `prefix_written_whole`)."""
     if to == "google":
         with prefix_written_whole(_google_prefix(output)) as prefix:
             yield prefix
@@ -189,10 +169,10 @@ def _write_single(model, output, to, tokenizer, info, dtype="float32"):
 
 def convert(input_path, output, to, input_generator=None, networks="discriminator", run_config=None,
             vocab_file=None, dtype="float32"):
-    """Converts the checkpoint at `input_path` into format `to` ("ours", "huggingface", "google") at `output`
-    (a folder; for Google, a prefix, or an existing folder that gets `model.ckpt`). Returns what it wrote
-    (folders, or the Google prefix). `dtype`: the Hugging Face weights' ("float32", "float16", "bfloat16");
-    our models and Google checkpoints hold float32."""
+    """Converts the checkpoint at `input_path` into format `to` ("ours", "huggingface", "google") at `output` (a
+    folder; for Google a prefix, or a folder that gets `model.ckpt`); returns what it wrote. `dtype`: the Hugging
+    Face weights' ("float32", "float16", "bfloat16").
+    """
     if to not in FORMATS:
         raise ValueError(f"to must be one of {FORMATS}, got {to!r}")
     if networks not in ("discriminator", "generator", "both"):

@@ -1,20 +1,5 @@
-"""Original Google ELECTRA checkpoints (TF1, as in the released `electra_{small,base,large}` zips).
-
-Read with `tf.train.load_checkpoint` (no TF1 graph code) and written with the
-`SaveV2` op (`library_internals.save_name_keyed_checkpoint`), under the original
-variable names (those of the released checkpoints):
-the discriminator in scope `electra/`, the generator in `generator/`, the
-shared embedding block in `electra/embeddings/` (in `generator/embeddings/`
-with untied generator embeddings), the heads in `discriminator_predictions/`
-and `generator_predictions/`. `global_step` and the Adam slots
-(`…/adam_m`, `…/adam_v`) are ignored.
-
-The released checkpoints come without a config: it is inferred from the
-shapes, with 64-wide attention heads as in every released model and in the
-original's generator (`max(1, hidden // 64)` heads); a run config
-(`{"model": …, "pretraining": …}`) named `run_config.json` beside the
-checkpoint (`config.json` in folders written before it was so named), or
-passed in, takes precedence.
+"""Original Google ELECTRA checkpoints (TF1, as in the released `electra_{small,base,large}` zips), read and written
+under the original variable names; a released checkpoint's config is inferred from its shapes.
 
 Example (the released ELECTRA-Small, from its variable shapes):
 >>> shapes = {"electra/embeddings/word_embeddings": [30522, 128],
@@ -214,18 +199,9 @@ def _is_file_of(name, base):
 
 @contextlib.contextmanager
 def prefix_written_whole(prefix):
-    """A prefix in a temporary folder to write a checkpoint at (with the files that go beside it:
-    `checkpoint`, `run_config.json`, `vocab.txt`); when the block ends without an error they take their
-    places beside `prefix`, replacing the prefix's old files (an old shard never outlives it), and the
-    folder's other files (another prefix) stay. On an error nothing changes.
-
-    A new folder appears whole (`atomic.atomic_folder`). In a folder that exists, the temporary one is
-    the hidden `.<name>.tmp-<pid>` inside it (what a dead writer left is removed by the next one,
-    `atomic.remove_leftovers`) and the files are renamed in with the prefix's `.index` last, after
-    the old `.index` is removed first: the index makes a prefix (`tf.train.load_checkpoint` reads it
-    first), so a kill during those renames leaves the prefix old, new, or absent, never a mix.
-    (Not one rename for all: the folder may hold other files and be anything, the working directory
-    too, so it is not swapped whole.)
+    """A prefix in a temporary folder to write a checkpoint (and the files beside it) at; when the block ends without
+    an error they replace `prefix`'s old files (the old `.index` removed first, the new one renamed in last, so a kill
+    leaves the prefix old, new or absent, never a mix), and the folder's other files stay. On an error nothing changes.
     """
     folder, base = os.path.split(os.path.abspath(prefix))
     if not os.path.isdir(folder):
@@ -249,12 +225,9 @@ def prefix_written_whole(prefix):
 
 
 def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_config=None, extra=None):
-    """Writes Hugging Face-keyed state dicts (`ElectraForPreTraining`/`ElectraModel` and
-    `ElectraForMaskedLM`) under the original names at `prefix`, with a `checkpoint` file and, given
-    `(ElectraConfig, PretrainingConfig)` as `run_config`, a `run_config.json` beside it. `extra` adds
-    tensors as they are (e.g. `global_step`).
-
-    Whole or not at all (`prefix_written_whole`): an error or a kill midway leaves the folder as it was.
+    """Writes Hugging Face-keyed state dicts (a discriminator's and a generator's) under the original names at `prefix`,
+    whole or not at all, with a `checkpoint` file and, given `(ElectraConfig, PretrainingConfig)`, `run_config.json`;
+    `extra` tensors (e.g. `global_step`) are written as they are.
     """
     tensors = {}
     if discriminator is not None:
@@ -277,10 +250,9 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
 
 
 def save_google(prefix, discriminator, generator=None, pretraining=None, tied=None):
-    """Writes our discriminator (and generator) models under the original TF1 names at `prefix`, with
-    `run_config.json` beside it. The embedding block is written once, under
-    `electra/embeddings/`, when the generator shares the discriminator's (`tied=None`: when
-    `pretraining` does not untie them)."""
+    """Writes our discriminator (and generator) under the original TF1 names at `prefix`, with `run_config.json`; the
+    embedding block once when they share it (`tied=None`: unless `pretraining` unties them).
+    """
     if tied is None:
         tied = pretraining is None or pretraining.sharing != "none"
     write_checkpoint(prefix, mapping.model_state(discriminator),

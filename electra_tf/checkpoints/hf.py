@@ -1,13 +1,5 @@
-"""Hugging Face folders: `config.json` ↔ `ElectraConfig`, and the weights as a state dict, both ways.
-
-A Hugging Face model folder holds `config.json`, `model.safetensors` (or
-shards with `model.safetensors.index.json`) and the tokenizer (`vocab.txt`,
-`tokenizer.json`, `tokenizer_config.json`). A folder without safetensors may
-hold `tf_model.h5` instead, as transformers 4.x's TF classes saved it (read by
-`hf_tf_weights`). ELECTRA (`model_type: electra`) and plain BERT
-(`model_type: bert`, the same encoder with embedding_size = hidden_size) are
-read; ELECTRA is written. `pytorch_model.bin` is a pickle and is never opened:
-the error says how to convert it.
+"""Hugging Face folders: `config.json` ↔ `ElectraConfig`, and the weights (safetensors, or transformers 4.x's
+`tf_model.h5`) as a state dict, both ways. ELECTRA and BERT are read, ELECTRA is written.
 
 Example:
 >>> config, extras = config_from_hf({"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2,
@@ -61,8 +53,7 @@ _BUFFERS = (".position_ids", ".token_type_ids")
 
 @dataclasses.dataclass
 class HFCheckpoint:
-    """A Hugging Face folder read into memory: config, class name and state dict (keys normalised
-    to `ElectraFor…` names: `electra.` encoder prefix, `weight`/`bias` LayerNorms)."""
+    """A Hugging Face folder read into memory: config, class name and state dict (keys as `ElectraFor…` name them)."""
 
     folder: str
     config: ElectraConfig
@@ -79,9 +70,9 @@ def is_hf_config(values):
 
 
 def config_from_hf(values, source=CONFIG_NAME):
-    """`(ElectraConfig, extras)` from a Hugging Face `config.json` dict; extras hold the class
-    (`architecture`), `num_labels` and `classifier_dropout`. Raises a ValueError for what our models
-    cannot express."""
+    """`(ElectraConfig, extras)` of a `config.json` dict (extras: `architecture`, `num_labels`, `classifier_dropout`,
+    `label_names`); a ValueError for what our models cannot express.
+    """
     model_type = values.get("model_type")
     if model_type not in _DEFAULTS:
         raise ValueError(f"{source}: model_type {model_type!r} is not supported (electra or bert)")
@@ -133,8 +124,7 @@ def label_names_of(id2label):
 
 def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None, pad_token_id=0, label_names=None,
                  dtype="float32"):
-    """A Hugging Face `config.json` dict for `config` and the class `architecture` (`label_names` name the
-    labels in `id2label`/`label2id`; `LABEL_<i>` when not given; `dtype` the weights')."""
+    """A Hugging Face `config.json` dict for `config` and the class `architecture` (`LABEL_<i>` without label names)."""
     theirs = {ours: name for name, ours in HF_FIELD_NAMES.items()}
     values = {
         **{theirs.get(name, name): value for name, value in config.to_dict().items()},
@@ -151,9 +141,9 @@ def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None,
 
 
 def normalize_state(state):
-    """Keys as `ElectraFor…` classes name them: the encoder under `electra.` (bare base-model keys and
-    BERT's `bert.` too), LayerNorm `gamma`/`beta` (older BERT conversions) as `weight`/`bias`; the
-    non-persistent buffers some old checkpoints hold (`position_ids`) dropped."""
+    """Keys as `ElectraFor…` classes name them (the encoder under `electra.`, LayerNorm `weight`/`bias`), old
+    checkpoints' buffers (`position_ids`) dropped.
+    """
     encoder_starts = ("embeddings.", "embeddings_project.", "encoder.")
     normalized = {}
     for key, array in state.items():
@@ -170,7 +160,7 @@ def normalize_state(state):
 
 
 def _tied_lm_head(state, source):
-    """Drops `generator_lm_head.weight` when it is (as always in ELECTRA) the word embedding table."""
+    """Drops `generator_lm_head.weight`, which must be the word embedding table."""
     head = state.pop("generator_lm_head.weight", None)
     table = state.get("electra.embeddings.word_embeddings.weight")
     if head is not None and (table is None or head.shape != table.shape or not np.array_equal(head, table)):
@@ -200,9 +190,9 @@ def weights_error(folder):
 
 
 def pretrained_config(path, **hub_options):
-    """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder or hub id (`hub_options`, such as
-    `revision`, go to `hub.resolve`; only config.json is fetched), of our own model folder, or of a
-    `config.json` path."""
+    """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder, hub id (only config.json is fetched), run
+    folder or `config.json` path.
+    """
     path = hub.resolve(path, config_only=True, **hub_options)
     if os.path.isfile(os.path.join(path, RUN_CONFIG)):  # our run folder
         return load_run_config(os.path.join(path, RUN_CONFIG))[0]
@@ -252,10 +242,9 @@ def _architecture_of(state, values):
 
 def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accents=None, label_names=None,
                      pad_token_id=None, dtype="float32"):
-    """Writes one of our models as a Hugging Face folder `transformers` loads into the equivalent class
-    (`model.hf_architecture`): `config.json` (with `id2label`/`label2id` from `label_names`, and `dtype`),
-    `model.safetensors` (weights as `dtype`: "float32", "float16" or "bfloat16") and, given a vocabulary,
-    `vocab.txt` and `tokenizer_config.json`."""
+    """Writes one of our models as a Hugging Face folder `transformers` loads into `model.hf_architecture`:
+    `config.json`, `model.safetensors` (as `dtype`) and, given a vocabulary, the tokenizer files.
+    """
     architecture = model.hf_architecture
     if architecture is None:
         raise ValueError(f"{type(model).__name__} with head='original' (the original ELECTRA head) has no Hugging "

@@ -1,16 +1,5 @@
-"""transformers 4.x's TensorFlow weights (`tf_model.h5`) read as a Hugging Face state dict, with h5py.
-
-A TF model's `save_pretrained` in transformers 4.x writes Keras 2 HDF5 weights:
-one group per top-level layer (the file's `layer_names`), each listing its
-weights (`weight_names`) by their Keras 2 variable names, e.g.
-`tf_electra_for_sequence_classification/electra/encoder/layer_._0/attention/self/query/kernel:0`.
-The names become the PyTorch state-dict keys as transformers' own TF → PyTorch
-conversion makes them: the model's name dropped, `layer_._0` → `layer.0`,
-`kernel`/`gamma`/`embeddings` → `weight`, `beta` → `bias`; a kernel is
-`[in, out]`, transposed to PyTorch's `[out, in]`. A weight listed twice (the
-masked LM head lists again the tied embeddings it holds) is read once, and
-must be equal both times. Floating weights are read as float32, as
-`safetensors_io` reads them; nothing is unpickled (HDF5 holds arrays only).
+"""transformers 4.x's TensorFlow weights (`tf_model.h5`, Keras 2 HDF5) read with h5py as a Hugging Face state dict,
+names and layouts as transformers' own TF → PyTorch conversion makes them.
 
 Example:
 >>> hf_key("tf_electra_for_pre_training/electra/encoder/layer_._1/attention/output/LayerNorm/gamma:0")

@@ -1,34 +1,8 @@
 """Hugging Face hub ids where a checkpoint path is taken: `resolve("owner/name")` gives the model's local folder.
 
-Every `from_pretrained`, `pipeline` and tool checkpoint flag runs its argument
-through `resolve` first. A path that exists (a folder, a file, a Google
-checkpoint prefix) always wins and is returned as it is. Otherwise a valid hub
-id (`owner/name` or `name`, by `huggingface_hub`'s own rules) becomes the
-folder `huggingface_hub.snapshot_download` gives: from the local cache
-(`HF_HUB_CACHE`, `HF_HOME`, or `cache_dir=`) when it is there, else downloaded
-with `huggingface_hub`'s progress bars. `HF_HUB_OFFLINE=1` and
-`local_files_only=True` keep it to the cache; `revision=` (a branch, tag or
-commit) and `token=` (private or gated repositories) are passed on; the
-environment is read at each call, so setting it after the import works.
-
-Only the files electra_tf reads are fetched: `config.json` (or our run folder's
-`run_config.json`), the safetensors
-weights (with their index), our `.keras` files or a keras-hub preset's
-weights, the tokenizer files and `electra_tf.json`; `tf_model.h5` only when
-the repository has no safetensors. A repository with only
-`pytorch_model.bin` (a pickle, never opened here) is refused before anything
-is downloaded, saying how to get safetensors. Each failure is one line: the
-id, the cache folder, and the way out; a cached snapshot missing a file the
-model needs (its config, weights or vocabulary, or a link whose blob is gone)
-names that file and the `hf download` command that fetches it.
-
-The hub is asked once, without retries (`HfApi.model_info`), which files the
-repository holds: a refused connection or an unknown host answers at once, and
-the cache then answers alone. A path that exists as a link (a dangling one, a
-loop) or whose first folder exists here is a local path, never sent to the hub.
-A cached weights file whose blob is named by its sha256 (the hub's LFS files)
-is checked against it: a damaged one is refused, naming the way to fetch it
-again.
+A path that exists always wins; a hub id becomes the `huggingface_hub.snapshot_download` folder (the cache first),
+fetching only the files electra_tf reads and refusing a pickle-only repository before any download
+(docs/checkpoints.md, "Hugging Face hub ids").
 
 Example:
 >>> import tempfile
@@ -54,8 +28,7 @@ from huggingface_hub.utils import (
     validate_repo_id,
 )
 
-# Weights in the formats `checkpoints.sources` reads: Hugging Face's safetensors (and their index), our `.keras`
-# files (a model folder or a pre-training pair), a keras-hub preset's `model.weights.h5`.
+# Weights `checkpoints.sources` reads: safetensors (and their index), our `.keras` files, a keras-hub preset's.
 WEIGHT_PATTERNS = ("*.safetensors", "*.safetensors.index.json", "*.keras", "model.weights.h5")
 TOKENIZER_PATTERNS = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
                       "assets/tokenizer/vocabulary.txt")
@@ -80,8 +53,7 @@ def is_hub_id(text):
 
 
 def _is_local(path):
-    """Whether `path` names something here: it exists (a Google checkpoint prefix: by its index), is a link
-    (a dangling one or a loop too), or its first folder exists (`runs/missing`)."""
+    """Whether `path` is local: it exists (a Google prefix: its index), is a link, or its first folder exists."""
     return (os.path.lexists(path) or os.path.exists(path + ".index")
             or ("/" in path and os.path.isdir(path.split("/")[0])))
 
@@ -133,8 +105,7 @@ def _gated_error(repo_id):
 
 
 def _repository_files(repo_id, revision, token, endpoint):
-    """The repository's file names, asked of the hub once (no retries); raises a one-line error for an id or
-    revision it does not have. None when the hub cannot be reached (the cache then answers alone)."""
+    """The repository's file names, asked of the hub once (no retries); None when the hub cannot be reached."""
     try:
         info = HfApi(endpoint=endpoint, token=token).model_info(repo_id, revision=revision)
         return [sibling.rfilename for sibling in info.siblings or ()]
@@ -153,29 +124,19 @@ def _repository_files(repo_id, revision, token, endpoint):
 
 
 def is_connection_error(error):
-    """Whether `error` says a server could not be reached: huggingface_hub's HTTP errors (a hub that is down, a
-    proxy's refusal) are OSErrors; the HTTP client's own connection errors are httpx's (or requests')."""
+    """Whether `error` says a server could not be reached (huggingface_hub's OSErrors, or the HTTP client's own)."""
     return isinstance(error, OSError) or type(error).__module__.split(".")[0] in ("httpx", "httpx2", "requests",
                                                                                  "urllib3")
 
 
 def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_only=None, force_download=False,
             tokenizer_only=False, config_only=False):
-    """The local path of a checkpoint given as a path or as a Hugging Face hub id.
+    """The local path of a checkpoint given as a path (returned as it is when it exists, or is no hub id) or as a
+    Hugging Face hub id: its snapshot folder.
 
-    Args:
-        path_or_id: a path (returned as it is when it exists, or when it is no valid hub id) or a hub id.
-        revision: a branch, tag or commit of the repository (default: its main branch).
-        cache_dir: the hub cache to use instead of `HF_HUB_CACHE` / `HF_HOME`.
-        token: for private or gated repositories (default: the one `hf auth login` saved).
-        local_files_only: only the cache, never the network (default: `HF_HUB_OFFLINE`).
-        force_download: download again even when cached.
-        tokenizer_only: fetch the tokenizer files only (and `config.json`), not the weights.
-        config_only: fetch `config.json` only.
-
-    Returns the folder of the repository's snapshot. Raises FileNotFoundError (offline and not cached, or no
-    such repository), ValueError (only `pytorch_model.bin`), ConnectionError (the hub cannot be reached and
-    the files are not cached), each in one line naming the id.
+    `revision`: a branch, tag or commit; `token`: for private or gated repositories (default: `hf auth login`'s);
+    `local_files_only`: the cache only (default: `HF_HUB_OFFLINE`); `tokenizer_only`/`config_only`: fetch no weights.
+    Each failure is one line naming the id (FileNotFoundError, ValueError, PermissionError or ConnectionError).
     """
     path = os.fspath(path_or_id)
     if _is_local(path) or not is_hub_id(path):
@@ -218,8 +179,7 @@ def resolve(path_or_id, revision=None, cache_dir=None, token=None, local_files_o
 
 
 def _cached_snapshot(cache, repo_id, revision):
-    """The cache's snapshot folder of `repo_id` at `revision` (a branch or tag by its ref, or a commit), or None
-    (the layout huggingface_hub writes: `models--<owner>--<name>/refs/<ref>`, `snapshots/<commit>`)."""
+    """The cache's snapshot folder of `repo_id` at `revision` (a ref or a commit), or None."""
     repository = os.path.join(cache, "models--" + repo_id.replace("/", "--"))
     ref = os.path.join(repository, "refs", revision or "main")
     commit = revision
@@ -236,10 +196,8 @@ def _missing_file_error(repo_id, folder, name, why):
                              "to download it)")
 
 
-def _check_snapshot(repo_id, folder, tokenizer_only, config_only=False):
-    """Refuses a snapshot taken from the cache alone that lacks a file the model (or with `tokenizer_only` the
-    tokenizer) needs, naming it: a link whose blob is gone, the vocabulary, the weights, the config beside
-    Hugging Face weights."""
+def _check_snapshot(repo_id, folder, tokenizer_only, config_only):
+    """Refuses a snapshot from the cache alone that lacks a file the model (or the tokenizer) needs, naming it."""
     present = os.listdir(folder)
     for name in sorted(present):
         if not os.path.exists(os.path.join(folder, name)):

@@ -1,14 +1,5 @@
-"""keras-hub ELECTRA presets: a folder `ElectraBackbone.save_to_preset` (and the tokenizer's) writes, read.
-
-keras-hub's `ElectraBackbone` is built from keras-hub's `ReversibleEmbedding`,
-`PositionEmbedding` and `TransformerEncoder`; our encoder uses the first two and
-its own block keeps `TransformerEncoder`'s layout, so the transformer's
-variables have the same names and shapes; only the embedding
-block is named otherwise (`NAMES`). What keras-hub's backbone has and ELECTRA
-does not, its `pooled_dense` (a BERT-style pooler), is not read: no ELECTRA
-head uses it. Its GELU is the tanh approximation and its LayerNorm epsilon
-1e-12, so a preset reads as an `ElectraConfig` with
-`hidden_act="gelu_approximate"`, which computes exactly what keras-hub does.
+"""Reading a keras-hub ELECTRA preset (`ElectraBackbone.save_to_preset`'s folder): its transformer variables have
+our names, the embedding block's are mapped (`NAMES`); its tanh GELU reads as `hidden_act="gelu_approximate"`.
 Writing one is `electra_tf.export.keras_hub.save_keras_hub_preset`.
 
 Example:

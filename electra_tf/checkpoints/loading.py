@@ -1,8 +1,5 @@
-"""Assigning a `{name: array}` dictionary into a model's variables, strictly and all at once.
-
-Everything is checked before anything is assigned: shapes, missing names and
-unexpected names are listed together in one error, so a failed load leaves
-the model untouched (nothing half-loaded).
+"""Assigning a `{name: array}` dictionary into a model's variables, strictly and all at once: every mismatch is
+listed in one error before anything is assigned.
 
 Example:
 >>> import keras, numpy as np
@@ -34,8 +31,7 @@ class CheckpointMismatchError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Slot:
-    """Where one checkpoint array goes: the variable, the array's expected shape in the
-    checkpoint's layout, and the conversion into the variable's layout."""
+    """Where one checkpoint array goes: the variable, the array's shape in the checkpoint, the conversion to ours."""
 
     variable: object
     shape: tuple
@@ -44,9 +40,9 @@ class Slot:
 
 @dataclasses.dataclass
 class LoadReport:
-    """What a load did: names loaded, names missing (left as they were), names ignored; with
-    `new` (our variables left initialised: a new head) and `dropped` (the checkpoint's pre-training
-    head, which the model does not have) when filled in by `transfer.load_state`."""
+    """What a load did: names loaded, missing, unexpected; and (from `transfer.load_state`) our variables left `new`
+    and the checkpoint's pre-training head `dropped`.
+    """
 
     loaded: list
     missing: list = dataclasses.field(default_factory=list)
@@ -61,9 +57,7 @@ def _listing(names):
 
 
 def plan(slots, arrays, allow_missing=False, allow_unexpected=False, source="checkpoint"):
-    """Checks everything and converts every array; returns `(LoadReport, assignments)` without
-    assigning. `assign` runs `plan` and then the assignments; loading several models all-or-nothing
-    plans each first."""
+    """Checks everything and converts every array; `(LoadReport, assignments)`, nothing assigned yet (`apply` does)."""
     missing = [name for name in slots if name not in arrays]
     unexpected = [name for name in arrays if name not in slots]
     mismatched = [f"{name}: {tuple(np.shape(arrays[name]))} vs {tuple(slot.shape)}"
@@ -91,16 +85,14 @@ def plan(slots, arrays, allow_missing=False, allow_unexpected=False, source="che
 
 
 def check_values(name, value, dtype, source="checkpoint"):
-    """Refuses what a variable of `dtype` must not take: no numbers; integers (e.g. int8, a quantized
-    checkpoint) for floating-point weights, which would load silently as huge values; NaN or infinity (a
-    diverged or damaged checkpoint: every output would be NaN). Refused rather than warned: nothing good comes
-    of using such weights, and the error names the weight and the checkpoint.
+    """Refuses what a variable of `dtype` must not take: no numbers, integers (a quantized checkpoint) for floating
+    weights, NaN or infinity (a diverged or damaged checkpoint).
 
     >>> check_values("w", np.array([1, 2], "int8"), "float32", "model.safetensors")
     Traceback (most recent call last):
     ...
     electra_tf.checkpoints.loading.CheckpointMismatchError: model.safetensors: w is stored as int8 but the model \
-holds float32 weights (a quantized checkpoint?); use a floating-point checkpoint
+    holds float32 weights (a quantized checkpoint?); use a floating-point checkpoint
     """
     if not np.issubdtype(value.dtype, np.number):
         raise CheckpointMismatchError(f"{source}: {name} holds {value.dtype}, not numbers")

@@ -1,30 +1,9 @@
-"""The weight-name table: our variables ↔ Hugging Face state-dict keys ↔ Google TF1 names.
+"""The weight-name table: our variables ↔ Hugging Face state-dict keys ↔ Google TF1 names, read both ways.
 
-Written once, as data (`ENCODER_ROWS`, `HEAD_ROWS`), and read in both
-directions. Each row is `(ours, huggingface, google, layout)`:
-
-- `ours`: the variable's Keras path inside the encoder (`ElectraModel`) or the
-  task/pre-training model (heads);
-- `huggingface`: the `transformers` state-dict key (encoder keys without the
-  `electra.` prefix);
-- `google`: the name in the original TF1 checkpoints, inside the network's
-  scope (`electra/` or `generator/`); `None` where the original has no such
-  weight (the Hugging Face task heads);
-- `layout`, how one array becomes the other:
-  `table` identical everywhere; `vector` ours `[heads, head_size]` ↔ `[H]`;
-  `kernel` ours `[in, ...out]` ↔ Google `[in, out]` ↔ HF `[out, in]`;
-  `heads_kernel` (attention output) ours `[heads, head_size, H]` ↔ Google
-  `[H_in, H]` ↔ HF `[H, H_in]`.
-
-The canonical form everywhere else in `electra_tf.checkpoints` is the Hugging
-Face state dict (its names and layouts): each format converts to and from it.
-
-Why hand-written: keras-hub ships Hugging Face converters for its own
-backbones (its BERT converter, for one; none for
-ELECTRA), which port weights into `BertBackbone`'s layer names and know no
-heads, no generator, no Google names and no export. Our models differ (no
-pooler, exact GELU, a shared embedding block, the RTD and task heads), so only
-the layouts above are shared knowledge.
+Each row is `(ours, huggingface, google, layout)`; `layout` says how one array becomes the other (`table` the
+same everywhere; `vector` ours `[heads, head_size]` ↔ `[H]`; `kernel` ours `[in, ...out]` ↔ Google `[in, out]` ↔
+HF `[out, in]`; `heads_kernel` ours `[heads, head_size, H]` ↔ Google `[H_in, H]` ↔ HF `[H, H_in]`). The Hugging
+Face state dict is the form every other format converts to and from.
 
 Example:
 >>> from electra_tf import ElectraConfig, ElectraDiscriminator
@@ -113,9 +92,8 @@ HEAD_ROWS = {
     "ElectraForMultipleChoice": _dense("summary", "sequence_summary.summary") + _dense("classifier", "classifier"),
 }
 
-# Heads a pre-trained checkpoint may carry that a model started from it drops
-# (as `transformers` does): key prefixes by source class. Task heads are never
-# dropped silently.
+# Pre-training heads (key prefixes, by source class) a model started from the checkpoint drops, as `transformers`
+# does; task heads are never dropped silently.
 PRETRAINING_HEADS = {
     "ElectraForPreTraining": ("discriminator_predictions.",),
     "ElectraForMaskedLM": ("generator_predictions.", "generator_lm_head."),
@@ -178,9 +156,8 @@ def hf_to_google(array, layout):
 
 
 def backbone_of(model):
-    """The `ElectraModel` of one of our models: `model.backbone`, or the model itself for an encoder.
-
-    (The encoder has no `backbone` attribute pointing to itself: Keras's saving would walk it forever.)
+    """The `ElectraModel` of one of our models: `model.backbone`, or the model itself (an encoder has no `backbone`
+    pointing to itself: Keras's saving would walk it forever).
     """
     return getattr(model, "backbone", model)
 
@@ -193,12 +170,9 @@ def encoder_rows(config):
 
 
 def model_entries(model):
-    """Every variable of `model` with its names, encoder first; heads without a Hugging Face
-    equivalent (the original classification and QA heads) are left out (see `unmapped_variables`).
-
-    `model` is one of our models: it holds its `ElectraModel` as `model.backbone` (see `backbone_of`)
-    and declares `model.hf_architecture`, the Hugging Face class of its weights (`None` for an
-    original head)."""
+    """Every variable of `model` (one of ours, declaring `hf_architecture`) with its names, encoder first; heads with no
+    Hugging Face equivalent (the original heads) left out.
+    """
     encoder = backbone_of(model)
     by_path = {v.path: v for v in encoder.weights}
     entries = []
@@ -217,21 +191,15 @@ def model_entries(model):
     return entries
 
 
-def unmapped_variables(model):
-    """The variables of `model` that `model_entries` does not cover (names), in model order."""
-    covered = {id(entry.variable) for entry in model_entries(model)}
-    return [v.path for v in model.weights if id(v) not in covered]
-
-
 def model_state(model, strict=True):
-    """The Hugging Face state dict of one of our models: `{key: float32 array}` (tied weights written once).
-
-    Raises a ValueError for a model Hugging Face has no class for (an original head), unless `strict` is
-    False: then such a head is left out.
+    """The Hugging Face state dict of one of our models (float32); a ValueError for weights Hugging Face has no name for
+    (an original head) unless not `strict`, which leaves them out.
     """
-    leftover = unmapped_variables(model)
+    entries = model_entries(model)
+    covered = {id(entry.variable) for entry in entries}
+    leftover = [v.path for v in model.weights if id(v) not in covered]
     if leftover and strict:
         raise ValueError(f"{type(model).__name__} has weights with no Hugging Face equivalent: {leftover[:6]} "
                          "(the original ELECTRA heads; build the model with head='huggingface' to export it)")
     return {entry.hf: to_hf(entry.variable.numpy(), entry.layout).astype(np.float32)
-            for entry in model_entries(model)}
+            for entry in entries}

@@ -1,16 +1,5 @@
-"""Our own format: a pre-training run's folder, or one model saved by Keras.
-
-- a **run folder**, as `tools/run_pretraining.py` writes `<model_dir>/final`:
-  `run_config.json` (`{"model": …, "pretraining": …}`; folders written before
-  it was so named call it `config.json`, and still load), `discriminator.keras`
-  and `generator.keras`, `vocab.txt`;
-- a **model folder**: `model.keras` (any one of our models) beside its
-  tokenizer files and `electra_tf.json` (what the model is: class, serving
-  task, label names, length), as `save_pretrained` and the tools write it;
-- a `.keras` file of any of our models.
-
-`.keras` files are loaded with `safe_mode=True` (no Python code is run from
-them); our classes are registered with Keras when `electra_tf` is imported.
+"""Our own format: a run folder (`run_config.json`, `discriminator.keras`, `generator.keras`, `vocab.txt`), a model
+folder (`model.keras`, its tokenizer files and `electra_tf.json`) or a `.keras` file, loaded with `safe_mode=True`.
 
 Example:
 >>> import tempfile
@@ -36,12 +25,10 @@ from electra_tf.config import save_run_config
 from electra_tf.text.vocabulary import VOCAB_FILE, save_vocabulary, vocabulary_hash
 from electra_tf.version import VERSION_FIELD, __version__
 
-# A run folder's configs. Not `config.json`, which in a Hugging Face or keras-hub folder holds another format;
-# run folders written before it was so named hold theirs there (`LEGACY_RUN_CONFIG`), and still load.
+# Not `config.json` (a Hugging Face or keras-hub folder's), where older run folders hold it and still load.
 RUN_CONFIG = "run_config.json"
 LEGACY_RUN_CONFIG = "config.json"
 NETWORK_FILES = {"discriminator": "discriminator.keras", "generator": "generator.keras"}
-# One model of ours (a task model, an encoder) in a folder, as `save_pretrained` writes it.
 SINGLE_MODEL_FILE = "model.keras"
 MODEL_INFO = "electra_tf.json"
 # The JSON type of each field an `electra_tf.json` holds (null: not recorded); `read_model_info` refuses another.
@@ -51,14 +38,12 @@ INFO_TYPES = {"class": str, "serving_task": str, "hf_architecture": str, "task":
               "null_threshold": float, VERSION_FIELD: str}
 _JSON_KINDS = {str: "a string", list: "a list", dict: "an object", int: "an integer", float: "a number",
                bool: "a boolean"}
-# Where a run leaves its model inside the folder a user may name instead: pre-training's `<model_dir>/final`,
-# a fine-tuning trial's `trial_<i>/model`.
+# Where a run leaves its model inside the folder a user may name: `<model_dir>/final`, `trial_<i>/model`.
 RUN_MODEL_FOLDERS = ("final", "model")
 
 
 def run_config_file(folder):
-    """The run config file of the run folder `folder`: `run_config.json`, or in a folder written before it was so
-    named `config.json`.
+    """`<folder>/run_config.json`, or `config.json` in a run folder written before it was so named.
 
     >>> run_config_file("runs/small/final")
     'runs/small/final/run_config.json'
@@ -78,7 +63,7 @@ def candidate_folders(path):
 
 
 def load_keras(path):
-    """One of our models from a `.keras` file, as saved; a ValueError naming the file when it is not one."""
+    """One of our models from a `.keras` file; a ValueError naming the file when it is not one."""
     if os.path.isfile(path):
         with open(path, "rb"):  # an unreadable file is an OSError naming it, not a damaged archive
             pass
@@ -92,14 +77,12 @@ def load_keras(path):
 
 
 def write_model_info(folder, info):
-    """Writes `electra_tf.json`, what a model folder holds and the electra_tf version that wrote it (written last:
-    it marks the folder complete)."""
+    """Writes `electra_tf.json` with the electra_tf version (last: it marks the folder complete)."""
     write_json(os.path.join(folder, MODEL_INFO), {**info, VERSION_FIELD: __version__})
 
 
 def read_model_info(folder):
-    """The `electra_tf.json` of a model folder, or `{}` when it has none; a field of another JSON type than the
-    one it holds (`INFO_TYPES`, e.g. `"max_seq_length": "64"`, a string) is a ValueError naming the file and field.
+    """The `electra_tf.json` of a model folder (`{}` when none); a field of the wrong JSON type is refused.
 
     >>> import json, tempfile
     >>> folder = tempfile.mkdtemp()
@@ -108,7 +91,7 @@ def read_model_info(folder):
     >>> read_model_info(folder)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: .../electra_tf.json: max_seq_length must be an integer, got '64' (a string); write it as 64, \
-or save the folder again
+    or save the folder again
     """
     path = os.path.join(folder, MODEL_INFO)
     info = read_json(path, expect=dict) if os.path.exists(path) else {}
@@ -130,7 +113,7 @@ def _is_json(value, kind):
 
 
 def _parsed(text):
-    """`text` read as a JSON value, or None when it is not one (`"64"` → 64)."""
+    """`text` as a JSON value, or None."""
     try:
         return json.loads(text)
     except ValueError:
@@ -138,8 +121,7 @@ def _parsed(text):
 
 
 def check_model_info(info, model, path):
-    """Refuses an `electra_tf.json` that does not describe the model file `path` beside it: another class, or
-    label names that are not one distinct name per label of the model (each a ValueError naming both files)."""
+    """Refuses an `electra_tf.json` that does not describe the model file `path` beside it (its class, its labels)."""
     info_file = os.path.join(os.path.dirname(os.path.abspath(path)), MODEL_INFO)
     saved_class = info.get("class")
     if saved_class is not None and saved_class != type(model).__name__:
@@ -149,9 +131,7 @@ def check_model_info(info, model, path):
 
 
 def check_weights_info(info, architecture, num_labels, folder):
-    """Refuses an `electra_tf.json` that does not describe the Hugging Face weights beside it in `folder` (their
-    class `architecture`, with `num_labels`): the same rule as `check_model_info`, so loading the folder
-    (`from_pretrained`) and exporting it refuse it alike, for the same reason.
+    """Refuses an `electra_tf.json` that does not describe the Hugging Face weights in `folder` (their class, labels).
 
     >>> check_weights_info({"class": "ElectraForSequenceClassification",
     ...                     "hf_architecture": "ElectraForSequenceClassification"}, "ElectraForPreTraining", None,
@@ -170,7 +150,7 @@ def check_weights_info(info, architecture, num_labels, folder):
 
 
 def _check_label_names(info, num_labels, info_file, path):
-    """Refuses `label_names` that are not one distinct name per label (of `num_labels`, when known)."""
+    """Refuses `label_names` that are not one distinct name per label."""
     names = info.get("label_names")
     if names is None:
         return
@@ -184,10 +164,9 @@ def _check_label_names(info, num_labels, info_file, path):
 
 
 def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):
-    """Writes a run folder, whole (`atomic.atomic_folder`: it replaces an older `folder` only once
-    complete): each of `networks` (`{"discriminator": model, "generator": model}`, either may be left
-    out) as `.keras`, `run_config.json`, `vocab.txt` given a vocabulary (its hash then in `run_config.json`), and
-    whatever `extra_files(tmp_folder)` writes (e.g. the tokenizer files)."""
+    """Writes a run folder whole: `networks` (`{"discriminator": model, "generator": model}`) as `.keras`,
+    `run_config.json`, `vocab.txt` given a vocabulary, and what `extra_files(tmp_folder)` writes.
+    """
     with atomic_folder(folder) as tmp:
         for name, network in networks.items():
             if network is not None:

@@ -1,12 +1,5 @@
-"""Publishing a model folder (or an export) on the Hugging Face hub: `push_to_hub(folder, repo_id)`.
-
-Through `huggingface_hub`'s public API: `HfApi.create_repo` (kept when it exists; `private=` for a new one),
-`create_branch` for a `revision=` that is not there yet, and `upload_folder` (one commit, or a pull request with
-`create_pr=True`). A folder without a `README.md` model card gets one first (`model_card.write_model_card`, from
-what its `electra_tf.json` or `export_info.json` records), so the hub always shows what the model is. Hidden
-files (a folder's lock, a half-written temporary) are not uploaded. Offline (`HF_HUB_OFFLINE=1`), or without a
-token, the push is refused in one line before anything is read or sent; a hub that refuses the token, or cannot be
-reached, is one line too, naming the repository.
+"""Publishing a model folder (or an export) on the Hugging Face hub through `huggingface_hub`'s public API:
+`push_to_hub(folder, repo_id)` (docs/checkpoints.md, "Publishing on the hub").
 
 Example:
 >>> import os, tempfile
@@ -35,8 +28,7 @@ HIDDEN = [".*", "*/.*"]
 
 
 def check_push_target(repo_id: str, token: str | bool | None = None) -> None:
-    """Refuses, in one line before any work, a push that cannot happen: an invalid repository id, offline, or no
-    token (`token` None and none saved or in `HF_TOKEN`)."""
+    """Refuses, in one line before any work, a push that cannot happen: an invalid id, offline, or no token."""
     if not isinstance(repo_id, str) or not is_hub_id(repo_id) or "/" not in repo_id:
         raise ValueError(f"{repo_id!r}: not a Hugging Face repository id to push to (give <owner>/<name>)")
     if is_offline():
@@ -50,9 +42,9 @@ def check_push_target(repo_id: str, token: str | bool | None = None) -> None:
 
 def create_repository(repo_id: str, token: str | bool | None = None, private: bool | None = None,
                       revision: str | None = None, folder: str = "<folder>") -> HfApi:
-    """Creates the model repository `repo_id` (kept when it exists; an existing public one is refused when
-    `private`) and its branch `revision` (if not main), as a push of `folder` does first (`PushToHubCallback` when it
-    is built, so a refused token is known before training); the `HfApi` that did it."""
+    """Creates `repo_id` (kept when it exists; an existing public one refused when `private`) and its branch `revision`,
+    as a push does first; the `HfApi` that did it.
+    """
     check_push_target(repo_id, token)
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
     with _answered(repo_id, folder):
@@ -67,18 +59,10 @@ def create_repository(repo_id: str, token: str | bool | None = None, private: bo
 
 def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bool | None = None,
                 revision: str | None = None, commit_message: str | None = None, create_pr: bool = False) -> str:
-    """Uploads `folder` to the model repository `repo_id` (created if needed); returns the commit's URL (or the
-    pull request's, with `create_pr`).
-
-    Args:
-        folder: a model folder (`save_pretrained`, a fine-tuning trial's `model/`, a converted checkpoint) or an
-            export version folder.
-        repo_id: `<owner>/<name>` on the hub (`HF_ENDPOINT` names another hub).
-        token: a write token (default: the one `hf auth login` saved, or `HF_TOKEN`).
-        private: make a new repository private (an existing one keeps its visibility: a public one is refused).
-        revision: the branch to push to, created from main if missing (default: main).
-        commit_message: default "Upload <folder name> with electra_tf <version>".
-        create_pr: open a pull request instead of committing to the branch.
+    """Uploads `folder` (a model folder or an export version folder) to the model repository `repo_id`, created if
+    needed, with a model card written first when it has none; returns the commit's URL (the pull request's with
+    `create_pr`). `private` applies to a new repository (an existing public one is refused); `revision`: a branch,
+    created from main if missing.
     """
     check_push_target(repo_id, token)
     if not os.path.isdir(folder):
@@ -96,8 +80,7 @@ def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bo
 
 @contextlib.contextmanager
 def _answered(repo_id, folder):
-    """The hub's refusals (`PermissionError` for the token), and a hub that cannot be reached, as one line naming
-    `repo_id`."""
+    """The hub's refusals and a hub that cannot be reached as one line naming `repo_id`."""
     try:
         yield
     except HfHubHTTPError as error:
@@ -119,8 +102,7 @@ def _answered(repo_id, folder):
 
 
 def _recorded_facts(folder):
-    """What a folder's metadata says for its card: a model folder's `electra_tf.json`, an export's
-    `export_info.json`; nothing for another folder."""
+    """What a folder's `electra_tf.json` (or an export's `export_info.json`) says for its card."""
     info = read_model_info(folder)
     if info:
         return {"serving_task": info.get("serving_task"), "label_names": info.get("label_names"),

@@ -1,13 +1,5 @@
-"""Reading and writing `.safetensors` files as NumPy arrays (no torch, never a pickle).
-
-`safetensors.numpy` does the work; this module adds what a user needs when a
-file is wrong: a truncated or corrupt file is named with its expected and
-actual size, and a sharded checkpoint (`model.safetensors.index.json`) is read
-as one dictionary. Floating arrays are returned as float32 (half and bfloat16
-checkpoints included), since our models hold float32 variables;
-`stored_float_dtype` says what the file held, and `write_safetensors` can cast
-back. Files are written like every other file (atomically, mode 0644 under the
-usual umask).
+"""`.safetensors` files as NumPy arrays (never a pickle): a sharded checkpoint read as one dictionary, floating
+arrays as float32, a truncated file named with its expected and actual size.
 
 Example:
 >>> import os, tempfile, numpy as np
@@ -37,8 +29,6 @@ from electra_tf.util.atomic import atomic_open, read_json
 
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
-
-
 FLOAT_DTYPES = {"F16": "float16", "BF16": "bfloat16", "F32": "float32", "F64": "float64"}
 
 
@@ -62,8 +52,7 @@ def _expected_size(path):
 
 
 def stored_float_dtype(path):
-    """The floating-point dtype most tensors of a `.safetensors` file (or a folder's `model.safetensors`, or
-    its first shard) are stored in: "float32", "float16", "bfloat16"; None when it has none."""
+    """The floating dtype most tensors of a `.safetensors` file (or a folder's first) are stored in, or None."""
     _, header = _header(next(iter(_files(path)), path))
     dtypes = [FLOAT_DTYPES[entry["dtype"]] for name, entry in header.items()
               if name != "__metadata__" and entry.get("dtype") in FLOAT_DTYPES]
@@ -108,15 +97,13 @@ def read_safetensors(path):
     return {name: array for file in _files(path) for name, array in _read_one(file).items()}
 
 
-def write_safetensors(path, arrays, metadata=None, float_dtype=None):
-    """Writes `{name: array}` atomically (a temporary file renamed into place), floating arrays cast to
-    `float_dtype` when given ("float16", "bfloat16", ...).
-
-    `metadata` defaults to `{"format": "pt"}`, which `transformers` expects.
+def write_safetensors(path, arrays, float_dtype=None):
+    """Writes `{name: array}` atomically, floating arrays cast to `float_dtype` when given, with the metadata
+    `transformers` expects.
     """
     dtype = None if float_dtype is None else np.dtype(ml_dtypes.bfloat16 if float_dtype == "bfloat16" else float_dtype)
     arrays = {name: np.ascontiguousarray(array if dtype is None or not np.issubdtype(array.dtype, np.floating)
                                          else array.astype(dtype))
               for name, array in arrays.items()}
     with atomic_open(path, "wb") as f:
-        f.write(save(arrays, metadata=metadata or {"format": "pt"}))
+        f.write(save(arrays, metadata={"format": "pt"}))

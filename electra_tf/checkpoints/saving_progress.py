@@ -14,18 +14,14 @@ import math
 import time
 
 
-def weight_megabytes(*models):
-    """The size of the models' weights in MB, about what saving them writes (shared weights counted once; a
-    dtype's bytes from its name, `float32` → 4, so that this module needs no numpy)."""
-    weights = {id(w): w for model in models for w in model.weights}.values()
-    return sum(math.prod(w.shape) * max(1, int("0" + "".join(filter(str.isdigit, str(w.dtype)))) // 8)
-               for w in weights) / 1e6
-
-
 @contextlib.contextmanager
 def saying_saved(path, *models):
     """Prints a line before the models are saved to `path` (with their size) and one when they are."""
-    print(f"saving the model to {path} ({weight_megabytes(*models):,.1f} MB of weights)…", flush=True)
+    # Shared weights counted once; a dtype's bytes from its name (`float32` → 4), so that no numpy is needed.
+    weights = {id(w): w for model in models for w in model.weights}.values()
+    megabytes = sum(math.prod(w.shape) * max(1, int("0" + "".join(filter(str.isdigit, str(w.dtype)))) // 8)
+                    for w in weights) / 1e6
+    print(f"saving the model to {path} ({megabytes:,.1f} MB of weights)…", flush=True)
     started = time.perf_counter()
     yield
     print(f"saved in {time.perf_counter() - started:.1f} s", flush=True)

@@ -1,24 +1,5 @@
-"""A checkpoint in any format, recognised by its files and read into one shape: a `Source`.
-
-`read_source(path)` takes any of three formats:
-
-- **ours**: a run folder (`<model_dir>/final`, or the run folder itself), a
-  model folder (`model.keras`) or a `.keras` file (see `checkpoints.ours`);
-- **Hugging Face**: a folder with `config.json` (`model_type` electra, or bert
-  for the encoder) and `model.safetensors` (see `checkpoints.hf`);
-- **Google** (the original TF1 code): a checkpoint prefix such as
-  `electra_small/model.ckpt-1000000`, or its folder (see `checkpoints.google`);
-- **keras-hub**: an ELECTRA backbone preset folder (`config.json` of
-  `ElectraBackbone`, `model.weights.h5`, the tokenizer's files; see
-  `checkpoints.keras_hub_preset`).
-
-A path that does not exist but is a Hugging Face hub id (`google/electra-small-discriminator`) is the folder
-`checkpoints.hub.resolve` gives: from the local Hugging Face cache, or downloaded.
-
-A `Source` holds each network's config, the Hugging Face class of its weights
-and the weights as a Hugging Face-keyed state dict (see `checkpoints.mapping`),
-so loading into a model is the same for every format (`checkpoints.transfer`,
-used by `from_pretrained` on every model class).
+"""A checkpoint in any format (ours, Hugging Face, Google, keras-hub, or a hub id), recognised by its files and read
+into one shape, a `Source`: each network's config, Hugging Face class and Hugging Face-keyed state dict.
 
 Example:
 >>> import tempfile
@@ -50,8 +31,7 @@ OURS, HUGGINGFACE, GOOGLE, KERAS_HUB = "electra_tf", "huggingface", "google", "k
 
 @dataclasses.dataclass
 class Network:
-    """One network of a checkpoint: its config, the Hugging Face class of its weights, and the
-    weights as a Hugging Face-keyed state dict."""
+    """One network of a checkpoint: its config, the Hugging Face class of its weights, and their state dict."""
 
     config: ElectraConfig
     architecture: str | None
@@ -60,8 +40,9 @@ class Network:
 
 @dataclasses.dataclass
 class Source:
-    """A checkpoint in any format, read: `networks["model"]` (the discriminator, or the only model)
-    and, for a pre-training checkpoint, `networks["generator"]`."""
+    """A checkpoint read: `networks["model"]` (the discriminator, or the only model) and, for a pre-training
+    checkpoint, `networks["generator"]`.
+    """
 
     format: str
     path: str
@@ -78,8 +59,7 @@ class Source:
         return self.networks["model"].config
 
     def network_for(self, hf_class):
-        """The network a model of Hugging Face class `hf_class` loads: the generator for a masked LM
-        (when there is one), else the main network."""
+        """The network a model of `hf_class` loads: the generator for a masked LM if there is one, else the main one."""
         if hf_class == "ElectraForMaskedLM" and "generator" in self.networks:
             return self.networks["generator"]
         return self.networks["model"]
@@ -94,8 +74,7 @@ def _no_model_error(path):
 
 
 def _path_error(path):
-    """What is wrong with a path that holds no checkpoint because it cannot be reached: it does not exist, is
-    a symbolic link to nothing, its links loop, or it may not be read; None when it can be."""
+    """Why `path` cannot be reached (missing, a dangling or looping link, unreadable), or None when it can be."""
     try:
         os.stat(path)
         return None
@@ -147,8 +126,7 @@ def _own_folder(folder):
 
 def _hf_folder(folder):
     checkpoint = hf.read_folder(folder)
-    # A folder our `save_pretrained` wrote also says in `electra_tf.json` what it holds (length, task options),
-    # which must not contradict config.json: the label names, one per label, are both files'.
+    # A folder our `save_pretrained` wrote has an `electra_tf.json`, which must not contradict config.json.
     info = ours.read_model_info(folder)
     ours.check_weights_info(info, checkpoint.architecture, checkpoint.num_labels, folder)
     if checkpoint.label_names:
@@ -165,8 +143,7 @@ def _hf_folder(folder):
 
 def _google(prefix, path, run_config=None):
     checkpoint = google.read_checkpoint(prefix, *(run_config or (None, None)))
-    # Variables of neither network (an Electric or fine-tuned checkpoint's) count as the discriminator's
-    # unexpected weights, so the strict loader lists them and `allow_unexpected=True` ignores them.
+    # Variables of neither network (an Electric or fine-tuned checkpoint's): the discriminator's unexpected weights.
     unknown = {name: np.broadcast_to(np.float32(0), shape) for name, shape in checkpoint.unrecognized.items()}
     networks = {"model": Network(checkpoint.config, checkpoint.architecture, {**checkpoint.discriminator, **unknown})}
     if checkpoint.generator is not None:
@@ -185,8 +162,7 @@ def _holds_networks(folder):
 
 
 def detect_format(path):
-    """`(format, location)`: which format `path` holds and where (a folder, file or prefix); a ValueError
-    when none."""
+    """`(format, location)` of what `path` holds (a folder, file or prefix); a ValueError when none."""
     path = os.fspath(path)
     if os.path.isfile(path) and path.endswith(".keras"):
         return OURS, path
@@ -213,9 +189,9 @@ def detect_format(path):
 
 
 def read_source(path, run_config=None, **hub_options):
-    """The checkpoint at `path` (or of a Hugging Face hub id), in whichever format, read into a `Source`.
-    `run_config` (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config;
-    `hub_options` (`revision`, `cache_dir`, `token`, `local_files_only`, `force_download`) go to `hub.resolve`."""
+    """The checkpoint at `path` (or hub id, `hub_options` going to `hub.resolve`) read into a `Source`; `run_config`
+    (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config.
+    """
     path = hub.resolve(path, **hub_options)
     kind, location = detect_format(path)
     if kind == HUGGINGFACE:
@@ -228,8 +204,7 @@ def read_source(path, run_config=None, **hub_options):
 
 
 def read_config(path):
-    """The (discriminator's) `ElectraConfig` of a checkpoint in any format, read from its config file where it has
-    one (our run folder, a Hugging Face folder), so that no weights are read to learn it."""
+    """The (discriminator's) `ElectraConfig` of a checkpoint, from its config file if it has one (no weights read)."""
     path = hub.resolve(path)
     kind, location = detect_format(path)
     if kind == HUGGINGFACE:

@@ -1,11 +1,6 @@
-"""The tokenizer files beside a checkpoint: `vocab.txt` (with `tokenizer_config.json`) or a Hugging Face
-`tokenizer.json`, read into `(vocabulary, lowercase, strip_accents)` and written back.
-
-Our own folders, Hugging Face folders and the released Google checkpoints all
-keep the vocabulary beside the weights; `load_tokenizer` (the core code's way to
-a checkpoint's tokenizer) and `ElectraTokenizer.from_pretrained` read it from
-here. `lowercase`/`strip_accents` are `None` where the files do not say (the
-caller's default then applies: lower-case, as BERT's uncased models).
+"""The tokenizer files beside a checkpoint (`vocab.txt` with `tokenizer_config.json`, a Hugging Face
+`tokenizer.json`, a keras-hub preset's) read into `(vocabulary, lowercase, strip_accents)`, and written back;
+`None` where the files do not say (the caller's default applies).
 
 Example:
 >>> import tempfile
@@ -33,9 +28,7 @@ TOKENIZER_JSON = "tokenizer.json"
 
 
 def tokenizer_settings(folder):
-    """`(vocabulary, lowercase, strip_accents)` from a folder's `vocab.txt` (with `tokenizer_config.json`'s
-    `do_lower_case`), Hugging Face's `tokenizer.json` (a WordPiece model) or a keras-hub preset's tokenizer;
-    `None` when it has none. `vocabulary` is a path or a list."""
+    """`(vocabulary path or list, lowercase, strip_accents)` of a folder's tokenizer files, or None when it has none."""
     from_keras_hub = keras_hub_preset.tokenizer_settings(folder)
     if from_keras_hub is not None:
         return from_keras_hub
@@ -80,7 +73,7 @@ def tokenizer_json_settings(path):
 
 
 def is_uncased(vocabulary):
-    """Whether no token but the bracketed special ones (`[PAD]`, `[unused0]`) has a capital letter.
+    """Whether no token but the bracketed special ones has a capital letter.
 
     >>> is_uncased(["[PAD]", "[UNK]", "the", "##s"]), is_uncased(["[PAD]", "The"])
     (True, False)
@@ -90,8 +83,7 @@ def is_uncased(vocabulary):
 
 
 def _warn_if_cased_on_uncased(settings, path):
-    """One warning when the files say "do not lower-case" beside a vocabulary without capitals, on which
-    every capitalised word would become [UNK]."""
+    """Warns when the files say "do not lower-case" beside an uncased vocabulary (capitalised words would be [UNK])."""
     vocabulary, lowercase, _ = settings
     if lowercase is False and is_uncased(load_vocabulary(vocabulary) if isinstance(vocabulary, str) else vocabulary):
         logger.warning("%s: the tokenizer files say lowercase/do_lower_case false, but the vocabulary has no capital "
@@ -105,10 +97,9 @@ class NoTokenizerFiles(ValueError):
 
 
 def tokenizer_arguments(path, **hub_options):
-    """`(vocabulary, lowercase, strip_accents)` for the checkpoint at `path` (any format: a folder, a
-    `.keras` file, a Google prefix, a Hugging Face hub id: see `hub.resolve`, which takes `hub_options`), or
-    for a `vocab.txt`/`tokenizer.json` path. Warns when the files say not to lower-case beside an uncased
-    vocabulary."""
+    """`(vocabulary, lowercase, strip_accents)` of the checkpoint at `path` (any format or hub id), or of a
+    `vocab.txt`/`tokenizer.json` path.
+    """
     path = hub.resolve(path, tokenizer_only=True, **hub_options)
     if os.path.isfile(path):
         if path.endswith(".json"):
@@ -131,8 +122,7 @@ def tokenizer_arguments(path, **hub_options):
 
 
 def _check_recorded_vocabulary(folder, vocabulary):
-    """Refuses a model folder whose vocabulary is not the one its `electra_tf.json` records (`save_pretrained`
-    writes its sha256): each id would read another token's trained embedding."""
+    """Refuses a vocabulary other than the one the folder's `electra_tf.json` records (ids would mean other tokens)."""
     recorded = ours.read_model_info(folder).get("vocabulary_sha256")
     if not recorded:
         return
@@ -144,8 +134,7 @@ def _check_recorded_vocabulary(folder, vocabulary):
 
 
 def tokenizer_options(path, lowercase=None, strip_accents=None, **hub_options):
-    """`(vocabulary, {"lowercase", "strip_accents"})` of the checkpoint at `path` (see `tokenizer_arguments`):
-    the files' casing where the caller gives none, else lower-case."""
+    """`(vocabulary, {"lowercase", "strip_accents"})` of the checkpoint at `path`: the files' casing unless given."""
     vocabulary, saved_lowercase, saved_strip_accents = tokenizer_arguments(path, **hub_options)
     if lowercase is None:
         lowercase = True if saved_lowercase is None else saved_lowercase
@@ -154,16 +143,13 @@ def tokenizer_options(path, lowercase=None, strip_accents=None, **hub_options):
 
 
 def load_tokenizer(path, lowercase=None, strip_accents=None, **hub_options):
-    """The `WordPieceTokenizer` of the checkpoint at `path` (a folder, a `.keras` file, a Google prefix, a hub
-    id, a `vocab.txt`/`tokenizer.json`), with the casing its files give unless `lowercase`/`strip_accents`
-    are given."""
+    """The `WordPieceTokenizer` of the checkpoint at `path`, with its files' casing unless given."""
     vocabulary, casing = tokenizer_options(path, lowercase, strip_accents, **hub_options)
     return WordPieceTokenizer(vocabulary, **casing)
 
 
 def saved_model_max_length(vocabulary):
-    """`model_max_length` of the `tokenizer_config.json` beside a `vocab.txt` path when it gives one (not
-    transformers' 10**30 for "unbounded"), else `None`."""
+    """`model_max_length` of the `tokenizer_config.json` beside a `vocab.txt` path when bounded, else `None`."""
     config = os.path.join(os.path.dirname(vocabulary), TOKENIZER_CONFIG) if isinstance(vocabulary, str) else ""
     value = read_json(config, expect=dict).get("model_max_length") if os.path.isfile(config) else None
     bounded = isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10**9
@@ -171,8 +157,7 @@ def saved_model_max_length(vocabulary):
 
 
 def write_tokenizer_files(folder, vocabulary, lowercase=True, strip_accents=None, model_max_length=None):
-    """Writes `vocab.txt` and a `tokenizer_config.json` (casing, maximum length) that both we and
-    `transformers` read."""
+    """Writes `vocab.txt` and a `tokenizer_config.json` that both we and `transformers` read."""
     os.makedirs(folder, exist_ok=True)
     save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
     settings = {"tokenizer_class": "ElectraTokenizer", "do_lower_case": lowercase, "strip_accents": strip_accents}

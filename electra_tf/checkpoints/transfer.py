@@ -1,15 +1,6 @@
-"""Moving a checkpoint's weights into one of our models: which parts load, which head is new.
-
-The checkpoint side is a Hugging Face-keyed state dict (see `mapping`) and
-the Hugging Face class it came from. The rules, as in `transformers`:
-
-- the encoder always loads, strictly;
-- the head loads, strictly, when the checkpoint is of the model's own class;
-- otherwise the model's head is new (randomly initialised, logged as a
-  warning) and a *pre-training* head of the checkpoint (discriminator or
-  generator predictions, BERT's pooler and `cls.` heads) is dropped (logged);
-  a task head of another class is unexpected: an error unless
-  `allow_unexpected=True`.
+"""Moving a checkpoint's weights into one of our models, as `transformers` does: the encoder always loads; the head
+loads when the checkpoint is of the model's class, else it is new and a pre-training head of the checkpoint is
+dropped (a task head of another class is unexpected).
 
 Example:
 >>> from electra_tf import ElectraConfig, ElectraDiscriminator, ElectraForTokenClassification
@@ -72,8 +63,7 @@ def log_report(model, report, source):
 
 
 def differing_embeddings(discriminator_state, generator_state):
-    """The embedding-block keys on which two Hugging Face-keyed state dicts (a discriminator's and its
-    generator's) differ: empty when the generator may share the discriminator's embeddings."""
+    """The embedding keys on which a discriminator's and its generator's state dicts differ (empty: they may share)."""
     keys = [key for key in discriminator_state if key.startswith(mapping.ENCODER_PREFIX + "embeddings.")]
     return [key for key in keys if key in generator_state
             and (discriminator_state[key].shape != generator_state[key].shape
