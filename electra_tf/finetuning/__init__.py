@@ -1,12 +1,4 @@
-"""Fine-tuning a pre-trained discriminator: tasks (one module each), their registry, and `finetune`.
-
-- `task`: the `FinetuningTask` base, the contract of a task;
-- `classification` (GLUE, CSV/TSV/JSONL files), `tagging` (CoNLL NER and
-  chunking), `question_answering` (SQuAD 1.1/2.0), `multiple_choice` (SWAG),
-  `docstring_kinds` (a task from the embedded corpus);
-- `registry`: `TASKS` by name and `make_task`;
-- `trainer`: `finetune`, the original recipe; `monitoring`: its progress lines, dev scores and best model.
-- `run`: `run_finetuning`, a whole run as `electra-finetune` does it (trials, resume, `results.json`).
+"""Fine-tuning a pre-trained discriminator: one module per task, `registry.TASKS`, `finetune`, `run_finetuning`.
 """
 
 from electra_tf.finetuning.registry import TASKS, make_task

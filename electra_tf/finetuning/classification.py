@@ -1,17 +1,6 @@
-"""Sentence (pair) classification and regression: CSV/TSV/JSONL files, and the GLUE benchmark.
-
-- `TextClassificationTask` (`text_classification`): one or two text columns and
-  a label column of a CSV, TSV or JSONL file (`data/tasks/classification.py`);
-  labels as declared, or as found in the training file (sorted);
-  `regression=True` for float scores. Scored by accuracy (Pearson/Spearman for
-  regression).
-- `GlueTask` (`cola sst2 mrpc stsb qqp mnli qnli rte wnli`): the GLUE
-  download's TSV files or TensorFlow Datasets (`tfds=True`), each task's
-  metrics, MRPC/STS-B trained on both sentence orders, and test predictions in
-  the files the GLUE server expects (an `mnli` run also predicts the
-  diagnostic set, AX).
-
-Head: `ElectraSequenceClassifier` (`num_labels=1` for regression).
+"""Sentence (pair) classification and regression: `TextClassificationTask` (CSV, TSV or JSONL files) and
+`GlueTask` (the GLUE download or TFDS, each task's metrics, MRPC/STS-B trained on both orders, test predictions in
+the GLUE server's files).
 
 Example:
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig
@@ -82,8 +71,7 @@ class GlueOptions:
 
 
 class TextClassificationTask(FinetuningTask):
-    """Text classification (or regression) from CSV/TSV/JSONL files (see the module docstring); its options:
-    `TextClassificationOptions`."""
+    """Text classification (or regression) from CSV/TSV/JSONL files."""
 
     Options = TextClassificationOptions
     model_class = ElectraSequenceClassifier
@@ -115,7 +103,7 @@ class TextClassificationTask(FinetuningTask):
     def label_names(self):
         """The declared labels, else the training file's (sorted), whichever split is read first."""
         if self._label_names is None and not self.regression:
-            self.read("train")
+            self.load("train")
         return self._label_names
 
     @property
@@ -126,9 +114,6 @@ class TextClassificationTask(FinetuningTask):
     def metrics(self):
         return ("pearson", "spearman") if self.regression else ("accuracy",)
 
-    def load(self, split):
-        return self.read(split)
-
     def texts(self, examples):
         return [text for column in examples.texts for text in column]
 
@@ -138,7 +123,7 @@ class TextClassificationTask(FinetuningTask):
         return {f"{split}_examples": len(examples),
                 f"{split}_truncated": classification.count_truncated(examples, self.tokenizer, self.sequence_length)}
 
-    def read(self, split):
+    def load(self, split):
         """The examples of `split`'s file (a test file's labels when it has the label column)."""
         known = self._label_names if split == "train" or self.regression else self.label_names
         try:
@@ -223,8 +208,7 @@ class TextClassificationTask(FinetuningTask):
 
 
 class GlueTask(TextClassificationTask):
-    """A GLUE task from its TSV files (`data_dir`: the GLUE download) or from TFDS (`tfds=True`); its options:
-    `GlueOptions`."""
+    """A GLUE task from the GLUE download's TSV files (`data_dir`) or from TFDS (`tfds=True`)."""
 
     Options = GlueOptions
 
@@ -253,9 +237,9 @@ class GlueTask(TextClassificationTask):
             os.path.join(self.data_dir, classification.GLUE_FOLDERS["ax"])))
         return (*self.glue.splits, *(("ax",) if ax else ()))
 
-    def read(self, split):
+    def load(self, split):
         if split in self.files:
-            return super().read(split)
+            return super().load(split)
         task, split = (classification.GLUE_TASKS["ax"], "test") if split == "ax" else (self.glue, split)
         if self.use_tfds:
             return classification.read_glue_tfds(task, split, self.tfds_data_dir)

@@ -1,14 +1,5 @@
-"""The settings a fine-tuning run takes where its user gave none (`None` in its `FinetuningConfig`), each with the
-reason the run prints: `settle(task, examples, batches_per_epoch, width)`. A value the user set is never changed.
-
-- `learning_rate`: the paper's rate for the model's width (`config.default_learning_rate`: ELECTRA-Small, 256
-  wide, 3e-4; Base, 768, 1e-4; Large, 1024, 5e-5; joined between and below them), the rates HFL's Chinese ELECTRA
-  recommends too.
-- `layerwise_lr_decay`: the paper's 0.8, 0.9 for Large (`config.default_layerwise_decay`).
-- `epochs`: the task's (3; 10 for RTE and STS-B, 2 for question answering: the paper's), raised for token tagging
-  until training makes at least `task.min_train_steps` steps. A tagger learns its entity tags from the few tokens
-  that carry them; on a small training set the paper's 3 epochs are a handful of steps, and it tags everything O
-  (docs/finetuning.md has the measurement).
+"""The settings a fine-tuning run takes where its user gave none, each with the reason the run prints
+(docs/finetuning.md, "Settings a run chooses, and why"); a value the user set is never changed.
 
 Example:
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig, make_task

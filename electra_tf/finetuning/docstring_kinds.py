@@ -1,11 +1,5 @@
-"""`docstring_kinds`: is a docstring a module's, a class's or a function's? A task that needs no download.
-
-Built from the embedded default corpus (the installed standard library's
-docstrings, `electra_tf.data.default_corpus`): `train.jsonl` and `dev.jsonl`
-are written into `--data_dir` the first time the task reads them. The demo
-fine-tunes on it, and it is how a classification-style task is added: a
-subclass of `TextClassificationTask` saying where its files come from, and one
-line in `electra_tf.finetuning.registry.TASKS`.
+"""`docstring_kinds`: is a docstring a module's, a class's or a function's? A task that needs no download: its
+files are written from the embedded corpus into `--data_dir` on first read. The smallest example of a task.
 
 Example:
 >>> DocstringKindsTask.default_files

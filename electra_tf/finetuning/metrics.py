@@ -1,10 +1,5 @@
-"""Task metrics: scikit-learn and SciPy where they have the metric, the official SQuAD rules otherwise.
-
-Written here only what no library does: entity-level span F1 (what `seqeval`
-computes; not a dependency), SQuAD's exact match / F1 with its answer
-normalisation (a script, not a library: `evaluate-v2.0.py`), and CMRC 2018's
-(`cmrc2018_evaluate.py`, also DRCD's): F1 over the longest common substring of
-the answers segmented into characters and words.
+"""Task metrics: scikit-learn and SciPy where they have the metric; written here only what no library does:
+entity-level F1 (`seqeval`'s, not a dependency), SQuAD's and CMRC 2018's (also DRCD's) scoring scripts.
 
 Example:
 >>> classification_scores([0, 1, 1, 0], [0, 1, 0, 0], ("accuracy", "f1"))
@@ -32,11 +27,8 @@ CLASSIFICATION_METRICS = ("accuracy", "f1", "mcc", "pearson", "spearman")
 
 
 def classification_scores(labels, predictions, metrics):
-    """The named metrics of `predictions` against `labels` (class ids, or scores for pearson/spearman).
-
-    `f1` is binary F1 of class 1 (as GLUE reports it for MRPC and QQP);
-    `mcc` is Matthews correlation (CoLA).
-    """
+    """The named metrics of `predictions` against `labels` (class ids, or scores for pearson/spearman); `f1` is
+    class 1's (GLUE's for MRPC and QQP), `mcc` Matthews correlation (CoLA)."""
     labels, predictions = np.asarray(labels), np.asarray(predictions)
     if labels.shape != predictions.shape:
         raise ValueError(f"{labels.shape[0]} labels but {predictions.shape[0]} predictions")
@@ -55,8 +47,6 @@ def classification_scores(labels, predictions, metrics):
 
 def entity_f1(gold, predicted):
     """Entity-level precision/recall/F1 over sentences of tags (IOB1, IOB2 or BIOES), as CoNLL's `conlleval`.
-
-    An entity counts as found only when its type, start and end all match.
 
     >>> entity_f1([["B-PER", "I-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O", "O"]])
     {'precision': 1.0, 'recall': 0.5, 'f1': 0.6666666666666666}
@@ -198,16 +188,8 @@ def _cmrc_exact(gold, predicted):
 
 
 def cmrc_scores(predictions, examples):
-    """Exact match and F1 (0–100) as the official CMRC 2018 script computes them (`cmrc2018_drcd_evaluate.py`,
-    which scores DRCD, in traditional Chinese, by the same rules).
-
-    F1 is the longest common *substring* of the segmented answers (`cmrc_segments`), not SQuAD's bag of
-    tokens: precision and recall are its length over the prediction's and the gold answer's segments. Exact
-    match compares the texts lower-cased with the script's punctuation removed. Each question scores its best
-    match over the gold answers; a question without a prediction scores 0 and counts. A question without gold
-    answers (SQuAD 2.0-style data, which the script cannot score) is right only when the prediction is empty.
-    `tests/finetuning/test_metrics.py` checks all of it against the script's own results on 639 pairs
-    (`tests/fixtures/cmrc/`).
+    """Exact match and F1 (0–100) as the official CMRC 2018 / DRCD script computes them (docs/chinese.md); a
+    question without a prediction scores 0, one without gold answers is right only when the prediction is empty.
 
     >>> from electra_tf.data.tasks.squad import SquadExample
     >>> example = SquadExample("q1", "谁？", "江泽民主席会见了克林顿。", (("江泽民", 0), ("江泽民主席", 0)))
@@ -228,7 +210,6 @@ def cmrc_scores(predictions, examples):
         exact += max(_cmrc_exact(gold, predicted) for gold in golds)
         f1 += max(_cmrc_f1(gold, predicted) for gold in golds)
     return {"exact_match": 100 * exact / len(examples), "f1": 100 * f1 / len(examples), "total": len(examples)}
-
 
 
 def squad_scores(predictions, examples):

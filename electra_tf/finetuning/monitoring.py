@@ -1,15 +1,6 @@
-"""Watching a fine-tuning run: progress lines with an ETA, dev scores during training, the best model kept.
-
-Two Keras callbacks, which `finetune` adds:
-
-- `Progress` says when the training step is being compiled, prints a line with the step, the loss,
-  examples/s and the time left at steps 1 and 10 (so the first lines come within seconds) and then every
-  `every` steps, and writes the loss and learning rate to TensorBoard;
-- `DevEvaluation` scores the dev split every `every` steps (by default each epoch) and at the end with the
-  task's own metrics (`task.predict`, `task.score`), prints and writes them beside the majority-class
-  baseline, and with `keep_best` gives the model the weights of its best evaluation when training ends.
-  When the final model puts `ONE_CLASS_SHARE` or more of the dev examples in one class, it says so, and so
-  when a tagging model's dev entity F1 stays under `NEAR_ZERO_ENTITY_F1` (it finds almost no entity).
+"""Watching a fine-tuning run: `Progress` (lines with an ETA, TensorBoard scalars) and `DevEvaluation` (dev scores
+during training, the best model kept, a warning when the model learned one class or finds no entity); the two
+Keras callbacks `finetune` adds. docs/finetuning.md shows what a run prints.
 
 Example (what a run prints):
 >>> print(progress_line(step=40, total=120, loss=0.5123, examples_per_second=85.3, seconds_left=95))

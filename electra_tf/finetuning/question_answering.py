@@ -1,12 +1,6 @@
-"""Extractive question answering: SQuAD 2.0 (`squad`) and 1.1 (`squadv1`).
-
-Doc-stride windows, n-best spans and the null-score threshold, as the original
-ELECTRA's `finetune/qa` (`electra_tf.data.tasks.squad`); scored by SQuAD's
-exact match and F1 (or, `qa_metric="cmrc"`/`"drcd"`, as CMRC 2018's and DRCD's script
-does: `electra_tf.finetuning.metrics.cmrc_scores`); predictions are SQuAD's `predictions.json`. Head:
-`ElectraQuestionAnswerer` (the original joint head with an answerable
-classifier for 2.0, or Hugging Face's). Loss: (start CE + end CE) / 2, plus
-0.5 · the answerable classifier's sigmoid CE.
+"""Extractive question answering: SQuAD 2.0 (`squad`) and 1.1 (`squadv1`) as the original ELECTRA's `finetune/qa`
+(doc-stride windows, n-best spans, the null-score threshold: `electra_tf.data.tasks.squad`), scored by SQuAD's
+script or (`qa_metric="cmrc"`/`"drcd"`) CMRC 2018's.
 
 Example:
 >>> loss, weights = question_answering_losses()
@@ -31,10 +25,7 @@ from electra_tf.models.question_answering import ElectraQuestionAnswerer
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class FirstCandidateLoss(keras.losses.Loss):
-    """Sparse categorical cross-entropy of the end logits' first row (the one given the gold start).
-
-    With Hugging Face's head the end logits are `[B, L]` and used as they are.
-    """
+    """Cross-entropy of the joint head's end logits given the gold start (their first row; `[B, L]` as they are)."""
 
     def call(self, y_true, y_pred):
         logits = y_pred[:, 0] if len(y_pred.shape) == 3 else y_pred
@@ -53,10 +44,8 @@ def question_answering_losses(answerable_weight=0.5, answerable_classifier=True)
 
 
 def padded_outputs(batches, length):
-    """The outputs of batches cut to their longest window, padded back to `length` positions: `{name: [each
-    batch's array]}`. Logits get -10,000 on the padding, which is outside the context, so no span reads
-    it. The joint head's beam is as wide as the shortest window allows: its missing start candidates point
-    at the last (padding) position and their end logits are -10,000."""
+    """The outputs of batches cut to their longest window, padded back to `length` positions (logits -10,000,
+    missing start candidates of a narrower beam at the last position): `{name: [each batch's array]}`."""
     beam = max((np.shape(batch["end_logits"])[1] for batch in batches if np.ndim(batch["end_logits"]) == 3),
                default=0)
     padded = {name: [] for name in batches[0]}
@@ -92,8 +81,7 @@ class AnswerPredictions(dict):
 
 
 class QuestionAnsweringTask(FinetuningTask):
-    """SQuAD 2.0: doc-stride windows, n-best spans, unanswerable questions; its options:
-    `QuestionAnsweringOptions`."""
+    """SQuAD 2.0: doc-stride windows, n-best spans, unanswerable questions."""
 
     Options = QuestionAnsweringOptions
     model_class = ElectraQuestionAnswerer

@@ -1,11 +1,5 @@
-"""A whole fine-tuning run, as `electra-finetune` does it: `run_finetuning(task, RunOptions(...), **config_changes)`.
-
-Trains `num_trials` seeds (seed, seed+1, …) one after the other, each in `<output_dir>/trial_<i>` (its model
-folder, predictions and `results.json`), and writes `<output_dir>/results.json`: every dev (and labelled test)
-metric's median over the trials, as the paper reports. A re-run keeps the finished trials of the same settings
-(their `results.json` records them) and runs the rest, so an interrupted run resumes; a trial of other settings is
-refused. It prints its progress; its messages name the settings by their `RunOptions` field names, which are the
-tool's flags.
+"""A whole fine-tuning run, as `electra-finetune` does it: `num_trials` seeds, each in `<output_dir>/trial_<i>`,
+the medians in `<output_dir>/results.json`; a re-run keeps the finished trials of the same settings.
 
     results = run_finetuning("mrpc", RunOptions(init_checkpoint="runs/small/final", output_dir="runs/mrpc",
                                                 data_dir="glue_data", num_trials=5), epochs=3.0)

@@ -1,13 +1,6 @@
-"""Token tagging: CoNLL-2003 NER (`conll2003`) and CoNLL-2000 chunking (`chunk`).
-
-Trained on BIOES tags (the original's encoding, whatever the file holds),
-each word labelled at its first sub-token, scored by entity-level F1 as CoNLL's
-`conlleval`; predictions are CoNLL files of `word<TAB>tag`, the tags in the
-scheme of the file predicted (IOB1, IOB2, BIOES or BILOU; `<split>_tag_scheme`
-in the results). The model folder records how the training words were formed (`word_unit`: one character each
-in an MSRA-style file, whitespace words in CoNLL's), so raw text is served cut into such words. Readers, tag
-schemes and word units: `electra_tf.data.tasks.tagging`.
-Head: `ElectraTokenClassifier`.
+"""Token tagging: CoNLL-2003 NER (`conll2003`) and CoNLL-2000 chunking (`chunk`), trained on BIOES tags (the
+original's), each word labelled at its first sub-token, scored by entity-level F1 as `conlleval`; predictions are
+written in the tag scheme of the file predicted. Readers, tag schemes and word units: `electra_tf.data.tasks.tagging`.
 
 Example:
 >>> TaggingTask.default_files["dev"], ChunkingTask.default_files["dev"], ChunkingTask.default_max_seq_length
@@ -78,8 +71,8 @@ class TaggingTask(FinetuningTask):
         return sentences
 
     def serving_options(self):
-        """`word_unit`: how the training file's words are formed (one character each, ...), recorded in the model
-        folder so that the export and the pipeline cut raw text into such words (`featurize.WORD_UNITS`)."""
+        """`word_unit`: how the training file's words are formed, so that the export and the pipeline cut raw text
+        into such words."""
         if self._word_unit is None:
             self.load("train")
         return {"word_unit": self._word_unit}

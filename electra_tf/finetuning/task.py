@@ -1,25 +1,6 @@
-"""`FinetuningTask`: everything `finetune` and `tools/run_finetuning.py` need to know of a task, in one class.
-
-A task declares, in its own module:
-
-- its **data**: `load(split)` reads a split (files under `default_files` names
-  in `--data_dir`, or given one by one), `train_dataset` / `predict` encode it
-  in-graph (`electra_tf.text.featurize`);
-- its **head**: `model_class`, the task model built on the pre-trained encoder
-  (which also declares the Hugging Face class and the export signature:
-  `model_class.hf_class`, `model_class.serving_task`);
-- its **loss** (`losses`), **metrics** (`score`) and **prediction files**
-  (`write_predictions`);
-- its **defaults**: `default_max_seq_length`, filled into its config where the
-  user left it unset, and `default_epochs` (`task_epochs`) and `min_train_steps`,
-  which `finetune` fills in (`electra_tf.finetuning.defaults`);
-- its **options**: a frozen dataclass, `Options` (`NoOptions` when it takes
-  none), given to its constructor as `options=`; `make_task` refuses an option
-  the task does not declare, and the tool passes each task the flags its
-  `Options` name (refusing a data flag set for a task that does not take it).
-
-Adding a task is one module with a subclass, and one line in
-`electra_tf.finetuning.registry.TASKS`.
+"""`FinetuningTask`: what `finetune` and `electra-finetune` need to know of a task, in one class: its data
+(`load`, `train_dataset`, `predict`), model (`model_class`), loss, metrics, prediction files, defaults, and its
+data options (`Options`, a frozen dataclass; `make_task` refuses an option the task does not declare).
 
 Example:
 >>> from electra_tf import FinetuningConfig
@@ -61,16 +42,13 @@ def option_names(options_class):
 
 
 class FinetuningTask(abc.ABC):
-    """A fine-tuning task (see the module docstring).
+    """A fine-tuning task.
 
     Args:
-        config: a `FinetuningConfig`; its unset `max_seq_length` takes the task's default (and `finetune` fills
-            in its other unset fields: `electra_tf.finetuning.defaults`).
-        tokenizer: the pre-trained model's `ElectraTokenizer`.
-        files: split name → file path (or Parquet file, 🤗 dataset folder or hub id:
-            `electra_tf.data.tasks.tables`), for splits not in `data_dir` under their default names.
-        data_dir: a folder with the task's files under their usual names.
-        options: the task's data options, an instance of its `Options` (default: `Options()`).
+        config: a `FinetuningConfig`; an unset `max_seq_length` takes the task's default.
+        files: split name → file (or Parquet file, 🤗 dataset folder or hub id), for splits not in `data_dir`.
+        data_dir: a folder with the task's files under their usual names (`default_files`).
+        options: an instance of the task's `Options` (default: `Options()`).
     """
 
     Options = NoOptions

@@ -1,10 +1,5 @@
-"""`finetune`: the original ELECTRA recipe on any task — AdamW, warm-up, linear decay, layer-wise LR decay.
-
-Steps: `len(train) // batch_size * epochs` (at least 1), warm-up over
-`warmup_proportion` of them, layer-wise learning-rate decay as the task's
-config says (see `electra_tf.training.layerwise_decay`). What the config leaves unset (learning rate, decay,
-epochs) takes the defaults for the model's width and the task's data, printed with their reasons
-(`electra_tf.finetuning.defaults`).
+"""`finetune`: the original ELECTRA recipe on any task (AdamW, warm-up, linear decay, layer-wise learning-rate
+decay); what the config leaves unset takes the defaults of `electra_tf.finetuning.defaults`.
 
 Example (with a model from `make demo`):
 >>> from electra_tf import ElectraTokenizer, FinetuningConfig, make_task
@@ -93,9 +88,8 @@ def unknown_token_warning(tokenizer, texts):
 
 @dataclasses.dataclass(frozen=True)
 class Finetuned:
-    """What `finetune` returns: the model; the dev scores during training (`[{"step": ..., <metric>: ...}]`,
-    empty without dev examples); the majority class's dev accuracy (`None` without dev examples or where the
-    task has no one class per example); the settings chosen for the run, `{field: why}` (`defaults.settle`)."""
+    """What `finetune` returns: the model, the dev scores during training, the majority class's dev accuracy
+    (`None` where there is none) and the settings chosen for the run (`{field: why}`)."""
 
     model: keras.Model
     dev_history: list

@@ -1,8 +1,6 @@
-"""Fine-tuning with another vocabulary than the checkpoint's, when meant (`electra-finetune --vocab_file=<new>
---allow_vocabulary_change`): the trials start from the checkpoint's encoder with one embedding row per token of the
-new vocabulary, the checkpoint's row where it holds the same token (matched by its string, wherever its id) and a
-new row, initialised as a new model's, elsewhere. That start is written once, as a model folder in the run's
-`output_dir` (`START`), and said in one line; without the flag another vocabulary is refused in one line naming both.
+"""Fine-tuning with another vocabulary than the checkpoint's, when meant (`--allow_vocabulary_change`): the trials
+start from the checkpoint's encoder with the rows of the tokens both vocabularies hold (matched by string), the
+others initialised anew, written once as `<output_dir>/start` (docs/finetuning.md).
 
 Example:
 >>> tokens = changed_vocabulary("runs/small/final", "vocab_new.txt", allowed=True)  # doctest: +SKIP
