@@ -1,6 +1,5 @@
-"""Folding the choices of a multiple-choice batch into the batch axis, and back.
-
-Keras's `Reshape` keeps the batch axis; here it changes, hence this small layer.
+"""Folding the choices of a multiple-choice batch into the batch axis, and back (Keras's `Reshape` keeps the batch
+axis).
 
 Example:
 >>> import numpy as np

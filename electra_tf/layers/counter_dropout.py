@@ -1,15 +1,5 @@
-"""Dropout with counter-based masks, used by the embedding and transformer blocks.
-
-Keras's dropout draws its masks with TensorFlow's stateless Philox, whose
-numbers differ between TensorFlow's kernel and XLA's, so an XLA-compiled step
-would drop other units than the plain one. These masks come from
-`rng.seeded_bits` (SplitMix64: a few 64-bit integer operations, each draw cut
-into four 16-bit uniforms), keyed by the same Keras seed generator, so a step
-draws the same masks with and without XLA, and a resumed run redraws what the
-interrupted one would have. They are also cheaper to draw than Philox's.
-
-No library offers a dropout whose random bits XLA and TensorFlow compute
-alike, hence this small module.
+"""Dropout whose masks come from counter-based bits (`rng.seeded_bits`) keyed by the Keras seed generator: the same
+masks with and without XLA (Keras's stateless Philox differs between the two), redrawn alike on resume, and cheaper.
 """
 
 import math
@@ -23,9 +13,7 @@ _RESOLUTION = 2 ** 16  # the rate is applied in steps of 1/65536
 
 
 def counter_dropout(inputs, rate, seed):
-    """Inverted dropout: zero each element with probability `rate`, scale the rest by `1 / (1 - rate)`.
-
-    `seed` is a `[2]` integer tensor; the same seed gives the same mask.
+    """Inverted dropout with the mask of `seed` (a `[2]` integer tensor).
 
     Example:
     >>> y = counter_dropout(tf.ones([4, 1000]), 0.1, tf.constant([1, 2]))
@@ -37,9 +25,7 @@ def counter_dropout(inputs, rate, seed):
     return tf.where(keep, inputs * tf.cast(1.0 / (1.0 - rate), inputs.dtype), tf.zeros_like(inputs))
 
 
-# One call node per dropout in a traced step (74 in ELECTRA-Small's) instead of some 80 integer ops and constants
-# each: a shorter tracing. TensorFlow inlines the call when it instantiates the step's graph, XLA compiles through
-# it, and the mask is the same (integer arithmetic). A static shape is a Python tuple: one trace per shape.
+# One call node per dropout in a traced step instead of some 80 ops each: a shorter tracing (docs/results.md).
 @tf.function(autograph=False)
 def _keep_mask(seed, shape, threshold):
     """Booleans of `shape`, each false with probability `threshold / 2**16`, from the `[2]` int64 `seed`."""

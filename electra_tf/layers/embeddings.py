@@ -1,11 +1,5 @@
-"""The ELECTRA embedding block: word + position + token type → LayerNorm → dropout.
-
-In the original code this whole block lives in the `electra/embeddings` scope
-and is shared by the generator and the discriminator (word, position and token
-type tables and the LayerNorm), so it is one layer here: pass the same instance
-to both models to tie it. keras-hub offers the pieces (`ReversibleEmbedding`,
-`PositionEmbedding`) but no layer with token types and a LayerNorm that a
-second model can share, hence this small composite.
+"""The ELECTRA embedding block: word + position + token type → LayerNorm → dropout, one layer so that the generator
+and the discriminator can share it whole, as the original's `electra/embeddings` scope.
 """
 
 import keras
@@ -17,15 +11,6 @@ from electra_tf.layers.counter_dropout import CounterDropout
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraEmbedding(keras.layers.Layer):
     """Embeds `input_ids` and `token_type_ids` at `embedding_size`.
-
-    Args:
-        vocab_size: number of WordPiece ids.
-        embedding_size: width of the embeddings (E).
-        max_position_embeddings: number of learned absolute positions.
-        type_vocab_size: number of segment (token type) ids.
-        initializer_range: stddev of the truncated-normal initialiser.
-        layer_norm_eps: LayerNorm epsilon (1e-12 in BERT and ELECTRA).
-        dropout: dropout rate after the LayerNorm.
 
     Example:
     >>> import numpy as np
@@ -47,7 +32,6 @@ class ElectraEmbedding(keras.layers.Layer):
         self.dropout_rate = dropout
 
         init = keras.initializers.TruncatedNormal(stddev=initializer_range)
-        # `ReversibleEmbedding` so a masked-LM head can project onto the table.
         self.word_embeddings = keras_hub.layers.ReversibleEmbedding(
             vocab_size, embedding_size, embeddings_initializer=init,
             dtype=self.dtype_policy, name="word_embeddings")

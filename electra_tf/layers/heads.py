@@ -1,8 +1,5 @@
-"""Pre-training heads: replaced-token detection (discriminator) and the tied masked-LM head.
-
-The masked-LM head is keras-hub's `MaskedLMHead` (dense E + GELU → LayerNorm →
-tied projection onto the word embeddings + bias), which is exactly ELECTRA's
-generator head; only the RTD head is written here.
+"""Pre-training heads: replaced-token detection, and the generator's tied masked-LM head (keras-hub's `MaskedLMHead`,
+which is exactly ELECTRA's).
 """
 
 import keras
@@ -13,11 +10,8 @@ from electra_tf.layers.activations import activation
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ReplacedTokenDetectionHead(keras.layers.Layer):
-    """dense(H, activation) → dense(1): one logit per token, > 0 means "replaced".
-
-    As the original `discriminator_predictions` (and Hugging Face's
-    `ElectraDiscriminatorPredictions`): the first dense is initialised with a
-    truncated normal, the second with Glorot uniform.
+    """dense(H, activation) → dense(1): one logit per token, > 0 means "replaced" (the original's
+    `discriminator_predictions`).
 
     Example:
     >>> import numpy as np

@@ -1,17 +1,6 @@
-"""The original ELECTRA question-answering head (XLNet-style): joint end logits and the answerable summary.
-
-No library has it (Hugging Face kept only a dense(2) `qa_outputs`), so it is
-written here:
-
-- start logits: dense(1) over the sequence, positions outside the context
-  (segment 1) masked with -1000, [CLS] kept for "no answer";
-- end logits **given a start**: dense(512, gelu) on `[start token; token]`,
-  then dense(1). Training conditions on the gold start; inference on the
-  `beam_size` best starts, so `end_logits` is `[batch, K, sequence]` with
-  `start_candidates` `[batch, K]` saying which start each row belongs to;
-- an answerable classifier: dense(512, gelu) on `[CLS; softmax(start)·sequence]`,
-  then dense(1): `answerable_logits`, higher for *unanswerable* (its loss is
-  the question-answering task's, `electra_tf.finetuning.question_answering`).
+"""The original ELECTRA question-answering head (XLNet-style), which no library has: start logits over the context
+and [CLS], end logits given a start (the gold one in training, the `beam_size` best otherwise), and an answerable
+classifier on `[CLS; softmax(start)·sequence]` (`answerable_logits`, higher for unanswerable).
 
 Example:
 >>> import numpy as np
@@ -38,16 +27,9 @@ def answer_mask(attention_mask, token_type_ids):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class JointEndLogits(keras.layers.Layer):
-    """End logits conditioned on a start: the gold one in training, the `beam_size` best otherwise.
-
-    Call with `(sequence [B, L, H], start_logits [B, L], allowed [B, L], start_positions [B] or None)`
-    (`allowed`: 1.0 where an answer may end, see `answer_mask`);
-    returns `(end_logits [B, K, L], start_candidates [B, K])`.
-
-    The hidden layer's kernel is the original's `qa_hidden` `[2H, 512]`; it is
-    applied as two halves (start part `[B, K, 512]` + token part `[B, L, 512]`,
-    broadcast) rather than on a tiled `[B, K, L, 2H]` concatenation.
-    """
+    """End logits given a start: `(sequence [B, L, H], start_logits [B, L], allowed [B, L] (`answer_mask`),
+    start_positions [B] or None)` → `(end_logits [B, K, L], start_candidates [B, K])`. The original's `qa_hidden`
+    kernel `[2H, 512]` is applied as two broadcast halves, not on a tiled `[B, K, L, 2H]` concatenation."""
 
     def __init__(self, beam_size=20, hidden_size=512, kernel_initializer="glorot_uniform", **kwargs):
         super().__init__(**kwargs)

@@ -1,30 +1,6 @@
-"""One post-LN BERT encoder block, in the manner of Model Garden's `TransformerEncoderBlock`; our own layer.
-
-self-attention → dropout → residual + LayerNorm → feed-forward (GELU) →
-dropout → residual + LayerNorm, with separate rates for the attention
-probabilities and the hidden activations (as BERT, ELECTRA and Hugging Face),
-and `CounterDropout` for both: the same masks with and without XLA.
-
-The weights keep the layout a keras-hub `TransformerEncoder` had (which this
-layer replaced), so every checkpoint format loads unchanged: query/key/value/
-output `EinsumDense` kernels of shape `[hidden, heads, head_size]` (they
-reshape one-to-one onto the Hugging Face and Google checkpoints), the same
-layer names (variable paths `.../self_attention_layer/query/kernel`), the
-same attribute names (`_self_attention_layer/_query_dense/...` in a
-`tf.train.Checkpoint`; `query_dense` in a `.keras` file) and the same class
-name (a `.keras` file keys a layer's weights by it). The sub-layers are
-created in keras-hub's order, so a seeded model draws the same initial
-weights and dropout seeds.
-
-The math is written once, in the shape TensorFlow's CPU graph rewrites match: every projection is one 2-D
-`MatMul` on `[batch·sequence, hidden]` followed by its `BiasAdd` (Grappler fuses the pair into `_FusedMatMul`),
-q, k and v are one `MatMul` on their kernels stacked side by side, and the attention scores are
-`matmul(q, k) · scale + mask bias` (one additive mask instead of Keras's two `where`s around the softmax). The
-heads are moved to and from their axis by `einsum`s, whose gradients are written by their equations alone (a
-transpose's gradient reads its permutation from the forward graph, which made an XLA step through
-`training.shared_trace.SharedTrace` compile anew every step). A block quantized by `model.quantize("int8")`
-projects through its layers' own calls, which apply the int8 kernels' scales. No library offers the block in this
-shape, hence this module.
+"""One post-LN BERT encoder block (our own layer, Model Garden's `TransformerEncoderBlock` shape), written in the
+shape TensorFlow's CPU graph rewrites fuse, with the weight layout of the keras-hub `TransformerEncoder` it replaced
+so that every checkpoint format loads unchanged (docs/development.md).
 """
 
 import math
@@ -38,8 +14,8 @@ _MASKED = -1e9  # as Keras's masked softmax
 
 
 def _project(dense, rows, inputs_shape):
-    """`dense` (an `EinsumDense`) on `rows` `[n, k]` as one 2-D `MatMul` and its `BiasAdd`: `[n, m]`. A quantized
-    layer runs its own call (which applies its int8 kernel's scales) on `rows` reshaped to `inputs_shape`."""
+    """`dense` (an `EinsumDense`) on `rows` `[n, k]` as one 2-D `MatMul` and its `BiasAdd` (a quantized layer: its
+    own call, which applies the int8 scales)."""
     if dense.quantization_mode is not None:
         outputs = dense(tf.reshape(rows, inputs_shape))
         return tf.reshape(outputs, [-1, math.prod(outputs.shape[2:])])
@@ -63,10 +39,8 @@ def _clone(initializer):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class SelfAttention(keras.layers.Layer):
-    """Multi-head self-attention on `[batch·sequence, hidden]` rows, with dropout on the probabilities.
-
-    Holds the weights as `keras.layers.MultiHeadAttention` does (attributes and
-    layer names included), computes them with 2-D matmuls.
+    """Multi-head self-attention on `[batch·sequence, hidden]` rows, holding its weights as
+    `keras.layers.MultiHeadAttention` does.
 
     Example:
     >>> import numpy as np
@@ -155,18 +129,7 @@ class SelfAttention(keras.layers.Layer):
 class ElectraTransformerLayer(keras.layers.Layer):
     """A post-LN transformer encoder block with `dropout` on hidden states and `attention_dropout` on probabilities.
 
-    Args:
-        intermediate_dim: width of the feed-forward layer.
-        num_heads: attention heads (the hidden width must divide by it).
-        dropout: dropout rate after the attention and the feed-forward.
-        attention_dropout: dropout rate on the attention probabilities (`dropout` when None).
-        activation: the feed-forward activation (a Keras identifier).
-        layer_norm_epsilon: LayerNorm epsilon.
-        kernel_initializer, bias_initializer: Keras initializers.
-        normalize_first: must be False (accepted so configs saved by the keras-hub layer load).
-
-    Call with `inputs` `[batch, sequence, hidden]`, `padding_mask` (1 for real
-    tokens) and/or `attention_mask` `[batch, queries, keys]`.
+    `normalize_first` must be False (accepted so configs saved by the keras-hub layer load).
 
     Example:
     >>> import numpy as np
