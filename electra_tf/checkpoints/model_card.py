@@ -1,10 +1,5 @@
-"""A `README.md` model card wherever a model lands, as the Hugging Face hub renders it.
-
-`write_model_card(folder, **facts)` writes the card with `huggingface_hub.ModelCard`: its YAML header
-(`ModelCardData`: library, licence, language, base model, tags, `pipeline_tag`, datasets, and the scores as a
-`model-index` the hub shows as an evaluation table) and a body saying what the model is, how to load it, the
-command that made it and what it is for. Every fact is optional: a card says what is known and nothing else.
-`save_pretrained`, the fine-tuning tool, every export format and the converter call it; loaders never read it.
+"""A `README.md` model card wherever a model lands (`huggingface_hub.ModelCard`: a YAML header the hub reads, scores
+as a `model-index`, and a body saying how to load the model and how it was made); every fact is optional.
 
 Example:
 >>> import tempfile
@@ -24,6 +19,7 @@ from electra_tf.util.atomic import write_text
 from electra_tf.version import __version__
 
 CARD_FILE = "README.md"
+TEXT_MODEL = "text_model.onnx"  # an ONNX export's model with the tokenizer in front (`export.onnx_text`)
 LICENSE = "apache-2.0"
 # What each serving task (`export.signatures.SERVING_KINDS`, a model folder's `serving_task`) is on the hub.
 PIPELINE_TAGS = {"classification": "text-classification", "regression": "text-classification",
@@ -42,18 +38,9 @@ def write_model_card(folder: str, *, serving_task: str | None = None, base_model
                      label_names: list | None = None, tags: tuple[str, ...] = ()) -> str:
     """Writes `<folder>/README.md`, the model card; returns its path.
 
-    Args:
-        folder: the model folder (or export version folder) the card describes.
-        serving_task: what the model answers ("classification", "tagging", ..., as `electra_tf.json` records).
-        base_model: the hub id (or path) it was fine-tuned or converted from.
-        language: the language code(s) of its vocabulary, when known.
-        dataset: the hub dataset id (or file) it was trained on.
-        scores: `{split: {metric: value}}`, as a fine-tuning trial's `results.json` records them.
-        command: the command line that made the folder.
-        model_name: its name on the hub (default: the folder's name).
-        model_format: "keras", "saved_model", "onnx", "litert", "safetensors", ... (a tag and how to load it).
-        label_names: the class or tag names, in id order.
-        tags: more hub tags.
+    `serving_task`: as `electra_tf.json` records it; `base_model`: the hub id (or path) it came from; `scores`:
+    `{split: {metric: value}}`, as `results.json` records them; `command`: what made the folder; `model_format`:
+    "keras", "saved_model", "onnx", "litert", ... (a tag and how to load it).
     """
     name = model_name or os.path.basename(os.path.normpath(os.path.abspath(folder)))
     pipeline_tag = PIPELINE_TAGS.get(serving_task)
@@ -65,7 +52,7 @@ def write_model_card(folder: str, *, serving_task: str | None = None, base_model
         tags=["electra", "electra_tf", "keras", "tensorflow", *([model_format] if model_format else []), *tags],
         model_name=name, eval_results=_eval_results(scores, pipeline_tag, dataset) or None)
     write_text(os.path.join(folder, CARD_FILE), f"---\n{data.to_yaml()}\n---\n\n"
-               + _body(name, serving_task, base_model, dataset, scores, command, model_format, label_names))
+               + _body(folder, name, serving_task, base_model, dataset, scores, command, model_format, label_names))
     return os.path.join(folder, CARD_FILE)
 
 
@@ -81,7 +68,7 @@ def _eval_results(scores, pipeline_tag, dataset):
             if isinstance(value, (int, float)) and not isinstance(value, bool)]
 
 
-def _body(name, serving_task, base_model, dataset, scores, command, model_format, label_names):
+def _body(folder, name, serving_task, base_model, dataset, scores, command, model_format, label_names):
     what = serving_task.replace("_", " ") if serving_task else "ELECTRA"
     lines = [f"# {name}", "",
              f"An ELECTRA {what} model"
@@ -90,7 +77,7 @@ def _body(name, serving_task, base_model, dataset, scores, command, model_format
              + f", written by electra_tf {__version__} (Keras 3 / TensorFlow).", ""]
     if label_names:
         lines += [f"Labels, in id order: {', '.join(f'`{label}`' for label in label_names)}.", ""]
-    lines += ["## How to use", "", "```python", *_usage(model_format, serving_task), "```", ""]
+    lines += ["## How to use", "", "```python", *_usage(model_format, serving_task, folder), "```", ""]
     if scores:
         lines += ["## Results", "", "| split | metric | value |", "|---|---|---|",
                   *(f"| {split} | {metric} | {value:.4f} |" if isinstance(value, float) else
@@ -107,14 +94,17 @@ def _body(name, serving_task, base_model, dataset, scores, command, model_format
     return "\n".join(lines)
 
 
-def _usage(model_format, serving_task):
+def _usage(model_format, serving_task, folder):
     if model_format == "saved_model":
         return ["import tensorflow as tf, tensorflow_text  # noqa: F401 (its tokenizer's ops)",
                 "model = tf.saved_model.load('<this folder>')",
                 "print(model.signatures['serving_default'](tf.constant(['an example text'])))"]
     if model_format == "onnx":
         return ["import onnxruntime  # token ids in: vocab.txt and export_info.json are beside model.onnx",
-                "session = onnxruntime.InferenceSession('<this folder>/model.onnx')"]
+                "session = onnxruntime.InferenceSession('<this folder>/model.onnx')",
+                *([f"# raw text in: {TEXT_MODEL}, in a session whose options register onnxruntime-extensions' ops",
+                   "# (options.register_custom_ops_library(onnxruntime_extensions.get_library_path()))"]
+                  if os.path.exists(os.path.join(folder, TEXT_MODEL)) else [])]
     if model_format == "litert":
         return ["from ai_edge_litert.interpreter import Interpreter  # token ids in: vocab.txt beside the model",
                 "interpreter = Interpreter('<this folder>/model.tflite')"]

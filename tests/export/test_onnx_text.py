@@ -143,6 +143,7 @@ def test_the_text_model_gives_the_id_models_outputs(classifier_exports, precisio
     folder = classifier_exports[precision]
     info = read_json(os.path.join(folder, INFO_FILE))
     assert info["text_model"] == TEXT_MODEL_FILE and "onnxruntime_extensions" in info["built_with"]
+    assert f"# raw text in: {TEXT_MODEL_FILE}" in Path(folder, "README.md").read_text()  # the model card says so
     ids = {name: value.numpy() for name, value in load_tokenizer(folder).encode(TEXTS, sequence_length=MAX_LEN).items()}
     text = run_model(os.path.join(folder, TEXT_MODEL_FILE), {"text": TEXTS})
     longest = text["input_ids"].shape[1]
@@ -190,6 +191,7 @@ def test_text_model_refusals(tiny_pretrained_dir, run_tool, refused, tmp_path):
     path = export_onnx(tagger, load_tokenizer(tiny_pretrained_dir), str(tmp_path), max_seq_length=MAX_LEN)
     assert read_json(os.path.join(path, INFO_FILE))["text_model"] is None  # the default: only where it can be
     assert not os.path.exists(os.path.join(path, TEXT_MODEL_FILE))
+    assert TEXT_MODEL_FILE not in Path(path, "README.md").read_text()
     refused(run_tool("export_model", f"--model={tiny_pretrained_dir}", f"--export_dir={tmp_path}", "--format=litert",
                      "--text_model"), "--text_model is for --format=onnx, not --format=litert")
 
