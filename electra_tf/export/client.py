@@ -1,9 +1,5 @@
-"""Querying an export in Python as TF Serving would run it: load the SavedModel, call a signature.
-
-Loading needs only `tensorflow` and `tensorflow_text` (imported here: it
-registers the tokenizer ops); nothing of this package runs inside the export.
-An ONNX export with a text model (`electra_tf.export.onnx_text`) is run by ONNX
-Runtime with onnxruntime-extensions' ops instead, on the same raw texts.
+"""Querying an export in Python as TF Serving would run it (only `tensorflow` and `tensorflow_text` load it), or an
+ONNX export's text model in ONNX Runtime, on the same raw texts.
 
 Example (after `export_model`, not run here):
 >>> query_export("exports/sst2/1", text=["a gripping film"])  # doctest: +SKIP
@@ -32,8 +28,7 @@ def load_export(path):
 
 
 def check_saved_model(path):
-    """Refuses, in one line saying what `path` is, a folder that is not a SavedModel export: an ONNX or LiteRT
-    export (which `onnxruntime` or `tf.lite.Interpreter` runs), or no export at all."""
+    """Refuses, in one line saying what `path` is, a folder that is not a SavedModel export (an ONNX or LiteRT one)."""
     if os.path.isfile(os.path.join(path, "saved_model.pb")):
         return
     info_file = os.path.join(path, IDS_INFO_FILE)
@@ -53,13 +48,8 @@ def export_info(path):
 
 
 def query_export(path, *texts, signature="serving_default", **inputs):
-    """Runs a signature of the export at `path`, returning numpy outputs (strings as `str`, not bytes).
-
-    Inputs by name (`text=[...]`, `question=..., context=...`, `input_ids=...`),
-    or, for `serving_default`, raw texts in the order of the export's text
-    inputs: `(texts,)`, `(texts, text_pairs)`, `(questions, contexts)`,
-    `(contexts, choices)`. An ONNX export's `text_model.onnx` takes the same raw texts.
-    """
+    """Runs a signature of the export at `path`; numpy outputs (strings as `str`). Inputs by name (`text=[...]`,
+    `input_ids=...`) or, for `serving_default`, the raw texts in the order of the export's text inputs."""
     if text_model_path(path):
         if signature != "serving_default":
             raise ValueError(f"{path} is an ONNX export: its text model takes raw texts, it has no {signature}")

@@ -1,19 +1,4 @@
-"""The model call of a serving graph compiled with XLA (`jit_compile=True`) over a few padded shapes.
-
-XLA compiles one program per input shape, so a request is padded up to the
-next of a small set of shapes before the call: the batch to a power of two,
-the sequence to `LENGTH_BUCKETS` (and the model's position table), and the
-outputs are cut back. Padded positions have `attention_mask` 0 and padded rows
-are dropped, so the outputs are the uncompiled call's (to float rounding).
-Short requests gain most; long batches, where the matmuls dominate, gain
-nothing (docs/serving.md, "Benchmark").
-
-`export_model` passes the model's call with its weights as constants
-(`electra_tf.export.constants`), which XLA folds and lays out at compile time.
-
-A SavedModel holding such a function needs a server with XLA's CPU JIT: TF
-Serving refuses it unless started with `--xla_cpu_compilation_enabled`
-(`docs/serving.md`), so `export_model` compiles only when asked.
+"""The model call of a serving graph compiled with XLA over a few padded shapes (docs/serving.md, "Compiled exports").
 
 Example:
 >>> import keras
@@ -28,7 +13,6 @@ import tensorflow as tf
 
 # Padded sequence lengths (those up to the model's position table, which is added).
 LENGTH_BUCKETS = (8, 16, 32, 64, 128, 256, 512)  # 8: `featurize.SHORT_LENGTH`
-# Padded batch sizes: powers of two.
 BATCH_BUCKETS = tuple(2 ** n for n in range(21))
 
 
@@ -39,14 +23,8 @@ def next_bucket(size, buckets):
 
 
 class CompiledCall:
-    """`model(inputs, training=False)` compiled with XLA, on inputs padded to the next bucketed shape.
-
-    Args:
-        model: a Keras model taking a dict of int32 `[batch, (choices,) sequence]` tensors.
-        sequence_axes: output name → its sequence axis (the outputs cut back to the request's length);
-            other outputs are only cut back to the request's batch.
-        max_length: the longest sequence (the model's position table): the last bucket.
-        call: what is compiled, `call(inputs)` (default: `model(inputs, training=False)`).
+    """`call(inputs)` (default: `model(inputs, training=False)`) compiled with XLA, on inputs padded to the next
+    bucketed shape, outputs cut back (`sequence_axes`: output name → its sequence axis; `max_length`: the last bucket).
     """
 
     def __init__(self, model, sequence_axes, max_length, call=None):

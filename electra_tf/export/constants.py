@@ -1,18 +1,5 @@
-"""A model's weights as constants of the graphs that call it, for an export (whose weights never change).
-
-Read as variables, the weights are fetched and re-laid-out at every call;
-as constants, graph optimisers fold once what depends only on them: XLA (the
-compiled export) folds the concatenated query/key/value kernel, the reshapes
-and casts and lays the kernels out at compile time; TensorFlow's graph
-optimiser (the stock export) folds the same into constants, which oneDNN's
-matmuls may keep reordered across calls. Short requests gain most (docs/serving.md has the figures). The
-values are those of the weights when `constant_weights` is called: right for
-an export, not for a model still being trained, so the in-process pipeline
-keeps variables. A graph is one protocol buffer (at most 2 GiB), so above
-`MAX_CONSTANT_BYTES` of weights they stay variables, with a warning.
-
-Keras's `StatelessScope` serves each layer the value it maps a variable to:
-the model's own call runs, unchanged, on constants.
+"""A model's weights as constants of the graphs that call it, for an export (whose weights never change), so graph
+optimisers fold once what depends only on them (docs/serving.md, "Weights as constants").
 
 Example:
 >>> import keras, numpy as np

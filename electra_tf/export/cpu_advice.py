@@ -1,14 +1,5 @@
-"""Which export serves fastest on this CPU, in one line: `electra-export` prints it after every export.
-
-The fastest path depends on the CPU's int8 dot-product instructions (VNNI or AMX), as measured by
-`benchmarks/serving.py` side by side with ONNX Runtime and OpenVINO on two kinds of 2-core AMD EPYC
-(docs/serving.md, "Benchmark", has the table and the command):
-
-- with VNNI: LiteRT int8 (ids in, the interpreter on all cores) and ONNX int8 in ONNX Runtime are the fastest
-  paths; in TF Serving (raw text in) the compiled export wins single requests and bfloat16 batches;
-- without (AVX2 only): ONNX Runtime int8 is fastest in every cell, and the compiled export is TF Serving's fastest.
-
-`done`: the flags of the export just written; the advice then names it "this export" rather than advise it again.
+"""Which export serves fastest on this CPU, in one line (`electra-export` prints it after every export): it depends
+on the CPU's int8 dot-product instructions (docs/serving.md, "Benchmark").
 
 Example:
 >>> fastest_exports({"avx2", "avx512f", "avx512_vnni", "avx512_bf16"})  # doctest: +ELLIPSIS

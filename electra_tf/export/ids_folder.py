@@ -1,12 +1,5 @@
-"""Exports that take token ids (LiteRT, ONNX): one model file, and beside it what an app needs to feed it.
-
-`<export_dir>/<model_name>/<version>/` holds the model file, the tokenizer the
-ids come from (`vocab.txt`, `tokenizer_config.json`), the model's
-`config.json` and `export_info.json` (format, task, precision, inputs and
-outputs, label names, max_seq_length, casing, the versions it was built with) and
-`README.md`, its model card for the Hugging Face hub.
-The folder is written as a SavedModel version is (`electra_tf.export.archive`):
-whole or not at all, under the lock of `<export_dir>/<model_name>`.
+"""Exports that take token ids (LiteRT, ONNX): the model file and what an app needs beside it (tokenizer files,
+`config.json`, `export_info.json`, a model card), written as a SavedModel version is: whole, under the lock.
 """
 
 import os
@@ -22,12 +15,9 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def write_ids_export(task, export_dir, model_name, version, overwrite, model_file, convert, info, beside=None):
-    """Writes `convert()`'s bytes as `model_file` with the tokenizer files, config and `export_info.json`
-    (`info` added to what every such export records), and the files `beside(model bytes)` gives (name → bytes);
-    returns the version folder.
-
-    The version is checked before `convert` runs (a taken version costs no conversion) and allocated again
-    under the folder's lock."""
+    """Writes `convert()`'s bytes as `model_file`, the files `beside(model bytes)` gives, the tokenizer files,
+    config and `export_info.json` (with `info`), the version checked before `convert` runs; returns the version folder.
+    """
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)
     model_bytes = convert()

@@ -1,26 +1,5 @@
-"""Writing our models as keras-hub presets (reading one is `checkpoints.keras_hub_preset`), and ELECTRA's text
-classifier as a keras-hub task (keras-hub ships none).
-
-`save_keras_hub_preset(model, folder, tokenizer)` writes our encoder (of any of our models) as the preset
-keras-hub's own `ElectraBackbone.save_to_preset` and `ElectraTokenizer.save_to_preset` write, so
-`keras_hub.models.ElectraBackbone.from_preset(folder)` loads it; a sequence classifier with the original
-head is written as an `ElectraTextClassifier` task (this module's), which
-`keras_hub.models.TextClassifier.from_preset(folder)` finds once `electra_tf.register_keras_objects()` ran (or
-any public name of `electra_tf` was used). Reading a
-keras-hub preset is `from_pretrained(folder)` on any of our models (`checkpoints.keras_hub_preset`).
-
-What keras-hub's `ElectraBackbone` lacks, and how it is mapped:
-
-- **exact GELU**: keras-hub computes the tanh approximation. A model of ours with `hidden_act="gelu"`
-  is written as it is, with a warning (keras-hub's outputs then differ by about 1e-3, as they do from
-  Hugging Face's for the presets keras-hub ships); with `hidden_act="gelu_approximate"` the outputs are
-  equal (to float round-off). `relu`, and a LayerNorm epsilon other than 1e-12, are refused.
-- **no pooler** in ELECTRA: keras-hub's `pooled_dense` is written as the identity (its `pooled_output`
-  is then tanh of [CLS]'s state); ELECTRA's classifier reads [CLS] directly, as `ElectraTextClassifier`.
-- **the generator** and the RTD head: keras-hub has no ELECTRA pre-training model; only the encoder
-  (the discriminator's, for a pre-training checkpoint) is written.
-- **tokenizer**: keras-hub's WordPiece pre-tokenization is not BERT's in every detail (e.g. NFKC case
-  folding, some ASCII symbols); ours is (`electra_tf.text.normalization`). Plain text tokenizes the same.
+"""Writing our models as keras-hub presets `keras_hub.models.ElectraBackbone.from_preset` loads, and ELECTRA's text
+classifier as a keras-hub task (keras-hub ships none); what keras-hub's backbone lacks: docs/checkpoints.md.
 
 Example:
 >>> ElectraTextClassifier.backbone_cls is keras_hub.models.ElectraBackbone
@@ -51,32 +30,21 @@ class ElectraTextClassifierPreprocessor(keras_hub.models.TextClassifierPreproces
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraTextClassifier(keras_hub.models.TextClassifier):
-    """ELECTRA's classification head on keras-hub's `ElectraBackbone`: dropout → dense on [CLS]'s state.
-
-    Args:
-        backbone: a `keras_hub.models.ElectraBackbone`.
-        num_classes: classes.
-        preprocessor: an `ElectraTextClassifierPreprocessor`, or None.
-        activation: of the logits (None: logits).
-        dropout: before the dense layer.
-    """
+    """ELECTRA's classification head on keras-hub's `ElectraBackbone`: dropout, then a dense layer on [CLS]'s state."""
 
     backbone_cls = keras_hub.models.ElectraBackbone
     preprocessor_cls = ElectraTextClassifierPreprocessor
 
     def __init__(self, backbone, num_classes, preprocessor=None, activation=None, dropout=0.1, **kwargs):
-        # === Layers ===
         self.backbone = backbone
         self.preprocessor = preprocessor
         self.output_dropout = keras.layers.Dropout(dropout, dtype=backbone.dtype_policy, name="classifier_dropout")
         self.output_dense = keras.layers.Dense(num_classes, activation=activation, dtype=backbone.dtype_policy,
                                                name="logits")
-        # === Functional Model ===
         inputs = backbone.input
         cls_state = backbone(inputs)["sequence_output"][:, backbone.cls_token_index, :]
         outputs = self.output_dense(self.output_dropout(cls_state))
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
-        # === Config ===
         self.num_classes = num_classes
         self.activation = keras.activations.get(activation)
         self.dropout = dropout
@@ -110,8 +78,8 @@ def _hub_backbone(encoder):
 
 
 def save_keras_hub_preset(model, folder, tokenizer=None):
-    """Writes `model`'s encoder (and the original classification head) as a keras-hub preset in `folder`,
-    with `tokenizer` (default: the model's preprocessor's) as keras-hub's `ElectraTokenizer`."""
+    """Writes `model`'s encoder (with an original classification head, as an `ElectraTextClassifier`) as a keras-hub
+    preset in `folder`, with `tokenizer` (default: the model's preprocessor's)."""
     tokenizer = tokenizer or (model.preprocessor.tokenizer if getattr(model, "preprocessor", None) else None)
     backbone = _hub_backbone(backbone_of(model))
     hub_tokenizer = None if tokenizer is None else keras_hub.models.ElectraTokenizer(

@@ -1,21 +1,5 @@
-"""LiteRT (TensorFlow Lite) exports of a classifier for on-device use: `<export_dir>/<model_name>/<version>/`.
-
-The folder holds `model.tflite`, converted by `tf.lite.TFLiteConverter` from the
-classifier's `serve_ids` function (int32 `input_ids`, `attention_mask`,
-`token_type_ids` `[batch, sequence]` in, any batch and length up to the model's
-positions; float32 `logits` and `probabilities` and int32 `label_id` out: one
-signature, `serving_default`), and what an app needs beside it: `vocab.txt` and
-`tokenizer_config.json` (the tokenizer the ids come from), `config.json` (the
-model's) and `export_info.json` (label names, max_seq_length, casing, inputs and
-outputs, precision, size). `precision="int8"` is post-training dynamic-range
-quantization (`tf.lite.Optimize.DEFAULT` without a representative dataset: int8
-weights, float activations, int8 matmul kernels at run time).
-
-Ids in only: the raw-text graph's tokenizer ops have no TFLite kernels
-(`TEXT_OPS_WITHOUT_KERNELS`; docs/serving.md), so text is tokenized beside the
-interpreter, with the vocabulary in the folder. The folder is written like a
-SavedModel version (`electra_tf.export.archive`): whole or not at all, under the
-lock of `<export_dir>/<model_name>`.
+"""LiteRT (TensorFlow Lite) exports of a classifier for on-device use: `model.tflite` (token ids in: the raw-text
+graph's ops have no TFLite kernels) and what an app needs beside it (docs/serving.md, "LiteRT").
 
 Example (converting takes a few seconds, so not run here):
 >>> export_litert(model, tokenizer, "exports", model_name="sst2", precision="int8")  # doctest: +SKIP
@@ -40,12 +24,8 @@ TEXT_OPS_WITHOUT_KERNELS = ("NormalizeUTF8", "RegexSplitWithOffsets", "RaggedGat
 
 
 def convert(task, precision="fp32", calibration=None):
-    """The `.tflite` bytes of `task.serve_ids` (a classification `ServingTask`) at `precision`; int8 with
-    `calibration` (batches of `{name: int32 ids}`) is full-integer quantization, int8 activations too (what
-    int8-only accelerators need; on the benchmark's x86 CPUs slower than dynamic range: docs/serving.md)."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"a LiteRT export is fp32 or int8, got --precision={precision}")
-
+    """The `.tflite` bytes of `task.serve_ids` (a classifier's); int8 with `calibration` (batches of `{name: ids}`) is
+    full-integer quantization."""
     def serve_ids(input_ids, attention_mask, token_type_ids):
         # A batch of zero rows gets zero rows, as from the SavedModel: LiteRT's kernels refuse empty tensors
         # (UNPACK), so the model then runs on one padding row, dropped from the outputs.
@@ -54,10 +34,8 @@ def convert(task, precision="fp32", calibration=None):
         outputs = task.serve_ids(*(tf.pad(ids, padding) for ids in (input_ids, attention_mask, token_type_ids)))
         return {name: outputs[name][:batch] for name in OUTPUTS}  # label names are in export_info.json
 
-    # Keras's own route (`model.export(format="litert")`): ExportArchive → SavedModel → `from_saved_model`, which
-    # freezes the weights (`from_concrete_functions` keeps them as uninitialised resource variables). Not
-    # `model.export` itself: it serves the logits alone and allows TF-kernel ("Flex") ops, which a stock LiteRT
-    # runtime lacks; this model needs builtins only.
+    # Keras's own route, which freezes the weights; not `model.export(format="litert")` itself, which serves the
+    # logits alone and allows Flex ops a stock LiteRT runtime lacks.
     archive = keras.export.ExportArchive()
     archive.track(task.model)
     archive.add_endpoint("serving_default", serve_ids, input_signature=task.ids_signature())
@@ -75,11 +53,8 @@ def convert(task, precision="fp32", calibration=None):
 
 def export_litert(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
                   label_names=None, overwrite=False, precision="fp32", text_pair=False):
-    """Writes a LiteRT export of a classifier (`ElectraForSequenceClassification`); returns its folder.
-
-    Arguments as `export_model`'s; `precision`: "fp32" or "int8" (dynamic-range quantization);
-    `text_pair`: the ids are of sentence pairs (recorded in `export_info.json`).
-    """
+    """Writes a LiteRT export of a classifier; returns its folder. Arguments as `export_model`'s; `precision`: "fp32"
+    or "int8" (dynamic-range quantization)."""
     if precision not in PRECISIONS:
         raise ValueError(f"a LiteRT export is fp32 or int8, got --precision={precision}")
     if getattr(model, "serving_task", None) != "classification":

@@ -1,24 +1,5 @@
-"""ONNX exports of any served model, for ONNX Runtime, OpenVINO, Triton and other non-TensorFlow servers.
-
-`export_onnx` writes `<export_dir>/<model_name>/<version>/model.onnx`: the model's
-`serve_ids` function (`electra_tf.export.signatures`: int32 `input_ids`,
-`attention_mask`, `token_type_ids` `[batch, sequence]` in, `[batch, choices,
-sequence]` for multiple choice; any batch and length up to the model's
-positions), converted by tf2onnx (opset 17) with the weights folded in, then
-rewritten into the graph transformers' BERT exports have, which OpenVINO reads
-and ONNX Runtime's transformer fusions match (`electra_tf.export.onnx_fusion`).
-Its outputs are the signature's numeric ones: the logits with the task's
-post-processing (probabilities and label ids, the best answer span, the
-replaced-token probabilities); label names are in `export_info.json`, beside the
-tokenizer files the ids come from (`electra_tf.export.ids_folder`), as a LiteRT
-export ships them.
-
-`precision="int8"` is ONNX Runtime's dynamic quantization
-(`onnxruntime.quantization.quantize_dynamic`) of that graph: int8 weights of the
-matmuls, activations quantized per call; ONNX Runtime fuses the rest as it loads
-the file (why not after the fusions: docs/serving.md).
-
-Needs the `onnx` extra (`pip install ".[onnx]"` in an electra_tf checkout: tf2onnx, onnx, onnxruntime).
+"""ONNX exports of any served model (`model.onnx`: token ids in, for ONNX Runtime, OpenVINO, Triton): the `serve_ids`
+function converted by tf2onnx and rewritten into transformers' BERT graph (docs/serving.md, "ONNX").
 
 Example (converting takes seconds, so not run here):
 >>> path = export_onnx(model, tokenizer, "exports", model_name="sst2", precision="int8")  # doctest: +SKIP
@@ -44,7 +25,7 @@ EXTRA = 'the ONNX export needs tf2onnx, onnx and onnxruntime: pip install ".[onn
 
 
 def require_onnx():
-    """Raises the one-line ValueError saying how to install the ONNX export's packages when one is missing."""
+    """Refuses, in one line saying how to install them, a missing package of the ONNX export."""
     for module in ("tf2onnx", "onnx", "onnxruntime"):
         require(module, EXTRA)
 
@@ -67,13 +48,10 @@ def _select_as_where(ctx, node, name, args):
     node.type = "Where"
 
 
-def convert(task, precision="fp32", function=None):
-    """The ONNX bytes of `task.serve_ids` (any `ServingTask`; `function`: its `numeric_outputs`, when traced
-    already) at `precision`."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
+def convert(task, precision, function):
+    """The ONNX bytes of `function` (`numeric_outputs(task)`) at `precision`."""
     tf2onnx = require("tf2onnx", EXTRA)
-    proto, _ = tf2onnx.convert.from_function(function or numeric_outputs(task), input_signature=task.ids_signature(),
+    proto, _ = tf2onnx.convert.from_function(function, input_signature=task.ids_signature(),
                                              opset=OPSET, custom_op_handlers={"SelectV2": (_select_as_where, [])})
     require("electra_tf.export.onnx_fusion", EXTRA).as_transformers_graph(proto, task.model.config.num_heads)
     if precision == "fp32":
@@ -90,12 +68,8 @@ def convert(task, precision="fp32", function=None):
 
 def export_onnx(model, tokenizer, export_dir, model_name="electra", version=None, max_seq_length=None,
                 label_names=None, overwrite=False, precision="fp32", text_model=None, **options):
-    """Writes an ONNX export of a discriminator or any task model; returns its folder.
-
-    Arguments as `export_model`'s (`options`: the task's, e.g. `text_pair=True`, `max_query_length=64`);
-    `precision`: "fp32" or "int8" (ONNX Runtime's dynamic quantization); `text_model`: also write
-    `text_model.onnx`, raw text in (`electra_tf.export.onnx_text`; default: where it can be written).
-    """
+    """Writes an ONNX export of a discriminator or any task model; returns its folder. Arguments as `export_model`'s;
+    `precision`: "fp32" or "int8"; `text_model`: also write `text_model.onnx` (default: where it can be written)."""
     if precision not in PRECISIONS:
         raise ValueError(f"an ONNX export is fp32 or int8, got --precision={precision}")
     require_onnx()  # before any work

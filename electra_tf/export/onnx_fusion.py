@@ -1,23 +1,5 @@
-"""tf2onnx's graph of a model rewritten into the graph transformers' BERT exports have, so that ONNX Runtime's
-transformer fusions match it, for the ONNX export (`electra_tf.export.onnx`).
-
-tf2onnx writes what TensorFlow runs: each layer norm as 13 ops, the encoder on `[batch·sequence, hidden]` rows,
-q, k and v from one matmul split by a 5-D transpose, the heads moved back through an `Unsqueeze` with no axes (which
-OpenVINO refuses), positions as a slice of their table broadcast, ids passed through a negative-index `Where`,
-GELU as `0.5·x·(1 + erf(x·√½))`. ONNX Runtime's fusions (`onnxruntime.transformers`: `fusion_attention`,
-`fusion_skiplayernorm`, `fusion_embedlayer`, `fusion_gelu`) recognise the node patterns of transformers' BERT
-graph, so `as_transformers_graph` rewrites ours into them, the same arithmetic (outputs within 1e-6):
-
-- each layer norm ONNX's one `LayerNormalization` op (`one_op_layer_norms`);
-- the embeddings as three `Gather`s of the ids as given, positions by a `Slice` of a position-id row, and the
-  embedding projection as one 3-D `MatMul` (`_transformers_embeddings`);
-- each block on `[batch, sequence, hidden]`, with q, k and v each `MatMul`, `Add`, `Reshape`, `Transpose`, the
-  scores divided by √size and masked by `(1 − mask)·-1e9` (`_transformers_attention`);
-- GELU as `(x·(1 + erf(x/√2)))·0.5` (`_transformers_gelu`).
-
-The result is plain ONNX: OpenVINO reads it; ONNX Runtime fuses it as it loads it, or ahead of time
-(`onnxruntime.transformers.optimizer.optimize_model`: one `EmbedLayerNormalization`, and per block an `Attention`,
-two `SkipLayerNormalization`s and a `BiasGelu`).
+"""tf2onnx's graph of a model rewritten into the graph transformers' BERT exports have (the same arithmetic), so that
+ONNX Runtime's transformer fusions match it and OpenVINO reads it (docs/serving.md, "What ONNX Runtime fuses").
 
 Example:
 >>> graph = onnx.helper.make_graph([onnx.helper.make_node("Relu", ["x"], ["y"])], "g", [], [])
@@ -213,8 +195,9 @@ def _shape_of(reshape, tensor, producers):
 
 
 def _transformers_attention(graph, num_heads):
-    """Each block's self-attention as transformers' BERT graph (see the module's docstring), its block on
-    `[batch, sequence, hidden]` (was: rows). Returns the blocks rewritten."""
+    """Each block's self-attention as transformers' BERT graph, on `[batch, sequence, hidden]` (was: rows): q, k and v
+    each `MatMul`, `Add`, `Reshape`, `Transpose`, the scores divided by √size and masked by `(1 − mask)·-1e9`. Returns
+    the blocks rewritten."""
     producers, consumers = _producers(graph), _consumers(graph)
     weights = {tensor.name for tensor in graph.initializer}
     masks, count = {}, 0
@@ -304,8 +287,8 @@ def _transformers_gelu(graph):
 
 
 def as_transformers_graph(proto, num_heads):
-    """Rewrites `proto` (tf2onnx's graph of a model with `num_heads` attention heads) in place as the module's
-    docstring says; returns how many layer norms, embedding blocks, attention blocks and GELUs it rewrote."""
+    """Rewrites `proto` (tf2onnx's graph of a model with `num_heads` heads) in place; how many layer norms, embedding
+    blocks, attention blocks and GELUs it rewrote."""
     counts = {"layer_norms": one_op_layer_norms(proto), "embeddings": _transformers_embeddings(proto.graph)}
     _prune_and_sort(proto)
     counts["attention"] = _transformers_attention(proto.graph, num_heads)

@@ -1,21 +1,5 @@
-"""Raw text into an ONNX export: `text_model.onnx`, the model with the package's tokenizer in front of it.
-
-`electra-export --format=onnx` writes it beside `model.onnx` for the models whose
-raw text the tokenizer alone turns into ids (the discriminator, a classifier or
-regressor, on single texts or pairs) when onnxruntime-extensions is installed:
-string `text` `[batch]` in (and `text_pair`), each request truncated at
-`max_seq_length` and padded to its longest text; out, the model's outputs and the
-`input_ids` and `attention_mask` it ran on. ONNX Runtime runs it with the
-extensions' custom-op library (`query_text_model` does this).
-
-The tokenizer gives `electra_tf.text.normalization`'s rules: each character but
-lower-case ASCII letters, digits and spaces is looked up in a table of what the
-tokenizer's own TF ops make of it (`character_table`: case, accents, removals,
-spaced CJK ideographs and punctuation), by the extensions' `StringMapping`; then
-words at spaces, the extensions' `WordpieceTokenizer`, ONNX-ML's `LabelEncoder`
-for the ids, and core ops for truncation (`featurize.fit_single`/`fit_pair`),
-`[CLS]`/`[SEP]` and padding. Where it differs from the tokenizer, and how fast it
-is: `docs/serving.md` (ONNX).
+"""Raw text into an ONNX export: `text_model.onnx`, the model with the package's tokenizer in front of it as ONNX
+and onnxruntime-extensions ops (docs/serving.md, "Raw text in", says how it works and where it differs).
 
 Example:
 >>> vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cafe", "fox", "##es", "."]
@@ -59,8 +43,7 @@ REMOVED = "\x01"
 
 
 def require(name, extra=EXTRA):
-    """The module `name`, an optional dependency of the ONNX export, or a one-line ValueError: `extra` (how to
-    install it) and which module is missing.
+    """The module `name`, an optional dependency, or a one-line ValueError saying how to install it (`extra`).
 
     >>> require("onnx").__name__
     'onnx'
@@ -72,8 +55,8 @@ def require(name, extra=EXTRA):
 
 
 def text_model_wanted(task, wanted=None):
-    """Whether `export_onnx` writes `text_model.onnx` for `task`: `wanted` True (refused in one line where it
-    cannot be), False, or None: when it can be."""
+    """Whether to write `text_model.onnx` for `task`: `wanted` True (refused where it cannot be), False, or None (where
+    it can be)."""
     reason = None
     if task.task not in TEXT_TASKS:
         reason = (f"a {task.task} model's serving_default cuts raw text its own way (words, answer windows or "
@@ -87,10 +70,9 @@ def text_model_wanted(task, wanted=None):
 
 @functools.lru_cache(maxsize=4)
 def character_table(lowercase, strip_accents):
-    """Character → what the tokenizer's rules make of it between two letters, where that is not the character
-    itself: `bert_normalize`'s case, accents, removals (as `REMOVED`), whitespace and spaced CJK ideographs, and
-    punctuation spaced as `bert_pretokenize` splits it off. Code points of `TABLE_RANGES` but tab, newline and
-    return (the graph makes them spaces first: `StringMapping` cannot hold them)."""
+    """Character → what the tokenizer's rules make of it between two letters (case, accents, removals as `REMOVED`,
+    spaced CJK and punctuation), where that is not itself; the code points of `TABLE_RANGES` but tab, newline, return.
+    """
     chars = [chr(c) for start, end in TABLE_RANGES for c in range(start, end)
              if not 0xD800 <= c < 0xE000 and chr(c) not in "\t\n\r"]
     between = tf.strings.regex_replace(bert_normalize(tf.strings.join(["a", tf.constant(chars), "a"]), lowercase,

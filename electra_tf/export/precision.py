@@ -1,21 +1,5 @@
-"""Low-precision copies of a model for CPU inference: bfloat16 weights and compute, or Keras's int8 quantization.
-
-- `bf16`: the model rebuilt under Keras's `"bfloat16"` dtype policy (variables
-  and matmuls in bfloat16; Keras keeps layer norms and softmax in float32),
-  its weights cast from the original. TensorFlow's oneDNN kernels run bfloat16
-  matmuls natively on CPUs with AVX512-BF16 or AMX; elsewhere they emulate it,
-  slower than float32.
-- `int8`: the same model quantized by Keras (`model.quantize("int8")`): every
-  `Dense`/`EinsumDense` kernel as int8 with a per-output-channel scale (4× smaller; keras-hub's
-  embedding layers have no int8 mode and stay float32),
-  activations quantized per token at run time, int8 × int8 → int32 matmuls.
-  TensorFlow's CPU kernels for those matmuls are slow (docs/serving.md has the
-  figures): the int8 SavedModel is for size and accuracy checks; the fast int8
-  path on CPU is the LiteRT export (`electra_tf.export.litert`).
-
-bfloat16 on a CPU without AVX512-BF16 or AMX is refused (`check_cpu`) before any
-work, with one line naming the missing flags: emulated, it would only be slower
-than float32. int8 runs everywhere. `cpu_flags` reads `/proc/cpuinfo`.
+"""Low-precision copies of a model for CPU inference: bfloat16 weights and compute (refused on a CPU that would
+emulate it), or Keras's int8 quantization (docs/serving.md, "Low precision").
 
 Example:
 >>> check_cpu("bf16", flags={"avx512f"})
@@ -59,9 +43,8 @@ def check_cpu(precision, flags=None):
 
 
 def at_precision(model, precision):
-    """`model` itself at fp32, else a copy at `precision` (the model passed in is left as it is).
+    """`model` itself at fp32, else a copy at `precision`.
 
-    Example:
     >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
     >>> config = ElectraConfig(vocab_size=16, embedding_size=8, hidden_size=8, num_layers=1, num_heads=1,
     ...                        intermediate_size=8)
@@ -71,8 +54,6 @@ def at_precision(model, precision):
     """
     if precision == "fp32":
         return model
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     policy = keras.config.dtype_policy()
     keras.config.set_dtype_policy("bfloat16" if precision == "bf16" else "float32")
     # The copy shares the model's preprocessor: a tokenizer's vocabulary is an asset, which a config does not hold.

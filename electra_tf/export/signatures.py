@@ -1,29 +1,5 @@
-"""What each task's serving signatures take and give: raw text, token ids, or `tf.Example`s in; named outputs out.
-
-One class per model kind, whose graph functions use TF and tf-text ops only,
-so the SavedModel needs no Python at serving time:
-
-- `serve_text(**texts)`: `serving_default`, raw strings `[None]` tokenized
-  in-graph (see `electra_tf.text.featurize`), truncated at `max_seq_length` and
-  padded to the request's longest text (to `max_seq_length` with
-  `pad_to_max_length`); it runs the model through `run_ids`;
-- `serve_ids(input_ids, attention_mask, token_type_ids)`: int32 `[None, None]`
-  (`[None, num_choices, None]` for multiple choice);
-- `example_features()`: what `serve_examples` parses from serialized
-  `tf.Example`s (the text inputs as bytes features of the same names) before
-  `serving_default` (see `electra_tf.export.archive`).
-
-| task | text inputs | `serving_default` / `serve_examples` outputs |
-|---|---|---|
-| discriminator | text | tokens, token_start, token_end, replaced_probability, logits |
-| classification | text (, text_pair) | logits, probabilities, label_id (, label) |
-| regression | text (, text_pair) | score |
-| tagging | text | words, word_start, word_end, label_id, probability, num_words (, label) |
-| question_answering | question, context | answer, answer_start, answer_end, score, has_answer, null_odds |
-| multiple_choice | context, choices | logits, probabilities, choice |
-
-Offsets count characters (Unicode code points) of the raw input, `end`
-exclusive, -1 where there is nothing. `docs/serving.md` has shapes and examples.
+"""What each task's serving signatures take and give (`docs/serving.md`, "Signatures"): one class per model kind,
+whose graph functions use TF and tf-text ops only, so a SavedModel needs no Python at serving time.
 
 Example:
 >>> import numpy as np
@@ -51,9 +27,6 @@ from electra_tf.models.base import INPUT_NAMES
 SERVING_KINDS = ("discriminator", "classification", "regression", "tagging", "question_answering", "multiple_choice")
 
 
-PAIR_ROWS_MESSAGE = "text and text_pair need the same number of rows (one pair per row)"
-
-
 class ServingTask:
     """The shared part: signatures' input specs, the model call, label names."""
 
@@ -76,7 +49,6 @@ class ServingTask:
             raise ValueError(f"max_seq_length must be in 3..{positions} (the model's position embeddings), "
                              f"got {max_seq_length}")
 
-    # === Signatures ===
     def text_signature(self):
         return [tf.TensorSpec([None], tf.string, name=name) for name in self.text_inputs]
 
@@ -86,13 +58,6 @@ class ServingTask:
     def example_features(self):
         return {name: tf.io.FixedLenFeature([], tf.string) for name in self.text_inputs}
 
-    def serve_text(self, **texts):
-        raise NotImplementedError
-
-    def serve_ids(self, input_ids, attention_mask, token_type_ids):
-        raise NotImplementedError
-
-    # === Helpers ===
     def call_model(self, input_ids, attention_mask, token_type_ids):
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
         if self.compiled is not None:
@@ -100,19 +65,13 @@ class ServingTask:
         return self.model(inputs, training=False) if self.constants is None else self.constants(inputs)
 
     def use_constant_weights(self):
-        """The model's weights as constants of every signature's graph (`electra_tf.export.constants`): for an
-        export, whose weights never change. Before `compile_model`."""
+        """The weights as constants of every signature's graph (before `compile_model`)."""
         self.constants = constant_weights(self.model)
 
     def compile_model(self):
         """Every signature's model call compiled with XLA over padded shapes (`electra_tf.export.compiled`)."""
         self.compiled = CompiledCall(self.model, self.sequence_axes, self.model.config.max_position_embeddings,
                                      call=self.constants)
-
-    def check_label_names(self):
-        num_labels = self.model.output["logits"].shape[-1]
-        if self.label_names is not None and len(self.label_names) != num_labels:
-            raise ValueError(f"{len(self.label_names)} label names for a model with {num_labels} labels")
 
     def with_labels(self, outputs, label_id, mask=None):
         """Adds `label` (strings, "" where `mask` is False) beside `label_id` when label names were given."""
@@ -122,11 +81,10 @@ class ServingTask:
         return outputs
 
     def encode(self, texts, pairs=None):
-        """Texts truncated at `max_seq_length` and padded to the longest of the request (length-aware; to
-        `max_seq_length` with `pad_to_max_length`). Pairs of another number of rows than the texts are
-        refused with a message TF Serving passes on (an `InvalidArgumentError` in Python)."""
+        """Texts (and pairs, of as many rows) truncated at `max_seq_length` and padded to the request's longest text."""
         if pairs is not None:
-            tf.debugging.assert_equal(tf.shape(texts)[0], tf.shape(pairs)[0], message=PAIR_ROWS_MESSAGE)
+            tf.debugging.assert_equal(tf.shape(texts)[0], tf.shape(pairs)[0],
+                                      message="text and text_pair need the same number of rows (one pair per row)")
         return featurize.encode(self.tokenizer, self.max_seq_length, texts, pairs, self.pad_to_max_length)
 
     def to_max_length(self, values, fill):
@@ -171,7 +129,9 @@ class LabelServing(ServingTask):
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None):
         super().__init__(model, tokenizer, max_seq_length, label_names)
-        self.check_label_names()
+        num_labels = model.output["logits"].shape[-1]
+        if label_names is not None and len(label_names) != num_labels:
+            raise ValueError(f"{len(label_names)} label names for a model with {num_labels} labels")
 
     def serve_ids(self, input_ids, attention_mask, token_type_ids):
         logits = tf.cast(self.call_model(input_ids, attention_mask, token_type_ids)["logits"], tf.float32)
@@ -204,11 +164,7 @@ class RegressionServing(ClassificationServing):
 
 
 class TaggingServing(LabelServing):
-    """One label per word, read at its first piece (as the tagging data labels words). Raw text is cut into words
-    of the unit the model was trained on (`word_unit`, recorded in its folder; `featurize.WORD_UNITS`): at
-    whitespace, as in a CoNLL file ("whitespace"); each CJK ideograph or CJK punctuation mark a word of its own
-    too ("cjk_char"); or every character a word, digits and Latin letters too, as in an MSRA-style file
-    ("char"): so `48` in Chinese text is the two words the model saw."""
+    """One label per word, read at its first piece; raw text cut into words of the model's `word_unit`."""
 
     task = "tagging"
     sequence_axes = {"logits": 1}
@@ -223,9 +179,8 @@ class TaggingServing(LabelServing):
                                           self.own_words)
 
     def serve_tokens(self, text):
-        """Per token, what transformers' token-classification pipeline reads: `input_ids`, `probabilities`
-        `[batch, length, labels]`, each token's characters `token_start`, `token_end` (-1 for [CLS], [SEP],
-        padding)."""
+        """Per token, what transformers' token-classification pipeline reads: `input_ids`, `probabilities`, and each
+        token's characters `token_start`, `token_end` (-1 for [CLS], [SEP], padding)."""
         inputs, words, _ = self.features(text)
         pieces = featurize.word_pieces(self.tokenizer, words, empty_word_id=self.tokenizer.token_to_id(
             self.tokenizer.oov_token))
@@ -346,13 +301,8 @@ _CLASSES = {cls.task: cls for cls in (DiscriminatorServing, ClassificationServin
 
 def make_serving_task(model, tokenizer=None, max_seq_length=None, label_names=None, pad_to_max_length=False,
                       compile=False, constant_weights=False, **options):
-    """The `ServingTask` of `model` (its kind from its class); `options` go to that task (e.g.
-    `text_pair=True` for classification, `max_query_length`/`version_2` for question answering).
-    `tokenizer`, `max_seq_length`: by default the model's preprocessor's (else 128 tokens, or the model's
-    positions if fewer).
-    `pad_to_max_length`: pad every request to `max_seq_length` (by default, to its longest text).
-    `compile`: the model call compiled with XLA (`ServingTask.compile_model`).
-    `constant_weights`: the weights' values now as graph constants (`ServingTask.use_constant_weights`)."""
+    """The `ServingTask` of `model`; `options` go to that task (`text_pair=True`, `max_query_length`, ...). `tokenizer`
+    and `max_seq_length` default to the model's preprocessor's (else 128 tokens, or fewer positions)."""
     task = task_of(model)
     preprocessor = getattr(model, "preprocessor", None)
     if tokenizer is None:
