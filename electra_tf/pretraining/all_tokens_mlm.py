@@ -1,10 +1,9 @@
 """All-Tokens MLM (objective `all_tokens_mlm`, Clark et al., 2020, §3.5): every token's identity predicted from
-the corrupted batch with the copy mechanism: the RTD head's sigmoid is the probability `D` of copying the input
-token, `p(x_t) = D·[x_t = input_t] + (1 - D)·softmax_t(x_t)` (`losses.copy_log_probabilities`).
+the corrupted batch with a copy mechanism, the RTD head's sigmoid being the probability `D` of copying the input:
+`p(x_t) = D·[x_t = input_t] + (1 - D)·softmax_t(x_t)`.
 
-Minimises `gen_weight·L_MLM + L_main`: the generator's masked-LM loss (added by the step) and the copy
-mechanism's cross-entropy over every real token (`losses.copy_mlm_loss`), through which the RTD head (the copy
-gate) learns too. The RTD loss is reported, not minimised.
+Minimises `gen_weight·L_MLM + L_main`: the generator's masked-LM loss (added by the step) and the copy mechanism's
+cross-entropy over every real token (`losses.copy_mlm_loss`), which trains the copy gate too. RTD is only reported.
 
 Example:
 >>> AllTokensMLM().reports

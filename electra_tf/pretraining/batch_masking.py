@@ -1,5 +1,5 @@
-"""The pre-trainer's masking step: the config's masking settings and the vocabulary's ids, checked once,
-applied in-graph to each batch on the counter-based masking stream (`masking.mask_tokens`).
+"""The pre-trainer's masking step: the config's masking settings and the vocabulary's ids, checked once, applied
+in-graph to each batch (`masking.mask_tokens`) on the counter-based masking stream.
 
 Example:
 >>> import numpy as np
@@ -21,13 +21,8 @@ from electra_tf.pretraining.masking import mask_tokens
 
 
 class BatchMasker:
-    """Masks batches as `pretraining_config` says, over a vocabulary of `vocab_size` ids.
-
-    Args:
-        mask_token_id: the id of [MASK].
-        special_token_ids: ids never selected for masking ([MASK] is added).
-        word_continuation_ids: the `##` pieces' ids, for `whole_word_masking`.
-    """
+    """Masks batches as `pretraining_config` says, never at `special_token_ids` (nor [MASK]); with
+    `whole_word_masking`, `word_continuation_ids` are the `##` pieces'."""
 
     def __init__(self, pretraining_config, vocab_size, mask_token_id, special_token_ids, word_continuation_ids=None):
         self.pretraining_config = pretraining_config
@@ -58,8 +53,7 @@ class BatchMasker:
                              tf.ones([len(self.word_continuation_ids)], tf.bool), [self.vocab_size])
 
     def __call__(self, inputs, counter, micro_batch=0):
-        """The batch masked in-graph (a `MaskedBatch`), with the draws of step `counter`; with whole-word
-        masking, the batch's `continues_word` (shards built with a word segmenter) joins words too."""
+        """The batch masked in-graph (a `MaskedBatch`), with the draws of step `counter`."""
         pc = self.pretraining_config
         input_ids = tf.cast(inputs["input_ids"], tf.int32)
         row_ids = rng.global_row_ids(tf.shape(input_ids)[0], micro_batch)

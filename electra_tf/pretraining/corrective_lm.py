@@ -1,14 +1,11 @@
-"""Corrective language modeling (objective `clm`; COCO-LM, Meng et al., NeurIPS 2021, §3.1).
-
-The discriminator predicts the original token at every position of the corrupted batch, with COCO-LM's binary
-copy mechanism: the RTD head's sigmoid is the probability of copying the input token, `p_copy`, and
-`p(x_orig) = 1[x_input = x_orig]·p_copy + (1 - p_copy)·softmax(x_orig)` (`losses.copy_log_probabilities`).
+"""Corrective language modeling (objective `clm`; COCO-LM, Meng et al., NeurIPS 2021, §3.1): the discriminator
+predicts the original token at every position of the corrupted batch with a copy mechanism, the RTD head's sigmoid
+being `p_copy`: `p(x_orig) = 1[x_input = x_orig]·p_copy + (1 - p_copy)·softmax(x_orig)`.
 
 Minimises `gen_weight·L_MLM + L_LM + disc_weight·L_copy`: the generator's masked-LM loss (added by the step);
-`L_LM`, the copy mechanism's cross-entropy over every real token with `p_copy` read through a stop-gradient
-(`losses.copy_mlm_loss`); and `L_copy`, the copy head's own binary cross-entropy (RTD's, the labels being
-"replaced": `losses.rtd_loss`). Unlike All-Tokens MLM, the copy gate learns from `L_copy` only. COCO-LM's other
-task, sequence contrastive learning, is not part of this objective.
+`L_LM`, the copy mechanism's cross-entropy over every real token with `p_copy` through a stop-gradient
+(`losses.copy_mlm_loss`); `L_copy`, the copy head's own binary cross-entropy (RTD's: `losses.rtd_loss`). Unlike
+All-Tokens MLM, the gate learns from `L_copy` only. COCO-LM's sequence contrastive learning is not included.
 
 Example:
 >>> CorrectiveLanguageModel().reports

@@ -2,12 +2,8 @@
 
 Minimises `gen_weight·L_MLM + disc_weight·L_RTD`: the generator's masked-LM loss (the step adds it for every
 objective, `step_losses`) and the discriminator's sigmoid cross-entropy "replaced or original" over every real
-token of the corrupted batch (`losses.rtd_loss`), each over its global count; RTD is scored there too.
-
-An objective is one flat class with three members (its row in `config.variants` names it): `networks` (the networks, the
-heads it adds, what it leaves untrained: `outputs.Networks`), `losses` (its losses, its term of the loss and what
-it scores: `outputs.ObjectiveLosses`, read off the step's `PretrainingOutputs`) and `reports` (its trackers,
-`step_metrics.REPORTS`). The step asks for its losses only when it ran the discriminator.
+token of the corrupted batch (`losses.rtd_loss`), each over its global count; RTD is scored there too. What an
+objective's members are: docs/pretraining_variants.md, "How a variant is built".
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
@@ -29,12 +25,9 @@ class ReplacedTokenDetection:
     reports = ("rtd",)
 
     def networks(self, config, source):
-        """The generator source's networks; no head of its own."""
         return Networks(*source.networks(config))
 
     def losses(self, outputs, denominators, pretraining_config):
-        """This replica's share of the RTD loss, `disc_weight ×` it as the term minimised, RTD scored on every
-        real token."""
         rtd_loss = losses.rtd_loss(outputs, denominators)
         return ObjectiveLosses({"rtd_loss": rtd_loss}, pretraining_config.disc_weight * rtd_loss,
                                {"rtd": every_token_rtd(outputs)})

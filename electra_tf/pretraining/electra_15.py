@@ -2,8 +2,7 @@
 positions only.
 
 Minimises `gen_weight·L_MLM + disc_weight·L_RTD15`: the generator's masked-LM loss (added by the step) and the
-discriminator's sigmoid cross-entropy over the masked positions only, over the global number of predictions
-(`losses.masked_rtd_loss`); RTD is scored there too.
+discriminator's sigmoid cross-entropy over the masked positions, over their global count (`losses.masked_rtd_loss`).
 
 Example:
 >>> MaskedReplacedTokenDetection().reports

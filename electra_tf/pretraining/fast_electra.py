@@ -1,15 +1,5 @@
-"""Fast-ELECTRA (Dong et al., ICLR 2024, arXiv 2310.07347): the generator is an existing pre-trained masked
-LM, frozen and run without gradients or dropout, and its output distribution is smoothed by a sampling
-temperature that descends over training, a curriculum from easy replacements to hard ones.
-
-`generator_type="pretrained"` with `generator_checkpoint` (any checkpoint `ElectraGenerator.from_pretrained`
-reads that holds a masked-LM head: our run folder with its generator, a Hugging Face `ElectraForMaskedLM` folder,
-Google's generator; a discriminator is refused). The temperature goes from `initial_temperature` at step 0 to
-`temperature` at `temperature_decay_steps` (0: `train_steps`) and stays there; `temperature_schedule` is the shape
-of the descent (`exponential`, geometric between the two; `linear`; `cosine`). The paper describes a descending,
-simulated-annealing-like schedule; its exact formula and constants are not reproduced here, so the family
-and its end points are config fields. Its FLOPs are counted as inference only (one forward pass,
-`flops.pretrained_generator_flops`, named by its row in `config.variants`).
+"""Fast-ELECTRA (Dong et al., ICLR 2024), `generator_type="pretrained"`: the generator is a pre-trained masked LM
+(`generator_checkpoint`), frozen, sampled at a temperature that descends over training (docs/pretraining_variants.md).
 
 Example:
 >>> [round(float(annealed_temperature(step, 2.0, 1.0, 10, "linear")), 2) for step in (0, 5, 10, 20)]

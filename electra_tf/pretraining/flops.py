@@ -1,14 +1,6 @@
-"""Training FLOPs of a pre-training step, counted as the ELECTRA paper counts them (matmuls, ×3 for backward).
-
-Per token, a transformer layer of width H and feed-forward width I costs `2 (4 H² + 2 H I)` for its dense layers
-and `4 T H` for attention over T positions; the embedding projection costs `2 E H`; the RTD head `2 (H² + H)`; a
-masked-LM head `2 (H E + E V)` at each position it predicts. Not part of the step: each variant's row
-(`config.variants.VARIANTS`) names its forward FLOPs per token, the formulas here (an objective's: the
-discriminator with its heads; a generator source's: the generator, a unigram one nothing). A trained network
-costs three forward passes' worth (the backward pass is two), a frozen one a forward pass; the training algorithm
-says which phases a run has (two-stage: a generator-only phase, then a discriminator phase with the generator
-frozen). ELECTRA-Small (batch 128, length 128) comes to ≈ 70 MFLOP per token, ≈ 1.2e18 over 1M steps against the
-paper's 1.4e18, which also counts the small element-wise operations.
+"""Training FLOPs of a pre-training step, counted as the ELECTRA paper counts them: matmuls, a trained network
+three forward passes' worth, a frozen one one. Each variant's row in `config.variants` names its forward formula
+here; ELECTRA-Small comes to ≈ 70 MFLOP per token (1.2e18 over 1M steps; the paper's 1.4e18 counts element-wise ops).
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
@@ -28,7 +20,7 @@ from electra_tf.pretraining.training_algorithms import JOINT_PHASE, PHASES, phas
 
 
 def encoder_forward_flops(config, seq_length):
-    """Forward FLOPs per token of an encoder of `config` over `seq_length` positions."""
+    """Forward FLOPs per token of an encoder over `seq_length` positions: per layer `2 (4 H² + 2 H I) + 4 T H`."""
     layer = 2 * (4 * config.hidden_size ** 2 + 2 * config.hidden_size * config.intermediate_size)
     attention = 4 * seq_length * config.hidden_size
     projection = 2 * config.embedding_size * config.hidden_size if config.embedding_size != config.hidden_size else 0

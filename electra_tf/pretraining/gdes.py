@@ -1,15 +1,6 @@
-"""Gradient-disentangled embedding sharing (GDES; He et al., 2021, DeBERTa-V3) for ELECTRA pre-training.
-
-With the original sharing, the generator's MLM gradient and the discriminator's
-RTD gradient pull the same embedding tables in different directions (the
-"tug-of-war"). GDES gives the discriminator `stopgrad(E_G) + E_Δ` for each
-table (word, position, token type): the generator alone trains `E_G`, and the
-RTD loss trains only the residual `E_Δ` (zero at the start) and the
-discriminator's own LayerNorm.
-
-The discriminator's embedding layer keeps ElectraEmbedding's sub-layers and
-weight names, holding `E_Δ`; `fold` writes a plain `ElectraDiscriminator` whose
-tables are `E_G + E_Δ`, so exports (ours, Hugging Face, Google) are unchanged.
+"""Gradient-disentangled embedding sharing (GDES; He et al., 2021, DeBERTa-V3): the discriminator's tables are
+`stopgrad(E_G) + E_Δ`, so the RTD gradient trains only its residual `E_Δ` (zero at the start), never the
+generator's `E_G`; `fold` gives a plain `ElectraDiscriminator` (tables `E_G + E_Δ`) for saving and export.
 """
 
 import keras
@@ -27,10 +18,8 @@ def _tables(embedding):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class DisentangledEmbedding(ElectraEmbedding):
-    """`stopgrad(shared tables) + own residual tables` → LayerNorm → dropout.
-
-    Args:
-        shared: the generator's `ElectraEmbedding` (read, never trained from here).
+    """`stopgrad(shared tables) + own residual tables` → LayerNorm → dropout; `shared`: the generator's
+    `ElectraEmbedding`.
 
     Example:
     >>> import numpy as np

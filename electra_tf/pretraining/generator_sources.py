@@ -1,12 +1,6 @@
-"""Where the replacements come from: a generator network trained alongside (with the configured weight
-sharing), or the corpus's unigram counts (Clark et al., 2020, §3.2, Figure 3). Their rows in
-`config.variants` name them, and the ways the networks share weights; `fast_electra.PretrainedGenerator`
-is a third source, a frozen pre-trained masked LM.
-
-A source is one flat class; the step asks it for `networks(config)` (discriminator, generator or None), for
-`sample(mlm_logits, masked, keys, counter)` (the replacements) and whether its generator is `trained`. Before a
-run, `check_checkpoints` refuses a checkpoint it reads that cannot serve it; `init_checkpoint` reads its
-`sharing`. Its FLOPs are the formula its row names (`flops.generator_network_flops`, `flops.no_flops`).
+"""Where the replacements come from: a generator network trained alongside, with the configured weight sharing,
+or the corpus's unigram counts (Clark et al., 2020, §3.2); `fast_electra.PretrainedGenerator` is a third source.
+What the step asks a source: docs/pretraining_variants.md, "How a variant is built".
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
@@ -28,7 +22,7 @@ from electra_tf.pretraining.sampling import sample_replacements, sample_unigram
 
 
 def discriminator_network(config, **kwargs):
-    """The discriminator every source builds (`kwargs`: `ElectraDiscriminator`'s, e.g. GDES's embedding)."""
+    """The discriminator every source builds."""
     return ElectraDiscriminator(config, name="discriminator", **kwargs)
 
 
@@ -48,7 +42,6 @@ def _share_all(config, gen_config):
 
 
 def _share_gdes(config, gen_config):
-    """DeBERTa-V3's gradient-disentangled embedding sharing (`gdes`)."""
     generator = ElectraGenerator(gen_config, name="generator")
     embedding = DisentangledEmbedding(generator.backbone.embedding, name="embeddings")
     return discriminator_network(config, embedding=embedding), generator
@@ -59,7 +52,7 @@ class WeightSharing:
     """How the generator and the discriminator share weights (`PretrainingConfig.weight_sharing`)."""
 
     build: object  # (config, generator config) -> (discriminator, generator)
-    fold: object = None  # the discriminator as saved and exported, when it is not the trained one (GDES)
+    fold: object = None  # the discriminator as saved, when it is not the trained one (GDES)
     ties_embeddings: bool = False  # the two networks share their embedding block and nothing else
 
 
@@ -74,9 +67,8 @@ _ROLES = {"ElectraForPreTraining": "a discriminator", "ElectraModel": "a bare en
 
 
 def check_masked_lm(network, name, use):
-    """Refuses the checkpoint network `network` (a `checkpoints.sources.Network`, of the checkpoint `name`) as
-    the start of a generator (`use` says which) when it holds no masked-LM head: an `ElectraGenerator` loaded
-    from it would predict with a head made at random.
+    """Refuses the checkpoint network `network` (a `checkpoints.sources.Network` of the checkpoint `name`) as the
+    start of a generator when it holds no masked-LM head (the loaded head would be random); `use` names the generator.
 
     >>> from electra_tf.checkpoints.sources import Network
     >>> from electra_tf.config import ElectraConfig
@@ -100,7 +92,7 @@ def reads_no_checkpoint(pretraining_config):
 class GeneratorNetwork:
     """`generator_type="masked_lm"`: a small masked LM trained jointly, sharing weights as configured."""
 
-    trained = True  # the generator learns, and its losses are part of the loss minimised
+    trained = True
 
     def __init__(self, config, pretraining_config, special_token_ids, unigram_counts=None, sharing=SHARE_NONE):
         self.pretraining_config = pretraining_config
@@ -112,7 +104,6 @@ class GeneratorNetwork:
     check_checkpoints = staticmethod(reads_no_checkpoint)
 
     def sample(self, mlm_logits, masked, keys, counter):
-        """One replacement per prediction slot, `[batch, P]` int32."""
         return sample_from_logits(mlm_logits, masked, keys, self.pretraining_config.temperature,
                                   self.pretraining_config)
 
@@ -124,11 +115,8 @@ def sample_from_logits(mlm_logits, masked, keys, temperature, pretraining_config
 
 
 class UnigramGenerator:
-    """`generator_type="unigram"`: replacements drawn from the corpus's token counts; no network, no cost.
-
-    `unigram_counts`: `[vocab_size]` token counts (`unigram.count_tokens`, `variant_inputs`); special tokens are
-    never drawn.
-    """
+    """`generator_type="unigram"`: replacements drawn from the corpus's `unigram_counts` (`[vocab_size]`,
+    `variant_inputs.count_tokens`), never a special token; no network, no cost."""
 
     trained = False
 
@@ -138,8 +126,7 @@ class UnigramGenerator:
         if counts is None or len(counts) != config.vocab_size or min(counts) < 0 or not sum(counts) > 0:
             raise ValueError(f"ElectraPretrainer: generator_type='unigram' needs unigram_counts, "
                              f"{config.vocab_size} non-negative token counts with a positive sum "
-                             "(unigram.count_tokens)")
-        # Special tokens are never drawn: they are not what the generator replaces masked words with.
+                             "(variant_inputs.count_tokens)")
         self.unigram_counts = tuple(0.0 if i in special_token_ids else float(c) for i, c in enumerate(counts))
 
     def networks(self, config):

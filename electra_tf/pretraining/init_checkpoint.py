@@ -1,21 +1,6 @@
-"""Starting a pre-training from another checkpoint's weights (continued pre-training), checked first.
-
-Two kinds of start are read, and both are checked against the pre-trainer's
-config before anything is assigned:
-
-- a pre-trained model holding both networks, in any format `from_pretrained`
-  reads: our run folder (`<model_dir>/final`, or one
-  `tools/convert_checkpoint.py` wrote from a Hugging Face pair) or an original
-  Google checkpoint (`load_pretrainer_weights`);
-- another run's training checkpoint (its `model_dir`, or a checkpoint prefix
-  in it): the networks' weights, without the optimizer and its step, so the
-  new run starts a new schedule (`load_initial_weights`).
-
-A discriminator alone (a Hugging Face ElectraForPreTraining folder or hub id) starts one with its generator
-given apart (`init_generator_checkpoint`, an ElectraForMaskedLM), as released models come in pairs.
-
-A generator started from a checkpoint must find a masked-LM head there (`check_masked_lm`); a frozen one
-(Fast-ELECTRA's) is never replaced by the start's.
+"""Starting a pre-training from another checkpoint's weights (continued pre-training), checked against the
+pre-trainer's config before anything is assigned: a model holding both networks (ours, Google's), a discriminator
+with its generator given apart, or another run's training checkpoint (weights only: a new schedule).
 
 Example:
 >>> load_initial_weights(pretrainer, "runs/small")  # doctest: +SKIP
@@ -37,10 +22,8 @@ _DROPOUT_FIELDS = ("hidden_dropout", "attention_dropout")
 
 
 def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpected=False, generator_path=None):
-    """Loads the discriminator and the generator of `pretrainer` (an `ElectraPretrainer`) from a checkpoint
-    in any format that holds both (ours, or Google's), or with `generator_path` from a discriminator (e.g. a
-    Hugging Face ElectraForPreTraining folder) and a generator with its masked-LM head (ElectraForMaskedLM);
-    all-or-nothing. Returns `{network: LoadReport}`."""
+    """Loads `pretrainer`'s networks from a checkpoint that holds both (ours, Google's), or from a discriminator
+    and, at `generator_path`, its masked LM; all-or-nothing. Returns `{network: LoadReport}`."""
     source = sources.read_source(path)
     name = f"{os.fspath(path)} ({source.format})"
     if generator_path is not None:
@@ -88,9 +71,8 @@ def load_pretrainer_weights(pretrainer, path, allow_missing=False, allow_unexpec
 
 
 def pair_configs(init_checkpoint, init_generator_checkpoint):
-    """`(ElectraConfig, PretrainingConfig fields)` of a start from a discriminator and its generator given apart:
-    the discriminator's model config, and the generator's width and depth as shares of it (the recipe's
-    `generator_hidden_size`, `generator_layers`), so that a run needs no config of its own to continue them."""
+    """`(ElectraConfig, PretrainingConfig fields)` of a pair given apart: the discriminator's config and the
+    generator's width and depth as shares of it, so that a run needs no config of its own to continue them."""
     discriminator = sources.read_source(init_checkpoint).networks["model"].config
     generator = sources.read_source(init_generator_checkpoint).networks["model"].config
     return discriminator, {"generator_hidden_size": generator.hidden_size / discriminator.hidden_size,
@@ -98,8 +80,7 @@ def pair_configs(init_checkpoint, init_generator_checkpoint):
 
 
 def _trains_a_generator(pretrainer):
-    """Whether `pretrainer` has a generator it trains, which a start initialises (a frozen one, Fast-ELECTRA's,
-    is the checkpoint its `generator_checkpoint` names, whatever the start holds)."""
+    """Whether `pretrainer` has a generator a start initialises (a frozen one stays its `generator_checkpoint`)."""
     return pretrainer.generator is not None and pretrainer.source.trained
 
 
@@ -115,10 +96,8 @@ def _is_training_checkpoint(prefix):
 
 
 def load_initial_weights(pretrainer, init_checkpoint, init_generator_checkpoint=None):
-    """Weights (not optimizer state) to start `pretrainer` from: another run (its model_dir, or a
-    checkpoint prefix of it) or a pre-trained model holding both networks, or a discriminator and, in
-    `init_generator_checkpoint`, its generator (see the module docstring). Returns what was loaded (a
-    checkpoint prefix, or `init_checkpoint`); a ValueError when it does not fit."""
+    """Starts `pretrainer`'s weights (not its optimizer) from `init_checkpoint` (and `init_generator_checkpoint`);
+    returns what was loaded; a ValueError when it does not fit."""
     run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
         os.path.join(init_checkpoint, "checkpoints"))
     if init_generator_checkpoint and (run_checkpoint or _is_training_checkpoint(init_checkpoint)):
@@ -139,8 +118,7 @@ def load_initial_weights(pretrainer, init_checkpoint, init_generator_checkpoint=
                 raise ValueError(f"--init_checkpoint {init_checkpoint} has another model config "
                                  f"(field: (checkpoint, this run)): {differing}")
         prefix = run_checkpoint
-    # The networks only: the optimizer (and its step) hangs off the model too, and a new run starts a
-    # new schedule.
+    # The networks only: the optimizer (and its step) hangs off the model too.
     networks = {name: network for name, network in (("discriminator", pretrainer.discriminator),
                                                     ("generator", pretrainer.generator))
                 if network is not None and (name == "discriminator" or _trains_a_generator(pretrainer))}

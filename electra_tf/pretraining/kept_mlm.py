@@ -1,8 +1,5 @@
-"""The masked LM kept on the discriminator's encoder (Replace MLM, All-Tokens MLM, CLM): a part the three objectives
-hold (`self.kept = KeptMaskedLM()`), which builds the networks with its head and computes its logits.
-
-The head is the generator's kind (`layers.heads.masked_lm_head`) tied to the discriminator's word embeddings,
-held by the pre-trainer as `main_mlm_head` (its checkpoints use that name).
+"""The masked LM kept on the discriminator's encoder, a part Replace MLM, All-Tokens MLM and CLM hold: a
+generator-kind head tied to the discriminator's word embeddings, `main_mlm_head` in checkpoints.
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
@@ -23,7 +20,7 @@ class KeptMaskedLM:
     """A masked-LM head on the discriminator's encoder, tied to its word embeddings."""
 
     def networks(self, config, source, untrained_rtd_head=False):
-        """The source's networks with the head (`main_mlm_head`); the RTD head left untrained if asked."""
+        """The source's networks with the head; the RTD head left untrained if asked."""
         discriminator, generator = source.networks(config)
         self.head = masked_lm_head(discriminator.backbone.embedding.word_embeddings, config, name="main_mlm_head")
         self.head.build((None, None, config.hidden_size))
@@ -31,8 +28,7 @@ class KeptMaskedLM:
         return Networks(discriminator, generator, {"main_mlm_head": self.head}, untrained)
 
     def logits(self, outputs, positions=None):
-        """The head's float32 logits on the discriminator's last hidden state at `positions` (`[batch, P]`; None:
-        at every position)."""
+        """The head's float32 logits at `positions` (`[batch, P]`; None: every position)."""
         hidden = outputs.discriminator_hidden
         if positions is None:
             shape = tf.shape(hidden)[:2]

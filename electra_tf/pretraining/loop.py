@@ -1,9 +1,5 @@
-"""The training of a planned pre-training run (`plan.RunPlan`), phase by phase, to its final models.
-
-`train` fits from where the run is to its end: each phase of the training algorithm (a two-stage run has two,
-each its own traced step) in epochs that end at multiples of `eval_every`, checkpointing every `save_every` steps
-and stopping at the next step boundary on SIGTERM or Ctrl-C (having saved); a file that fails while training is
-named in one line. `save_final` writes `<model_dir>/final`; `finish` says how the run ended.
+"""The training of a planned pre-training run (`plan.RunPlan`), phase by phase, to its final models: `train`,
+`save_final` (`<model_dir>/final`) and `finish` (how the run ended).
 
 Example:
 >>> unreadable_file("shards/a-1; Permission denied", ["shards/a-1"])
@@ -37,7 +33,7 @@ _FILE_ERRORS = (tf.errors.NotFoundError, tf.errors.PermissionDeniedError, tf.err
 @dataclasses.dataclass(frozen=True)
 class RunResult:
     """What a run ended with: the step reached, where its final models are (None if it was stopped before),
-    the last metrics, and what stopped it early (`"SIGTERM"`, `"SIGINT"`, or None)."""
+    the last metrics, and the signal that stopped it early, if one did."""
 
     step: int
     train_steps: int
@@ -47,8 +43,7 @@ class RunResult:
 
 
 def make_dataset(plan, start_micro_steps):
-    """The training input of `plan`, positioned after `start_micro_steps` batches (exact resume); streamed text is
-    tokenized by the run's tokenizer."""
+    """The training input of `plan`, positioned after `start_micro_steps` batches (an exact resume)."""
     pc, options = plan.pretraining, plan.options
 
     def dataset_fn(context=None):
@@ -71,9 +66,8 @@ def make_dataset(plan, start_micro_steps):
 
 
 def save_final(pretrainer, plan, step):
-    """The run's models as a self-describing folder, written whole: configs (with the vocabulary's hash),
-    networks, vocabulary and casing. Its run config records `step`, the step its models reached, as `train_steps`
-    (`final_is_current`)."""
+    """The run's models as a self-describing folder, written whole; its run config records `step`, the step its
+    models reached, as `train_steps` (`final_is_current`)."""
     networks = pretrainer.export_networks()
     with saying_saved(plan.final_dir, *networks.values()):
         write_run_folder(plan.final_dir, networks, plan.model, plan.pretraining.replace(train_steps=step),
@@ -83,8 +77,8 @@ def save_final(pretrainer, plan, step):
 
 
 def final_is_current(folder, step):
-    """Whether the run folder `folder` is whole and holds the models of `step`: its run config records the
-    step they reached as `train_steps` (a kill during the final save of an extended run leaves an older one)."""
+    """Whether the run folder `folder` is whole and holds the models of `step` (a kill during the final save of an
+    extended run leaves an older one)."""
     try:
         _, recorded = load_run_config(os.path.join(folder, RUN_CONFIG))
     except (FileNotFoundError, ValueError):  # none yet, or damaged
@@ -101,9 +95,8 @@ def describe_extension(old, new, step):
 
 
 def unreadable_file(message, patterns):
-    """`(path, reason)` of the first file a TensorFlow error `message` names as `<path>; <reason>` (how its file
-    errors read, under "Graph execution error:" when raised in a step) that is one of `patterns` (paths, globs
-    or folders: what the run reads), or None.
+    """`(path, reason)` of the first file a TensorFlow error `message` names as `<path>; <reason>` that is one of
+    `patterns` (paths, globs or folders: what the run reads), or None.
 
     >>> unreadable_file("Graph execution error:\\n\\nshards/a-1; Permission denied\\n\\t [[{{node IteratorGetNext}}]]",
     ...                 ["eval/*", "shards"])
@@ -118,8 +111,7 @@ def unreadable_file(message, patterns):
 
 
 def callbacks(plan, manager, stop):
-    """The run's callbacks: a NaN guard, a checkpoint every `save_every` steps (and on `stop`), and the
-    TensorBoard scalars (training FLOPs counted as the variant computes them)."""
+    """The run's callbacks: a NaN guard, checkpoints (and on `stop`), the TensorBoard scalars."""
     pc, options = plan.pretraining, plan.options
     k = pc.gradient_accumulation_steps
     return [cb.NanGuard(), cb.CheckpointEvery(manager, options.save_every, stop), cb.TrainingScalars(
@@ -137,9 +129,8 @@ def validation(plan):
 
 
 def train(pretrainer, manager, plan, done, stop):
-    """Fits from micro-step `done` to the end of the run, phase by phase (`ElectraPretrainer.start_phase`: a
-    two-stage run has two, each its own traced step), in epochs that end at multiples of `eval_every` or at a
-    phase's end, or until `stop` is requested (`CheckpointEvery` then saves); returns the micro-steps done."""
+    """Fits from micro-step `done` to the end of the run, phase by phase, in epochs that end at multiples of
+    `eval_every` or at a phase's end, or until `stop` is requested; returns the micro-steps done."""
     pc = plan.pretraining
     k = pc.gradient_accumulation_steps
     if plan.previous is not None and plan.previous.train_steps != pc.train_steps and done:
@@ -169,7 +160,7 @@ def train(pretrainer, manager, plan, done, stop):
             raise ValueError(f"a TFRecord record unlike the first one read (int64 features of length "
                              f"{pc.max_seq_length} expected): {detail}; the last checkpoint is kept. "
                              "Rebuild the shards") from None
-        except _FILE_ERRORS as error:  # the file named in the message under TensorFlow's "Graph execution error:"
+        except _FILE_ERRORS as error:
             named = unreadable_file(error.message, plan.read_paths())
             if named is None:
                 raise

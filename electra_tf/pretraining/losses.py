@@ -1,19 +1,8 @@
-"""The pre-training losses as plain functions of the step's outputs (Clark et al., 2020; COCO-LM).
+"""The pre-training losses as plain functions of the step's `PretrainingOutputs` (Clark et al., 2020; COCO-LM).
 
-Each takes the `PretrainingOutputs` of the pre-trainer's forward pass and the global counts
-(`replicas.denominators`) and returns this replica's share of the global mean (the shares sum over replicas to
-it), so every variant keeps exact multi-replica and gradient-accumulation equivalence. The objectives
-(`electra.py`, `electra_15.py`, `replace_mlm.py`, `all_tokens_mlm.py`, `corrective_lm.py`, `mlm.py`) and the
-training algorithms say which of them a step minimises.
-
-- The generator's MLM loss and the discriminator's RTD loss (every real token; ELECTRA 15 %: the masked ones).
-- All-Tokens MLM's copy mechanism (§3.5): every token's identity predicted from the corrupted input; the
-  discriminator's sigmoid is the probability `D` of copying the input token, the rest of the mass is the MLM
-  softmax's, `p(x_t) = D·[x_t = input_t] + (1 - D)·softmax_t(x_t)`.
-- Adversarial training (Appendix F): the generator maximises the discriminator's loss by REINFORCE. The reward
-  of a sampled token is the discriminator's loss on it; the baseline is `-log sigmoid(w·h_G)` from the
-  generator's hidden state (read, not trained through), trained by cross-entropy towards the reward (target
-  probability `exp(-reward)`).
+Each returns this replica's share of the global mean (over `replicas.denominators`), so every variant steps on R
+replicas, or k accumulated micro-batches, as on one batch; the objectives and training algorithms say which a
+step minimises.
 """
 
 import keras
@@ -60,8 +49,8 @@ def masked_rtd_loss(outputs, denominators):
 
 
 def copy_log_probabilities(outputs, main_mlm_logits):
-    """All-Tokens MLM: `log p(original token)` at every position under the copy mechanism, `[batch, sequence]`
-    (`main_mlm_logits`: the kept masked LM's at every position)."""
+    """`log p(original token)` at every position under the copy mechanism,
+    `p(x_t) = D·[x_t = input_t] + (1 - D)·softmax_t(x_t)` with `D = σ(-rtd_logit)`, `[batch, sequence]`."""
     log_softmax = tf.nn.log_softmax(main_mlm_logits)
     original = tf.gather(log_softmax, outputs.input_ids, batch_dims=2)
     # The RTD logit is "replaced"; copying is its complement: log D = log σ(-z), log(1 - D) = log σ(z).
@@ -72,13 +61,13 @@ def copy_log_probabilities(outputs, main_mlm_logits):
 
 
 def copy_mlm_loss(outputs, main_mlm_logits, denominators):
-    """All-Tokens MLM: the copy mechanism's cross-entropy over every real token, over the global token count."""
+    """The copy mechanism's cross-entropy over every real token, over the global token count."""
     return -tf.reduce_sum(copy_log_probabilities(outputs, main_mlm_logits) * outputs.real_tokens) / (
         denominators["tokens"] + EPSILON)
 
 
 def copy_predictions(outputs, main_mlm_logits):
-    """All-Tokens MLM: the most probable token at each position under the copy mechanism, `[batch, sequence]`."""
+    """The most probable token at each position under the copy mechanism, `[batch, sequence]`."""
     probabilities = tf.nn.softmax(main_mlm_logits)
     copy = tf.sigmoid(-outputs.rtd_logits)
     input_ids = outputs.corrupted_ids
@@ -88,13 +77,10 @@ def copy_predictions(outputs, main_mlm_logits):
 
 
 def reinforce_losses(outputs, baseline_logits, denominators):
-    """Adversarial training: `(policy_loss, baseline_loss)`, each over the global number of predictions
-    (`baseline_logits`: `[batch, P]`, the reward baseline's at the masked positions).
-
-    The policy loss's gradient is REINFORCE's estimate for the generator
-    maximising the discriminator's loss; neither loss reaches the
-    discriminator (the reward is a constant here).
-    """
+    """Adversarial training (Appendix F): `(policy_loss, baseline_loss)` over the global number of predictions.
+    The reward of a sampled token is the discriminator's loss on it (a constant here); the policy loss's gradient is
+    REINFORCE's for the generator maximising it, against the baseline `-log σ(baseline_logits)`, which learns the
+    reward by cross-entropy (target `exp(-reward)`)."""
     masked = outputs.masked
     reward = tf.stop_gradient(at_slots(rtd_per_token(outputs), masked))
     advantage = tf.stop_gradient(reward + tf.math.log_sigmoid(baseline_logits))  # reward - baseline

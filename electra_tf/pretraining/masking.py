@@ -1,27 +1,6 @@
-"""Dynamic in-graph masking by the original ELECTRA rules (`pretrain_helpers.mask`).
-
-Candidates are real tokens (`attention_mask == 1`) other than the special ids
-([CLS], [SEP], [MASK], [PAD]). Each example predicts
-`max(1, min(P, round(num_tokens * mask_prob)))` positions, where `num_tokens`
-counts every real token, [CLS] and [SEP] included, and `P` is
-`max_predictions_per_seq`. Each selected position becomes [MASK]
-(`mask_token_rate`, 0.85), a random token (`random_token_rate`, 0.0) or stays
-(the rest, 0.15).
-
-Whole-word masking (BERT's, and Hugging Face's `DataCollatorForWholeWordMask`;
-pass `word_continuation`): a word is a candidate token and the `##`
-continuation pieces after it. Chinese words are not made of `##` pieces (BERT's tokenizer makes every
-ideograph a word): shards built with a word segmenter carry, per token, whether it continues the previous
-token's word (`continues_word`, as Hugging Face's `chinese_ref`), which joins words too. Words are taken in
-random order while they fit: a word is skipped when its pieces would take the count past
-`max(1, min(P, round(num_tokens * mask_prob)))` tokens, so the count rule still
-holds on tokens (a row may predict fewer). Each piece of a taken word is then
-[MASK]ed, randomised or kept on its own draw, as BERT does.
-
-Difference from the original, on purpose: positions are drawn *without*
-replacement, so the count is exact. The original draws with replacement
-(`tf.random.categorical`), so duplicates make the real count slightly lower
-and predict a position twice; `with_replacement=True` reproduces it.
+"""Dynamic in-graph masking by the original ELECTRA rules (`pretrain_helpers.mask`), with whole-word masking
+(BERT's) and positions drawn without replacement, so the count is exact (`with_replacement=True`: the original's
+draw). The rules: docs/pretraining.md and docs/pretraining_variants.md.
 """
 
 from typing import NamedTuple
@@ -41,10 +20,8 @@ class MaskedBatch(NamedTuple):
 
 
 def scatter_positions(ids, positions, weights, values):
-    """`ids` with `ids[b, positions[b, p]] = values[b, p]` wherever `weights[b, p] > 0`.
-
-    Dense and deterministic (no scatter with duplicate indices), with static
-    shapes for XLA; `[batch, P, sequence]` booleans are cheap at P ≈ 0.15·seq.
+    """`ids` with `ids[b, positions[b, p]] = values[b, p]` wherever `weights[b, p] > 0`: dense, deterministic (no
+    scatter with duplicate indices) and of static shapes for XLA.
 
     Example:
     >>> scatter_positions(tf.constant([[5, 6, 7]]), tf.constant([[2, 0]]),
@@ -58,15 +35,14 @@ def scatter_positions(ids, positions, weights, values):
 
 
 def num_to_predict(attention_mask, mask_prob, max_predictions):
-    """Per-example prediction count, `max(1, min(P, round(num_tokens * mask_prob)))`."""
+    """Per-example prediction count, `max(1, min(P, round(num_tokens * mask_prob)))`, [CLS] and [SEP] counted."""
     num_tokens = tf.reduce_sum(tf.cast(attention_mask, tf.float32), axis=1)
     count = tf.cast(tf.round(num_tokens * mask_prob), tf.int32)
     return tf.clip_by_value(count, 1, max_predictions)
 
 
 def _select_without_replacement(candidates, noise, max_predictions):
-    # Uniform scores on candidates, -1 elsewhere: the top-P are a uniformly
-    # random subset of the candidates, in random order.
+    # The top-P of uniform scores on candidates (-1 elsewhere): a uniformly random subset, in random order.
     scores = tf.where(candidates, noise, -1.0)
     top_scores, positions = tf.math.top_k(scores, k=max_predictions)
     return positions, top_scores >= 0.0
@@ -93,8 +69,7 @@ def _segment_per_row(values, segments, valid, reduce):
 
 def _words(candidates, input_ids, word_continuation, continues_word=None):
     """Each row's words: (start position, number of pieces) `[batch, L]` each (0 past the row's words), and
-    their count. A `##` piece (or a token `continues_word` marks) after a token that is no candidate starts a
-    word of its own."""
+    their count. A `##` piece (or one `continues_word` marks) after a non-candidate starts a word of its own."""
     continues = tf.gather(tf.cast(word_continuation, tf.bool), input_ids)
     if continues_word is not None:
         continues |= tf.cast(continues_word, tf.bool)
@@ -109,7 +84,8 @@ def _words(candidates, input_ids, word_continuation, continues_word=None):
 
 def _select_whole_words(candidates, input_ids, word_continuation, noise, count, max_predictions,
                         with_replacement, continues_word=None):
-    """Positions of whole words, taken in a random order while they fit in `count` tokens."""
+    """Positions of whole words, taken in a random order while they fit in `count` tokens (one that would
+    overflow it is skipped, as BERT does)."""
     start, pieces, num_words = _words(candidates, input_ids, word_continuation, continues_word)
     length = tf.shape(noise)[1]
     if with_replacement:  # `length` draws of a uniformly random word, as the original draws tokens
@@ -135,24 +111,9 @@ def _select_whole_words(candidates, input_ids, word_continuation, noise, count, 
 def mask_tokens(input_ids, attention_mask, keys, *, mask_prob, max_predictions, mask_token_id,
                 special_token_ids, vocab_size, mask_token_rate=0.85, random_token_rate=0.0,
                 with_replacement=False, word_continuation=None, continues_word=None):
-    """Selects and corrupts positions to predict; see the module docstring for the rules.
-
-    Args:
-        input_ids, attention_mask: int `[batch, sequence]`.
-        keys: `[batch]` uint64 random keys, one per example
-            (`electra_tf.util.rng.row_keys`).
-        mask_prob: fraction of tokens to predict.
-        max_predictions: P, the number of prediction slots per example.
-        mask_token_id: the id of [MASK].
-        special_token_ids: ids never selected ([CLS], [SEP], [MASK], [PAD]).
-        vocab_size: random replacements are drawn uniformly from `[0, vocab_size)`.
-        word_continuation: `[vocab_size]` booleans, true for the `##` pieces
-            (from `continuation_token_ids`); given, whole words are masked.
-        continues_word: with `word_continuation`, optional int `[batch, sequence]`, 1 where a token continues
-            the previous token's word as a word segmenter found it (the shards' `continues_word` feature).
-
-    Returns:
-        A `MaskedBatch`.
+    """Selects and corrupts up to `max_predictions` positions per example with the `[batch]` `keys`
+    (`rng.row_keys`): a `MaskedBatch`. `word_continuation`: `[vocab_size]` booleans, true for the `##` pieces; given,
+    whole words are masked, `continues_word` (`[batch, sequence]`, the shards' feature) joining words too.
 
     Example:
     >>> ids = tf.constant([[101, 7, 8, 9, 102, 0]])

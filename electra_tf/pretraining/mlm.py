@@ -1,9 +1,7 @@
-"""The BERT-style baseline (objective `mlm`): no discriminator, the generator built at the discriminator's full
-size with its own embeddings.
+"""The BERT-style baseline (objective `mlm`): no discriminator, the generator at the discriminator's full size.
 
-Minimises `gen_weight·L_MLM`, the generator's masked-LM cross-entropy at the masked positions (added by the step,
-as for every objective); nothing is corrupted or discriminated, so this objective adds no loss, head or metric
-(the step never asks it for `losses`).
+Minimises `gen_weight·L_MLM`, the generator's masked-LM cross-entropy at the masked positions, which the step adds
+for every objective: nothing is corrupted or discriminated, so this one adds no loss, head or metric.
 
 Example:
 >>> MaskedLanguageModel().reports

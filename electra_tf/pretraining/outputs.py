@@ -1,10 +1,6 @@
-"""`PretrainingOutputs`: what one forward pass of the pre-trainer computed, field by field; and the typed results
-an objective returns (`Networks`, `ObjectiveLosses`).
-
-The pre-trainer fills the outputs in step order (mask → generate → corrupt → discriminate); the objective, the
-generator's loss and the training algorithm read them (a head of theirs reads the networks' last hidden states). A
-field a step did not compute is `None`: a unigram generator has no `mlm_logits`, a two-stage generator phase stops
-before `corrupted_ids`. `NamedTuple`s, so they pass through `tf.function` as they are.
+"""`PretrainingOutputs`: what one forward pass of the pre-trainer computed, field by field (`None` where the step
+did not compute it); and what an objective returns (`Networks`, `ObjectiveLosses`). `NamedTuple`s, which pass
+through `tf.function` as they are.
 
 Example:
 >>> import tensorflow as tf
@@ -40,8 +36,7 @@ class PretrainingOutputs(NamedTuple):
 
 class Networks(NamedTuple):
     """What an objective's `networks` builds: the two networks (`None`: not in this variant), the heads it adds
-    (`{attribute: layer}`: the pre-trainer holds them under these names, checkpoints use them) and the variables it
-    leaves untrained."""
+    (`{attribute: layer}`, held by the pre-trainer under these names) and the variables it leaves untrained."""
 
     discriminator: object
     generator: object
@@ -50,8 +45,8 @@ class Networks(NamedTuple):
 
 
 class ObjectiveLosses(NamedTuple):
-    """What an objective's `losses` returns: this replica's shares of its losses (`{name: loss}`), its term of the
-    loss minimised, and what each of its `reports` scores (`{report: values}`, `step_metrics.REPORTS` says which)."""
+    """What an objective's `losses` returns: this replica's shares of its losses, its term of the loss minimised,
+    and what each of its `reports` scores (`{report: values}`)."""
 
     losses: dict
     term: object

@@ -1,11 +1,6 @@
-"""What a pre-training run will do, decided and checked before it writes anything: `plan_run(...)` → `RunPlan`.
-
-Every check on the input is here (the configs against the vocabulary, the shards' vocabulary and record length,
-a model_dir of another config or another vocabulary, an `--init_checkpoint` of another vocabulary), and every
-choice the rest of the run reads: the vocabulary (read once) and its hash, the one tokenizer, the shards
-(`Shards`: globbed once, their record length checked once), the strategy, the step's speed switches
-(`StepSpeed`, which reach `compile`), and the resume state (the config the folder held, where its data began).
-Messages name the settings by their `RunOptions` field names, which are the tool's flags.
+"""What a pre-training run will do, decided and checked before it writes anything: `plan_run(...)` → `RunPlan`,
+every check on the input and every choice the rest of the run reads. Messages name the settings by their
+`RunOptions` field names, which are the tool's flags.
 
 Example:
 >>> options = RunOptions(model_dir="runs/small", vocab_file="vocab.txt", train_files="data/pretrain_data.tfrecord-*")
@@ -52,8 +47,7 @@ _CHANGE_VOCABULARY = "--allow_vocabulary_change to train on with these tokens at
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
-    """What a run reads and writes and how it runs, besides its configs (each field is the tool's flag of
-    that name, with its default).
+    """What a run reads and writes and how it runs, besides its configs (the tool's flags, same names and defaults).
 
     >>> RunOptions(model_dir="runs/small", vocab_file="vocab.txt", train_files="shards/*").save_every
     1000
@@ -100,10 +94,8 @@ class RunOptions:
 
 @dataclasses.dataclass(frozen=True)
 class RunPlan:
-    """A checked run: its configs and options, what it reads (the vocabulary's hash, the tokenizer (its
-    `vocabulary`) and casing, the training and evaluation `Shards` or the streamed text files), how it runs (the
-    strategy, the step's `StepSpeed`), where it writes (`own_dir`: the model_dir, a worker's own under multi-worker)
-    and what it resumes (the config the folder held, `previous`; the data it began on, `began_on`)."""
+    """A checked run: its configs and options, what it reads, how it runs, where it writes (`own_dir`: a worker's
+    own under multi-worker) and what it resumes (the config the folder held, `previous`; the data it began on)."""
 
     model: object
     pretraining: PretrainingConfig
@@ -137,8 +129,7 @@ class RunPlan:
 
 
 def check_shard_vocabulary(vocab_file, vocabulary, sha256, files):
-    """Refuses, before any step, shards built with another vocabulary than `vocab_file`, whose tokens are
-    `vocabulary` and hash `sha256` (their folders' `manifest.json` records the vocabulary's hash and size);
+    """Refuses shards whose `manifest.json` records another vocabulary than `vocab_file`'s (of hash `sha256`);
     returns the shard build's settings."""
     settings = {}
     for folder in sorted({os.path.dirname(path) for path in files}):
@@ -157,8 +148,7 @@ def check_shard_vocabulary(vocab_file, vocabulary, sha256, files):
 
 
 def describe_training_data(options, shards, text_files):
-    """What a run reads, as `train_data.json` records it: each training file's name and size (TFRecord `shards`
-    or `text_files`; the same files moved elsewhere are the same data), or the TFDS split."""
+    """What a run reads, as `train_data.json` records it: each training file's name and size, or the TFDS split."""
     if options.tfds_name:
         return {"tfds": f"{options.tfds_name}:{options.tfds_split}"}
     files = shards.files if shards else text_files
@@ -175,8 +165,7 @@ def warn_if_still_warming_up(pretraining):
 
 
 def check_model_dir(path, model, pretraining):
-    """Refuses a model_dir that holds a run of another config. Returns the `PretrainingConfig` the folder
-    held before (None for a new run); the run records its config once every check has passed."""
+    """Refuses a model_dir that holds a run of another config; returns the `PretrainingConfig` it held (or None)."""
     config_file = run_config_file(path)  # run_config.json, or config.json in a folder of an older run
     if not os.path.exists(config_file):
         return None
@@ -190,9 +179,8 @@ def check_model_dir(path, model, pretraining):
 
 
 def check_run_vocabulary(options, sha256, resuming):
-    """Refuses a resume (of `options.model_dir`) or a start (from `options.init_checkpoint`) with a vocabulary,
-    of hash `sha256`, other than the one those weights were trained with, unless `allow_vocabulary_change`; a
-    run that began before runs recorded their vocabulary resumes with one warning."""
+    """Refuses a resume or a start from `init_checkpoint` with a vocabulary (of hash `sha256`) other than the one
+    those weights were trained with, unless `allow_vocabulary_change`."""
     named = f"--vocab_file={options.vocab_file}"
     if resuming:
         recorded = recorded_in_run_config(options.model_dir)
@@ -209,8 +197,7 @@ def check_run_vocabulary(options, sha256, resuming):
 
 
 def step_speed(options, pretraining):
-    """The step's speed switches (`training.speed.StepSpeed`) for a run with `options`, `jit_compile` decided
-    where it was left to the default (None): XLA in fp32 for a run long enough to earn its compilation back (CPU).
+    """The step's `StepSpeed` for a run with `options`, XLA decided where left to the default (`xla_pays`).
 
     >>> options = RunOptions(model_dir="m", vocab_file="v", train_files="t")
     >>> step_speed(options, PretrainingConfig(train_steps=100_000)).jit_compile
@@ -223,10 +210,9 @@ def step_speed(options, pretraining):
 
 
 def plan_run(model, pretraining, options, vocabulary=None):
-    """Checks a run of `model` (an `ElectraConfig`) and `pretraining` (a `PretrainingConfig`) as `options` say,
-    sets the process up for it (precision, seeds, determinism), takes the model_dir's lock, makes the folder and
-    returns its `RunPlan`; bad input raises `ValueError` before anything is written. `vocabulary`: the tokens of
-    `options.vocab_file` when the caller has read them already (to size `model`, say); else read here, once."""
+    """Checks a run as `options` say, sets the process up for it (precision, seeds, determinism), takes the
+    model_dir's lock, makes the folder and returns its `RunPlan`; bad input raises `ValueError` before anything is
+    written. `vocabulary`: the tokens of `options.vocab_file` if the caller has read them."""
     vocabulary = load_vocabulary(options.vocab_file) if vocabulary is None else vocabulary
     source_class(pretraining).check_checkpoints(pretraining)  # e.g. a frozen generator's: it has an MLM head
     if model.vocab_size != len(vocabulary):

@@ -1,11 +1,8 @@
-"""`ElectraPretrainer`: generator + discriminator trained jointly by replaced token detection.
+"""`ElectraPretrainer`: generator + discriminator trained jointly by replaced token detection (Clark et al., 2020).
 
-One step (Clark et al., 2020): mask the batch in-graph → generate (MLM logits at the masked positions) →
-corrupt (sampled replacements, no gradient through them; RTD labels) → discriminate, each piece filling in a
-`PretrainingOutputs`; the loss is `gen_weight ×` the generator's losses plus the objective's term (`step_losses`,
-over global counts: R replicas step as one device). The variants are the three parts the config names
-(`registry`; docs/pretraining_variants.md): objective, generator source, training algorithm, whose phases the run
-trains one `fit` each (`start_phase`).
+One step: mask the batch in-graph → generate → corrupt (sampled replacements, no gradient through them) →
+discriminate, each piece filling in a `PretrainingOutputs`, then `step_losses`. The variants are the parts the
+config names (`registry`; docs/pretraining_variants.md).
 """
 
 import keras
@@ -44,17 +41,9 @@ def _network_inputs(inputs, input_ids, **extra):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraPretrainer(BuiltAtConstruction, keras.Model):
-    """Pre-trains an ELECTRA discriminator (or, with `objective="mlm"`, a BERT-style MLM).
-
-    Args: the discriminator's `config` (`ElectraConfig` or its dict), a `pretraining_config`
-    (`PretrainingConfig` or its dict), the id of [MASK], `special_token_ids` never masked (the tokenizer's),
-    `word_continuation_ids` (the `##` pieces, for `whole_word_masking`: `masking.continuation_token_ids`) and
-    `unigram_counts` (`[vocab_size]`, for `generator_type="unigram"`: `unigram.count_tokens`).
-
-    Feed it batches of `{"input_ids", "attention_mask", "token_type_ids"}` (int `[batch, max_seq_length]`), no
-    labels. `fit` trains the phase `start_phase` readied (a two-stage run has two; `run.run_pretraining` goes
-    through them). Keep `pretrainer.discriminator` (`.backbone`: the bare encoder); `.generator` is a masked LM (`None`
-    for a unigram generator); `export_networks()` gives both as saved and exported (a GDES one folded).
+    """Pre-trains an ELECTRA discriminator (or, with `objective="mlm"`, a BERT-style MLM) on batches of
+    `{"input_ids", "attention_mask", "token_type_ids"}`, no labels. `word_continuation_ids` and `unigram_counts`:
+    what the variant needs (`variant_inputs`). Keep `export_networks()["discriminator"]`.
 
     Example:
     >>> import numpy as np, keras
@@ -81,10 +70,8 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         self.masker = BatchMasker(pc, self.config.vocab_size, mask_token_id, special_token_ids, word_continuation_ids)
         self.parts = parts = variant_parts(pc, self.config, self.masker.special_token_ids, unigram_counts)
         self.objective, self.source, self.algorithm = parts.objective, parts.source, parts.algorithm
-        # What the next traced step computes: the run sets it phase by phase (`start_phase`).
         self.phase = phase_at(self.algorithm, 0)
 
-        # The networks, and the parts' heads (pre-trainer attributes: checkpoints keep them by these names).
         networks = self.objective.networks(self.config, self.source)
         self.discriminator, self.generator = networks.discriminator, networks.generator
         for name, layer in {**networks.heads, **self.algorithm.heads(self.generator)}.items():
@@ -95,17 +82,15 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         self.eval_counter = self.add_weight(shape=(), dtype="int64", initializer="zeros", trainable=False,
                                             aggregation="only_first_replica", name="eval_counter")
         self.step_metrics = StepMetrics(self.objective.reports, has_generator=self.generator is not None)
-        # Keras's seed generators (dropout's) are no TensorFlow dependency of their layers: their states,
-        # held here, are, so any `tf.train.Checkpoint` of the pre-trainer resumes the dropout masks too. (A
-        # `tf.Module`: Keras tracks no weight in it, so `.keras` files keep their layout; and the networks
-        # themselves stay without them, so `--init_checkpoint` takes weights only.)
+        # Dropout's seed states, which a `tf.train.Checkpoint` of the layers would miss, held in a `tf.Module`
+        # (no weight of the `.keras` layout; `--init_checkpoint` takes the networks' weights only).
         self.dropout_seeds = tf.Module(name="dropout_seeds")
         self.dropout_seeds.states = [variable.value for variable in self.non_trainable_variables
                                      if "seed_generator_state" in variable.path]
         self.build()
 
     def build(self, input_shape=None):
-        """Nothing left to build (networks, heads): a saved model reloads with no sample batch, optimizer and all."""
+        """Nothing left to build: a saved model reloads with no sample batch."""
 
     @property
     def is_electra(self):
@@ -113,19 +98,17 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return self.discriminator is not None
 
     def export_networks(self):
-        """`{"discriminator": ..., "generator": ...}` as they are saved and exported: plain networks with the
-        usual weight layout (a GDES discriminator folded; a unigram run has no generator, an MLM run only it)."""
+        """`{"discriminator": ..., "generator": ...}` as saved and exported (a GDES discriminator folded; a network
+        the variant lacks is left out)."""
         networks = {"discriminator": exported(self.discriminator) if self.is_electra else None,
                     "generator": self.generator}
         return {name: network for name, network in networks.items() if network is not None}
 
-    phase_variables = phase_variables  # what the current phase trains
+    phase_variables = phase_variables
 
     def start_phase(self, step):
-        """Readies the next `fit` to train from update step `step` on: in the phase that step is in (each phase
-        is its own traced step: a new phase drops the traced one), and at the first step of a two-stage
-        discriminator phase with its encoder set from the generator's. Returns the step that phase ends at
-        (None: the run's end); a run fits up to it, then starts the next phase (`loop.train`)."""
+        """Readies the next `fit` to train from update step `step` on, in that step's phase (a new phase drops the
+        traced step); returns the step that phase ends at (None: the run's end)."""
         phase, first, end = phase_span(self.algorithm, step)
         if phase != self.phase:
             self.phase, self.train_function = phase, None
@@ -148,7 +131,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return self.step_metrics.metrics
 
     def mask_batch(self, inputs, counter, micro_batch=0):
-        """The batch masked in-graph (a `MaskedBatch`) with step `counter`'s draws (public, as every piece)."""
+        """The batch masked in-graph (a `MaskedBatch`) with step `counter`'s draws."""
         return self.masker(inputs, counter, micro_batch)
 
     def forward_masked(self, inputs, masked, counter, training, micro_batch=0):
@@ -162,8 +145,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return outputs
 
     def generate(self, inputs, masked, training):
-        """The batch as masked, with the generator's MLM logits at the masked positions (float32; none for a
-        unigram generator) and its last hidden state."""
+        """The outputs with the generator's float32 MLM logits at the masked positions and its last hidden state."""
         outputs = PretrainingOutputs(masked, tf.cast(inputs["input_ids"], tf.int32),
                                      tf.cast(inputs["attention_mask"], tf.float32))
         if self.generator is None:
@@ -185,8 +167,8 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return outputs._replace(sampled=sampled, corrupted_ids=corrupted, rtd_labels=replaced * outputs.real_tokens)
 
     def discriminate(self, inputs, outputs, training):
-        """The discriminator's per-token RTD logits (float32) on the corrupted batch, and its last hidden state
-        (the objective's heads read it)."""
+        """The outputs with the discriminator's float32 RTD logits on the corrupted batch and its last hidden
+        state."""
         discriminated = self.discriminator(_network_inputs(inputs, outputs.corrupted_ids), training=training)
         return outputs._replace(rtd_logits=tf.cast(discriminated["logits"], tf.float32),
                                 discriminator_hidden=discriminated["last_hidden_state"])
@@ -196,8 +178,7 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return self.forward_masked(inputs, self.mask_batch(inputs, counter), counter, training)
 
     def call(self, inputs, training=False):
-        """The forward pass with fixed draws, as a dict of its computed fields: masked batch, logits, samples and
-        labels (Keras's output of the model)."""
+        """The forward pass with fixed draws, as a dict of its computed fields."""
         outputs = self.forward(inputs, tf.constant(-1, tf.int64), training)
         masked = outputs.masked
         return {**{name: value for name, value in outputs._asdict().items()
@@ -208,12 +189,10 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
     denominators = staticmethod(denominators)
 
     def pretraining_losses(self, outputs, denominators=None):
-        """Per-replica shares of the global losses (they sum over replicas to the global mean), each part's,
-        and under `"loss"` the sum the step minimises (`step_losses`)."""
+        """This replica's shares of the global losses, and under `"loss"` the sum the step minimises."""
         return self._losses_and_scored(outputs, denominators)[0]
 
     def _losses_and_scored(self, outputs, denominators=None):
-        """`(losses, what the objective scored)` of one step (`step_losses`)."""
         if denominators is None:
             denominators = self.denominators(outputs.masked, outputs.real_tokens)
         return step_losses(self.parts, self.phase, self.pretraining_config, outputs, denominators)
@@ -228,8 +207,8 @@ class ElectraPretrainer(BuiltAtConstruction, keras.Model):
         return outputs, losses, scored, tape.gradient(scaled, variables)
 
     def compile(self, optimizer="adamw", jit_compile="auto", speed=None, **kwargs):
-        """Keras's `compile`; `jit_compile=True` also works under a multi-replica strategy (`ReplicaJit`);
-        `speed`: the blocks' switches (`training.speed.StepSpeed`, default: the step's defaults)."""
+        """Keras's `compile`, with `jit_compile=True` working under a multi-replica strategy too; `speed`: the
+        block switches (`StepSpeed`)."""
         self.replica_jit = ReplicaJit(jit_compile)
         super().compile(optimizer=optimizer, jit_compile=self.replica_jit.keras_jit_compile, **kwargs)
         (speed or StepSpeed()).apply(self)

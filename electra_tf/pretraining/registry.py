@@ -1,7 +1,5 @@
-"""The pre-trainer's parts by their config names: objectives, generator sources, weight sharing and training
-algorithms (`PretrainingConfig.objective`, `generator_type`, `weight_sharing`, `training_algorithm`), each
-imported from its row of the variants table (`config.variants.VARIANTS`, which names it by import path). Adding
-a variant is its module plus its row there; no other module branches on a name (`tests/config/test_variants.py`).
+"""The pre-trainer's parts by their config names, each imported from its row of the variants table
+(`config.variants.VARIANTS`, which names it by import path).
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig
@@ -41,13 +39,8 @@ class VariantParts:
     algorithm: object
 
 
-def objective_of(pretraining_config):
-    """The objective `pretraining_config.objective` names."""
-    return OBJECTIVES[pretraining_config.objective]()
-
-
 def source_class(pretraining_config):
-    """The generator source class `pretraining_config.generator_type` names (its run checks are class members)."""
+    """The generator source class `pretraining_config.generator_type` names."""
     return GENERATOR_SOURCES[pretraining_config.generator_type]
 
 
@@ -57,15 +50,13 @@ def algorithm_of(pretraining_config):
 
 
 def flops_formula(pretraining_config, field):
-    """The forward-FLOPs formula of `pretraining_config`'s variant of `field` (`objective`, `generator_type`):
-    a function of `(model_config, pretraining_config)`, per input token."""
+    """The forward-FLOPs formula per input token of `pretraining_config`'s variant of `field`."""
     return load(variant_of(pretraining_config, field).flops)
 
 
 def variant_parts(pretraining_config, model_config, special_token_ids, unigram_counts=None):
-    """The objective, generator source and training algorithm of a pre-trainer of `model_config` (the source
-    takes the vocabulary's special ids, the weight sharing and, for a unigram generator, the corpus's counts)."""
+    """The objective, generator source and training algorithm of a pre-trainer of `model_config`."""
     source = source_class(pretraining_config)(model_config, pretraining_config, special_token_ids,
                                               unigram_counts=unigram_counts,
                                               sharing=WEIGHT_SHARING[pretraining_config.sharing])
-    return VariantParts(objective_of(pretraining_config), source, algorithm_of(pretraining_config))
+    return VariantParts(OBJECTIVES[pretraining_config.objective](), source, algorithm_of(pretraining_config))

@@ -1,10 +1,8 @@
-"""Replace MLM (objective `replace_mlm`, Clark et al., 2020, §3.5): a masked LM kept on the discriminator's
-encoder predicts the original tokens at the masked positions of the corrupted batch (generator samples there
-instead of [MASK]).
+"""Replace MLM (objective `replace_mlm`, Clark et al., 2020, §3.5): a masked LM on the discriminator's encoder
+predicts the original tokens at the masked positions of the corrupted batch (generator samples, not [MASK]).
 
-Minimises `gen_weight·L_MLM + L_main`: the generator's masked-LM loss (added by the step) and the kept masked
-LM's cross-entropy at the masked positions (`losses.mlm_loss`), unweighted as in the original. The
-discriminator's RTD head is neither trained nor scored.
+Minimises `gen_weight·L_MLM + L_main`: the generator's masked-LM loss (added by the step) and the kept masked LM's
+cross-entropy at the masked positions (`losses.mlm_loss`), unweighted as in the original; the RTD head is unused.
 
 Example:
 >>> ReplaceMLM().reports

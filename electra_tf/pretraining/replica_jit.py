@@ -1,8 +1,5 @@
-"""XLA for a pre-training step under a multi-replica strategy, where Keras's whole-step XLA fails.
-
-Keras compiles the whole train step with XLA, which under `MirroredStrategy` accesses replica variables from
-another device and fails. There, each replica's forward and backward pass is compiled by itself (one compiled
-function per training phase) and the cross-replica sums and the optimizer update stay outside.
+"""XLA for a pre-training step under a multi-replica strategy, where Keras's whole-step XLA fails (it reads
+replica variables across devices): each replica's forward and backward pass is compiled alone, per phase.
 
 Example:
 >>> jit = ReplicaJit(jit_compile=True)   # one device: Keras's own XLA

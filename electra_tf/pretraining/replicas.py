@@ -1,7 +1,5 @@
-"""Global counts across the replicas in sync, so a step on R replicas has exactly the gradient of one device.
-
-Losses are normalised by the *global* number of predictions and real tokens (one small all-reduce); when every
-replica holds the same counts this is the usual per-replica mean divided by `num_replicas_in_sync`.
+"""Global counts across the replicas in sync, which the losses are normalised by, so a step on R replicas has
+exactly the gradient of one device.
 
 Example:
 >>> import tensorflow as tf
@@ -14,14 +12,6 @@ Example:
 import tensorflow as tf
 
 
-def global_sum(value):
-    """Sum over all replicas in sync (the value itself on one replica)."""
-    context = tf.distribute.get_replica_context()
-    if context is None or context.num_replicas_in_sync == 1:
-        return value
-    return context.all_reduce(tf.distribute.ReduceOp.SUM, value)
-
-
 def num_replicas():
     """Replicas in sync (1 outside a replica context)."""
     context = tf.distribute.get_replica_context()
@@ -29,11 +19,9 @@ def num_replicas():
 
 
 def denominators(masked, attention_mask):
-    """Global counts of predictions and real tokens: `{"predictions", "tokens"}`.
-
-    One all-reduce for both: two independent collectives may run in a different order on each replica and
-    deadlock.
-    """
-    counts = global_sum(tf.stack([tf.reduce_sum(masked.weights),
-                                  tf.reduce_sum(tf.cast(attention_mask, tf.float32))]))
+    """Global counts of predictions and real tokens: `{"predictions", "tokens"}`, in one all-reduce (two
+    independent collectives may run in another order on each replica and deadlock)."""
+    counts = tf.stack([tf.reduce_sum(masked.weights), tf.reduce_sum(tf.cast(attention_mask, tf.float32))])
+    if num_replicas() > 1:
+        counts = tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.SUM, counts)
     return {"predictions": counts[0], "tokens": counts[1]}

@@ -1,10 +1,4 @@
-"""A whole pre-training run, as `electra-pretrain` does it: `run_pretraining(model, pretraining, RunOptions(...))`.
-
-Plan (`plan.py`: every check before anything is written) → build the pre-trainer → restore the last checkpoint
-(an exact resume) or start from `--init_checkpoint` → train phase by phase (`loop.py`: checkpoints every
-`save_every` steps, stops at the next step boundary on SIGTERM or Ctrl-C, having saved) → write `<model_dir>/final`.
-It prints its progress; its messages name the settings by their `RunOptions` field names, which are the tool's
-flags.
+"""A whole pre-training run, as `electra-pretrain` does it: plan → build → restore or init → loop → final save.
 
     result = run_pretraining(model, pretraining, RunOptions(model_dir="runs/small", vocab_file="vocab.txt",
                                                             train_files="data/pretrain_data.tfrecord-*"))
@@ -42,11 +36,9 @@ __all__ = ["RunOptions", "RunResult", "build_pretrainer", "run_pretraining"]
 
 
 def run_pretraining(model, pretraining, options, vocabulary=None):
-    """Pre-trains `model` (an `ElectraConfig`, its `vocab_size` that of `options.vocab_file`) with `pretraining`
-    (a `PretrainingConfig`) as `options` (`RunOptions`) say, resuming the run in `options.model_dir` if there
-    is one; returns a `RunResult`. Bad input raises `ValueError` before anything is written. `vocabulary`: the
-    tokens of `options.vocab_file` when the caller has read them already; the run reads the file itself
-    otherwise, once."""
+    """Pre-trains `model` (an `ElectraConfig`) with `pretraining` (a `PretrainingConfig`) as `options`
+    (`RunOptions`) say, resuming the run in `options.model_dir` if there is one; returns a `RunResult`. Bad input
+    raises `ValueError` before anything is written."""
     plan = plan_run(model, pretraining, options, vocabulary)
     k = pretraining.gradient_accumulation_steps
     with plan.speed.running():
@@ -62,8 +54,7 @@ def run_pretraining(model, pretraining, options, vocabulary=None):
             print(f"already complete at step {done // k} of {pretraining.train_steps}; final models in "
                   f"{plan.final_dir} (raise --train_steps to train longer)", flush=True)
             return RunResult(done // k, pretraining.train_steps, plan.final_dir, {})
-        # From here on Ctrl-C and SIGTERM ask to save and stop at the next step boundary; before, nothing is
-        # done yet and Ctrl-C raises KeyboardInterrupt at once.
+        # From here on Ctrl-C and SIGTERM ask to save and stop at the next step boundary.
         with StopSignals() as stop:
             done = train(pretrainer, manager, plan, done, stop)
             finished = done >= plan.total_micro_steps and not stop.requested
@@ -73,10 +64,9 @@ def run_pretraining(model, pretraining, options, vocabulary=None):
 
 
 def build_pretrainer(model, pretraining, vocabulary, shards=None, speed=None, counts_file=None):
-    """A compiled `ElectraPretrainer` of the configs, with the special tokens of `vocabulary` (a `vocab.txt`
-    path, its tokens, or a `WordPieceTokenizer`), what its variant needs (a unigram generator's token counts
-    from the training `Shards`, kept in `counts_file`) and the step's `speed` switches (`StepSpeed`; default:
-    the step's defaults without XLA), in the current distribution strategy's scope; its optimizer is built."""
+    """A compiled `ElectraPretrainer` of the configs, its optimizer built, with the special tokens of `vocabulary`
+    (a `vocab.txt` path, its tokens, or a `WordPieceTokenizer`) and what its variant needs (`variant_inputs`);
+    `speed`: a `StepSpeed` (default: without XLA)."""
     tokenizer = vocabulary if isinstance(vocabulary, WordPieceTokenizer) else WordPieceTokenizer(vocabulary)
     speed = speed or StepSpeed(jit_compile=False)
     extra = variant_inputs(pretraining, tokenizer.vocabulary, shards, counts_file=counts_file)
@@ -87,13 +77,10 @@ def build_pretrainer(model, pretraining, vocabulary, shards=None, speed=None, co
 
 
 def restore_or_init(pretrainer, plan):
-    """Restores the run's last checkpoint (an exact resume: weights, optimizer, random states) or starts the
-    weights from `--init_checkpoint`; then, every check passed, records the run in its model_dir (the configs
-    with the vocabulary's hash; on a new run the data it begins on). Returns the run's `CheckpointManager`."""
+    """Restores the run's last checkpoint (an exact resume) or starts the weights from `--init_checkpoint`, then
+    records the run in its model_dir; returns the run's `CheckpointManager`."""
     options = plan.options
-    # The dropout seed states are in the pre-trainer's checkpoint (`pretrainer.dropout_seeds`); they are also
-    # listed at the root, where the runs checkpointed before the pre-trainer held them have them, so that
-    # those resume too (one variable under two names is saved once).
+    # The dropout seed states also at the root, where runs checkpointed before the pre-trainer held them have them.
     checkpoint = tf.train.Checkpoint(model=pretrainer, optimizer=pretrainer.optimizer,
                                      random_states=pretrainer.dropout_seeds.states)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(plan.own_dir, "checkpoints"),
@@ -122,8 +109,7 @@ def restore_or_init(pretrainer, plan):
 
 
 def warn_if_other_training_data(model_dir, began_on, now):
-    """Says so when a run resumes on other data than it began on (`plan.describe_training_data`, both): it goes on
-    (nothing is lost), but the data order is no longer the one it began with."""
+    """Says so when a run resumes on other data than it began on (`plan.describe_training_data`, both)."""
     if began_on == now:
         return
     began, read = ({tuple(entry) for entry in described.get("files", [])} for described in (began_on, now))

@@ -1,16 +1,5 @@
-"""Sampling replacement tokens: from generator logits, or from the corpus unigram distribution.
-
-The original and Model Garden draw from the generator's softmax by
-Gumbel-max, the argmax of `logits / T + Gumbel noise`: one uniform per
-vocabulary entry, ~19M for an ELECTRA-Small batch. The default here draws the
-same distribution by inverting its cumulative distribution at one uniform per
-slot, in two levels (blocks of ~√vocab entries, then the entries of the chosen
-block), so nothing of vocabulary size is cumulated: several times faster
-than Gumbel-max, with or without XLA (docs/results.md has the figures).
-`sampler="gumbel"` keeps the original's procedure.
-The paper's "unigram generator" (§3.2, Figure 3) has no network: it draws
-each replacement from the corpus's token frequencies, by inverting their
-cumulative distribution at a counter-based uniform.
+"""Sampling replacement tokens from generator logits (by default an inverse CDF in two levels, one uniform per
+slot; `sampler="gumbel"`, the original's Gumbel-max: docs/pretraining.md) or from the corpus's unigram counts.
 """
 
 import math
@@ -21,21 +10,9 @@ from electra_tf.util import rng
 
 
 def sample_replacements(logits, labels, keys, temperature=1.0, disallow_correct=False, sampler="inverse_cdf"):
-    """One token per prediction slot, drawn from `softmax(logits / temperature)`.
-
-    No gradient flows through the sample. With `disallow_correct`, the
-    original token gets `-1000` added to its logit (as the original code),
-    so it is (almost) never drawn.
-
-    Args:
-        logits: `[batch, P, vocab]` generator logits.
-        labels: `[batch, P]` original ids (used by `disallow_correct`).
-        keys: `[batch]` uint64 random keys, one per example (`rng.row_keys`).
-        sampler: "inverse_cdf" (one uniform per slot) or "gumbel" (Gumbel-max, the original's: one uniform
-            per slot and vocabulary entry). The same distribution, other draws.
-
-    Returns:
-        `[batch, P]` int32 sampled ids.
+    """`[batch, P]` int32: one token per slot of `logits` (`[batch, P, vocab]`) drawn from `softmax(logits /
+    temperature)` with the `[batch]` `keys` (`rng.row_keys`), no gradient through it; `disallow_correct` adds
+    -1000 to the logit of `labels` (as the original).
 
     Example:
     >>> logits = tf.constant([[[0.0, 50.0, 0.0]]])
@@ -67,11 +44,8 @@ def _first_reaching(cumulative, target):
 
 
 def _inverse_cdf(logits, uniform):
-    """`[batch, P]` ids drawn from `softmax(logits)` (`[batch, P, vocab]`) at `uniform` (`[batch, P]`).
-
-    A `cumsum` over the whole vocabulary alone takes longer than this whole draw (TensorFlow and XLA on CPU), so the
-    weights are cut into blocks: the block sums are cumulated, then only the chosen block's weights.
-    """
+    """`[batch, P]` ids drawn from `softmax(logits)` at `uniform`: the block sums of ~√vocab weights are cumulated,
+    then the chosen block's (a `cumsum` over the whole vocabulary alone takes longer than this draw)."""
     vocab = logits.shape[-1]
     block = 2 ** math.ceil(math.log2(math.sqrt(vocab)))
     blocks = -(-vocab // block)
@@ -88,15 +62,8 @@ def _inverse_cdf(logits, uniform):
 
 
 def sample_unigram(counts, shape_like, keys):
-    """One token per prediction slot, drawn with probability proportional to `counts`.
-
-    Args:
-        counts: `[vocab]` non-negative token counts (special tokens at 0).
-        shape_like: a `[batch, P]` tensor giving the shape of the draw.
-        keys: `[batch]` uint64 random keys, one per example (`rng.row_keys`).
-
-    Returns:
-        `[batch, P]` int32 sampled ids.
+    """`[batch, P]` int32 (the shape of `shape_like`): tokens drawn in proportion to `counts` (`[vocab]`) with the
+    `[batch]` `keys`.
 
     Example:
     >>> sample_unigram(tf.constant([0.0, 0.0, 5.0, 0.0]), tf.zeros([2, 3]), tf.constant([1, 2], tf.uint64)).numpy()

@@ -1,10 +1,6 @@
-"""The losses of one pre-training step and the sum it minimises.
-
-`loss = gen_weight × the generator's losses + the objective's term`. The generator's losses are its masked-LM
-cross-entropy (`losses.mlm_loss`; REINFORCE and its baseline when the training algorithm is adversarial), counted
-when the generator is trained in this phase; the objective's term (its file says what it is: `disc_weight ×` RTD
-for `electra`) when the step ran the discriminator. Each loss is this replica's share of a global mean (over
-`replicas.denominators`). A two-stage phase trains one of the two.
+"""The losses of one pre-training step and the sum it minimises: `gen_weight × the generator's losses + the
+objective's term`. The generator's losses (its masked-LM cross-entropy; REINFORCE and its baseline when adversarial)
+count when the phase trains it, the objective's term (its file says what) when the step ran the discriminator.
 
 Example:
 >>> from electra_tf.config import ElectraConfig, PretrainingConfig

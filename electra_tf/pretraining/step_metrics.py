@@ -1,11 +1,6 @@
-"""The pre-trainer's metrics: the loss, the generator's MLM loss and accuracy, and what the objective reports.
-
-An objective names its reports (`reports`, keys of `REPORTS`: `"rtd"`, replaced token detection; `"main_mlm"`, the
-masked LM kept on the discriminator) and its `losses` returns what each scores (`ObjectiveLosses.scored`); the
-trackers and their updates are here, one pair a report.
-
-Each replica holds its share of a global loss, and Keras's `Mean` trackers average over replicas, so a share
-is tracked times the number of replicas: the global value.
+"""The pre-trainer's metrics: the loss, the generator's MLM loss and accuracy, and what the objective reports
+(`REPORTS`: `"rtd"`, replaced token detection; `"main_mlm"`, the masked LM kept on the discriminator). Keras's
+trackers average over replicas, so a replica's share of a global loss is tracked times the number of replicas.
 
 Example:
 >>> [metric.name for metric in StepMetrics(("rtd",), has_generator=True).metrics][:4]
@@ -19,15 +14,14 @@ from electra_tf.pretraining.replicas import num_replicas
 
 
 def rtd_trackers():
-    """The trackers of replaced token detection: the generator samples' accuracy, the RTD loss and its scores."""
+    """The generator samples' accuracy, the RTD loss and its scores."""
     return [keras.metrics.Accuracy(name="sampled_mlm_accuracy"), keras.metrics.Mean(name="rtd_loss"),
             keras.metrics.BinaryAccuracy(name="rtd_accuracy"), keras.metrics.Precision(name="rtd_precision"),
             keras.metrics.Recall(name="rtd_recall"), keras.metrics.AUC(name="rtd_auc")]
 
 
 def update_rtd_trackers(trackers, outputs, losses, scored, replicas):
-    """Updates `rtd_trackers()` with one step's outputs, its RTD loss share and the tokens RTD is `scored` on,
-    `(labels, weights, logits)`."""
+    """Updates `rtd_trackers()`; `scored`: `(labels, weights, logits)`."""
     sampled_accuracy, loss, *scores = trackers
     masked = outputs.masked
     sampled_accuracy.update_state(masked.labels, outputs.sampled, sample_weight=masked.weights)
@@ -44,12 +38,12 @@ def every_token_rtd(outputs):
 
 
 def kept_mlm_trackers():
-    """The trackers of the masked LM kept on the discriminator: its loss and its accuracy."""
+    """The kept masked LM's loss and accuracy."""
     return [keras.metrics.Mean(name="main_mlm_loss"), keras.metrics.Accuracy(name="main_mlm_accuracy")]
 
 
 def update_kept_mlm_trackers(trackers, outputs, losses, scored, replicas):
-    """Updates `kept_mlm_trackers()` with the loss share and the `(labels, predictions, weights)` scored."""
+    """Updates `kept_mlm_trackers()`; `scored`: `(labels, predictions, weights)`."""
     loss, accuracy = trackers
     loss.update_state(losses["main_mlm_loss"] * replicas)
     accuracy.update_state(*scored)
@@ -70,8 +64,7 @@ class StepMetrics:
         self.metrics = [self.loss, *generator_metrics, *(m for trackers in self.reported.values() for m in trackers)]
 
     def update(self, outputs, losses, scored):
-        """Updates every tracker from one step's outputs, losses and what the objective scored; the logs
-        `{name: value}`."""
+        """Updates every tracker from one step; returns the logs."""
         replicas = tf.cast(num_replicas(), tf.float32)
         self.loss.update_state(losses["loss"] * replicas)
         masked = outputs.masked

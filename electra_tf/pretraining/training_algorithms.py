@@ -1,16 +1,9 @@
-"""How the generator and discriminator are trained: jointly, in two stages, or adversarially (Clark et al.,
-2020, §3.2 and Appendix F). Each is a schedule of phases, each phase its own traced step (`phases`); the run
-trains them in turn (`ElectraPretrainer.start_phase`, `loop.train`), and their rows in `config.variants` name them.
+"""How the generator and discriminator are trained (Clark et al., 2020, §3.2 and Appendix F), each algorithm a
+schedule of phases (`[(phase, first update step)]`), each phase its own traced step:
 
-An algorithm is one flat object the step asks for three things: its `phases` (`[(phase, first update step)]`, in
-order; the functions here give the phase a step is in and a run's FLOPs from them), the `heads(generator)` it adds
-(`{attribute: layer}`, held by the pre-trainer under these names) and the generator's losses
-(`generator_losses(outputs, denominators, mlm_loss)`).
-
-- `joint`: one phase, both networks on `gen_weight × MLM + disc_weight × RTD`.
+- `joint`: one phase, both networks on `gen_weight × MLM + the objective's term`.
 - `two_stage`: `two_stage_generator_steps` of generator-only MLM, then the discriminator (started from the
-  generator's weights) with the generator frozen. The phase follows from the optimizer's step, so the
-  checkpoint's weights and step are all the state a resumed run needs.
+  generator's weights) with the generator frozen; the phase follows from the optimizer's step.
 - `adversarial`: the generator learns by REINFORCE from the discriminator's loss, against a learnt baseline.
 
 Example:
@@ -82,8 +75,7 @@ class MaskedLMTraining:
         return {}
 
     def generator_losses(self, outputs, denominators, mlm_loss):
-        """`({name: loss}, terms)`: the algorithm's own losses, and those the generator learns from (× `gen_weight`;
-        `mlm_loss` is the generator's, None without one)."""
+        """`({name: loss}, terms)`: the algorithm's own losses, and those the generator learns from."""
         return {}, mlm_terms(mlm_loss)
 
 

@@ -1,8 +1,5 @@
-"""What a pre-training variant needs besides its configs: the vocabulary's `##` pieces for whole-word
-masking, and the corpus's token counts for a unigram generator.
-
-The run tool and the ablation benchmarks build their `ElectraPretrainer` with these, so a variant is
-wired the same way everywhere.
+"""What a pre-training variant needs besides its configs: the vocabulary's `##` pieces for whole-word masking, and
+the corpus's token counts for a unigram generator (Clark et al., 2020, §3.2), as the run and the benchmarks build it.
 
 Example:
 >>> from electra_tf.config import PretrainingConfig
@@ -14,21 +11,18 @@ Example:
 
 import os
 
+import tensorflow as tf
+
 from electra_tf.config import variants as variant_rules
-from electra_tf.util.atomic import read_json, write_json
 from electra_tf.data.tfrecord_dataset import check_word_boundaries
 from electra_tf.pretraining.masking import continuation_token_ids
-from electra_tf.pretraining.unigram import count_tokens
+from electra_tf.util.atomic import read_json, write_json
 
 
 def variant_inputs(pretraining_config, vocabulary, shards, counts_file=None):
-    """The `ElectraPretrainer` keyword arguments the variant of `pretraining_config` needs.
-
-    `shards`: the training `Shards` (or None for streamed text), which a unigram generator's counts are taken
-    from (one pass), and whose word boundaries whole-word masking checks (`check_word_boundaries`: Chinese text
-    needs them). Given `counts_file`, the counts are kept there: read when it exists (a resumed run samples from
-    the same distribution even if the shards were rebuilt), else counted and written.
-    """
+    """The `ElectraPretrainer` keyword arguments the variant of `pretraining_config` needs. `shards`: the training
+    `Shards` (None: streamed text), whose word boundaries whole-word masking checks and whose tokens a unigram
+    generator counts, keeping them in `counts_file` (read back on resume, even if the shards were rebuilt)."""
     inputs = {}
     if pretraining_config.whole_word_masking:
         inputs["word_continuation_ids"] = continuation_token_ids(vocabulary)
@@ -46,3 +40,18 @@ def variant_inputs(pretraining_config, vocabulary, shards, counts_file=None):
             if counts_file:
                 write_json(counts_file, inputs["unigram_counts"])
     return inputs
+
+
+def count_tokens(dataset, vocab_size):
+    """Occurrences of each id among the real tokens of `dataset`'s batches (`input_ids`, `attention_mask`).
+
+    >>> import numpy as np
+    >>> batch = {"input_ids": np.array([[2, 7, 7, 3, 0]]), "attention_mask": np.array([[1, 1, 1, 1, 0]])}
+    >>> count_tokens(tf.data.Dataset.from_tensors(batch), vocab_size=8)
+    [0, 0, 1, 1, 0, 0, 0, 2]
+    """
+    counts = tf.zeros([vocab_size], tf.int64)
+    for batch in dataset:
+        ids = tf.boolean_mask(tf.cast(batch["input_ids"], tf.int32), tf.cast(batch["attention_mask"], tf.bool))
+        counts += tf.math.bincount(ids, minlength=vocab_size, maxlength=vocab_size, dtype=tf.int64)
+    return [int(c) for c in counts.numpy()]

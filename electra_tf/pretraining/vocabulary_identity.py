@@ -1,10 +1,6 @@
-"""Which vocabulary a run or model folder was trained with, and the check that a run starting from it, resuming
-it or fine-tuning it reads the same tokens (a vocabulary of the same size with other lines would pass every
-other check and silently give each word another word's embedding).
-
-A pre-training run records the sha256 of its tokens (`text.vocabulary.vocabulary_hash`, the shard manifests'
-fingerprint) in `<model_dir>/run_config.json` and in its `final/run_config.json`; a folder that records none
-(written before, or not by a run) is known by the `vocab.txt` beside its weights.
+"""Which vocabulary a run or model folder was trained with (the sha256 its run config records, else its
+`vocab.txt`'s), and the check that a run starting from it, resuming it or fine-tuning it reads the same tokens: one
+of the same size with other lines would silently give each word another word's embedding.
 
 Example:
 >>> import os, tempfile
@@ -31,9 +27,8 @@ from electra_tf.text.vocabulary import VOCAB_FILE, load_vocabulary, vocabulary_h
 
 
 def recorded_vocabulary(path):
-    """`(sha256, file)` of the vocabulary the run or model at `path` was trained with: what the run config of its
-    folder records (a run's model_dir, its `final/`, or the run of a checkpoint prefix in its `checkpoints/`), else
-    the hash of the `vocab.txt` beside its weights; None when no local file says (a hub id, a bare checkpoint)."""
+    """`(sha256, file)` of the vocabulary the run or model at `path` (a folder, or a checkpoint prefix) was trained
+    with; None when no local file says (a hub id, a bare checkpoint)."""
     folder = _run_folder(path)
     if folder is None:  # a hub id
         return None
@@ -47,8 +42,7 @@ def recorded_vocabulary(path):
 
 
 def _run_folder(path):
-    """The folder of the run or model at `path` (a folder, a file in it, or a prefix of a run's training
-    checkpoint); None for what is no local path (a hub id)."""
+    """The folder of the run or model at `path`; None for what is no local path (a hub id)."""
     if os.path.isdir(path):
         folder = path
     elif os.path.isfile(path) or os.path.isfile(path + ".index"):  # a file, or a checkpoint prefix
@@ -59,8 +53,8 @@ def _run_folder(path):
 
 
 def trained_tokens(path):
-    """The tokens the run or model at `path` was trained with: a `vocab.txt` beside it whose hash is the one it
-    records; None when only their hash is known (a run's `checkpoints/` before its `final/` was written)."""
+    """The tokens the run or model at `path` was trained with (a `vocab.txt` of the recorded hash); None when only
+    their hash is known."""
     recorded, folder = recorded_vocabulary(path), _run_folder(path)
     for candidate in ([] if recorded is None else candidate_folders(folder)):
         vocab_file = os.path.join(candidate, VOCAB_FILE)
@@ -70,9 +64,8 @@ def trained_tokens(path):
 
 
 def vocabulary_rows(networks, vocab_size):
-    """`(variable, its value now)` of each variable of `networks` that holds one row per token (the word
-    embeddings, a masked-LM head's output bias), once: taken from a new model, its values are the new rows
-    `remap_start` gives the tokens a start did not hold."""
+    """`(variable, its value now)` of each variable of `networks` with one row per token (word embeddings, output
+    biases): taken from a new model, the rows `remap_start` gives the tokens a start did not hold."""
     found = {}
     for network in networks:
         for variable in network.weights:
@@ -83,10 +76,9 @@ def vocabulary_rows(networks, vocab_size):
 
 
 def remap_start(rows, init_checkpoint, tokens, vocab_file):
-    """After a start from the weights of `init_checkpoint`, trained with other tokens than `tokens` (those of
-    `vocab_file`): each of `rows` (`vocabulary_rows`', taken before the weights were loaded) keeps the row of every
-    token both vocabularies hold (matched by token, wherever its id) and the new row of the others. Returns the
-    line that says so; where the start's tokens are unknown (only their hash), each id keeps its row."""
+    """After a start from `init_checkpoint`, trained with other tokens than `tokens`: each of `rows` keeps the row of
+    every token both vocabularies hold (matched by token) and the new row of the others; returns the line saying so
+    (where the start's tokens are unknown, each id keeps its row)."""
     old = trained_tokens(init_checkpoint)
     if old is None:
         return (f"vocabulary change: the tokens {init_checkpoint} was trained with are not beside it (only their "
@@ -100,8 +92,7 @@ def remap_start(rows, init_checkpoint, tokens, vocab_file):
 
 
 def recorded_in_run_config(folder):
-    """`(sha256, file)` of the vocabulary the run config of `folder` records, or None (no run config, one written
-    before runs recorded it, or a Hugging Face `config.json`)."""
+    """`(sha256, file)` of the vocabulary the run config of `folder` records, or None."""
     config_file = run_config_file(folder)
     try:
         recorded = run_config_vocabulary(config_file) if os.path.isfile(config_file) else None
@@ -111,18 +102,16 @@ def recorded_in_run_config(folder):
 
 
 def check_same_vocabulary(named, sha256, trained, what, fix):
-    """Refuses, in one line naming both files, the vocabulary `named` (how the message names it: a flag and its
-    file), whose sha256 is `sha256`, when it is not the one `what` was `trained` with (`recorded_vocabulary`'s
-    answer; None: unknown, accepted); `fix` says what to do."""
+    """Refuses, in one line naming both files, the vocabulary `named` (of `sha256`) when it is not the one `what`
+    was `trained` with (`recorded_vocabulary`'s answer; None: unknown, accepted); `fix` says what to do."""
     if trained is not None and trained[0] != sha256:
         raise ValueError(f"{named} (sha256 {sha256[:12]}) is not the vocabulary {what} was trained with "
                          f"({trained[1]}: sha256 {trained[0][:12]}); {fix}")
 
 
 def check_model_vocabulary(path):
-    """Refuses the model at `path` (a folder, or a run whose `final/` holds it; `--init_checkpoint` of a fine-tuning)
-    when the `vocab.txt` its tokenizer would read is not the vocabulary its run config records (a file replaced
-    after the run): each id would read another token's embedding."""
+    """Refuses the model at `path` (a fine-tuning's `--init_checkpoint`) when the `vocab.txt` its tokenizer would
+    read is not the vocabulary its run config records."""
     for folder in candidate_folders(path):
         vocab_file = os.path.join(folder, VOCAB_FILE)
         if os.path.isfile(vocab_file):
@@ -134,9 +123,8 @@ def check_model_vocabulary(path):
 
 
 def remapped_rows(rows, tokens, new_tokens, fresh):
-    """The rows of a table of `tokens` (`rows`, one per token) for `new_tokens`: a token both hold keeps its row
-    (matched by its string, wherever its id), the others take their row of `fresh` (a new table's). Returns the
-    table and how many rows were kept.
+    """The table `rows` of `tokens` for `new_tokens`: a token both hold keeps its row, the others take theirs of
+    `fresh`. Returns the table and how many rows were kept.
 
     >>> table, kept = remapped_rows(np.array([[1.0], [2.0], [3.0]]), ["a", "b", "c"], ["c", "new", "a"],
     ...                             fresh=np.zeros((3, 1)))

@@ -1,7 +1,7 @@
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.pretraining.unigram import count_tokens
+from electra_tf.pretraining.variant_inputs import count_tokens
 
 
 def test_counts_cover_real_tokens_of_every_batch(tiny_vocab):
