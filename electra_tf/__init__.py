@@ -1,25 +1,9 @@
-"""electra_tf: ELECTRA pre-training and fine-tuning on Keras 3 / TensorFlow.
+"""electra_tf: ELECTRA pre-training and fine-tuning on Keras 3 / TensorFlow (the tree: docs/development.md).
 
-The pipeline, in the order of the tree: text → vocabulary and tokenizer (`text`)
-→ TFRecord shards (`data`) → `ElectraPretrainer` (`pretraining`, on the
-networks of `models`, built from `layers`) → checkpoint (`checkpoints`) →
-fine-tune (`finetuning`) → SavedModel (`export`); configs in `config`, shared
-infrastructure in `util`, transformers' face in `transformers`.
-
-`import electra_tf` is fast and imports neither TensorFlow nor Keras: each name
-below is imported on first use (PEP 562, as transformers does). The first use
-of any name but the configs' registers every model, layer, loss and schedule
-with Keras, so any `.keras` file of ours then loads with
-`keras.saving.load_model`; code that loads one without touching a name first
-calls `electra_tf.register_keras_objects()`. The package leaves the process
-alone: TensorFlow's start-up notices are the host's to silence
-(`electra_tf.util.quiet_start.quiet_tensorflow`).
-
-transformers 4.x's TensorFlow names are ours too (`TFElectraForSequenceClassification`,
-`AutoTokenizer`, `DataCollatorWithPadding`, `create_optimizer`, `pipeline`, ...:
-`electra_tf.transformers`), so code written for its TensorFlow classes migrates
-by its imports. (`create_optimizer` is transformers'; ours is
-`electra_tf.training.optimization.create_optimizer`.)
+`import electra_tf` imports neither TensorFlow nor Keras: each name below is imported on first use (PEP 562), and
+the first use of any but the configs' registers our Keras objects (`register_keras_objects()`, to load a `.keras`
+file first). transformers 4.x's TensorFlow names are ours too (`electra_tf.transformers`); `create_optimizer` is
+transformers', ours `electra_tf.training.optimization.create_optimizer`.
 
 >>> import electra_tf
 >>> electra_tf.ElectraConfig(hidden_size=64).hidden_size

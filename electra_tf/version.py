@@ -1,4 +1,4 @@
-"""The version of electra_tf: the one place it is written (setup.py reads this file; `electra_tf.__version__`).
+"""The version of electra_tf, written once (setup.py reads this file).
 
 >>> __version__.count(".")
 2
