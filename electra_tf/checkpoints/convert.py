@@ -13,7 +13,6 @@ True
 ['checkpoint', 'model.ckpt.data-00000-of-00001', 'model.ckpt.index', 'run_config.json', 'vocab.txt']
 """
 
-import contextlib
 import os
 
 from electra_tf.util.atomic import atomic_folder
@@ -47,8 +46,7 @@ def _our_class(architecture):
 
 def load_model(path):
     """`(model, info)`: the model a checkpoint holds, as its own class (a pre-training checkpoint's discriminator), with
-    what its folder says of it.
-    """
+    what its folder says of it."""
     source = sources.read_source(path)
     if source.model is not None:
         return source.model, source.info
@@ -101,61 +99,44 @@ def _tokenizer(path, vocab_file):
     return vocabulary, True if lowercase is None else lowercase, strip_accents
 
 
-def _google_prefix(output):
-    return os.path.join(output, "model.ckpt") if os.path.isdir(output) or output.endswith(os.sep) else output
+def _write_google(output, vocabulary, discriminator, generator=None, pretraining=None):
+    """Writes a Google checkpoint whole at `output` (a prefix, or a folder that gets `model.ckpt`), `vocab.txt` too."""
+    prefix = os.path.join(output, "model.ckpt") if os.path.isdir(output) or output.endswith(os.sep) else output
+    with prefix_written_whole(prefix) as tmp_prefix:
+        save_google(tmp_prefix, discriminator, generator, pretraining)
+        if vocabulary is not None:
+            save_vocabulary(vocabulary, os.path.join(os.path.dirname(tmp_prefix), VOCAB_FILE))
+    return [prefix]
 
 
-def _save_vocabulary(folder, vocabulary):
-    if vocabulary is not None:
-        os.makedirs(folder, exist_ok=True)
-        save_vocabulary(vocabulary, os.path.join(folder, VOCAB_FILE))
-
-
-@contextlib.contextmanager
-def _whole(output, to):
-    """Where to write `output` so that it appears whole (`atomic_folder`; for Google, `prefix_written_whole`)."""
-    if to == "google":
-        with prefix_written_whole(_google_prefix(output)) as prefix:
-            yield prefix
-    else:
-        with atomic_folder(output) as tmp:
-            yield tmp
-
-
-def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype="float32"):
+def _write_pair(discriminator, generator, pretraining, output, to, networks, tokenizer, dtype):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "ours":
         ours.write_run_folder(output, {"discriminator": discriminator, "generator": generator}, discriminator.config,
                               pretraining, vocabulary)
         return [output]
     if to == "google":
-        with _whole(output, to) as prefix:
-            save_google(prefix, discriminator, generator, pretraining)
-            _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
-        return [_google_prefix(output)]
+        return _write_google(output, vocabulary, discriminator, generator, pretraining)
     chosen = {"discriminator": [("discriminator", discriminator)], "generator": [("generator", generator)],
               "both": [("discriminator", discriminator), ("generator", generator)]}[networks]
-    with _whole(output, to) as tmp:
+    with atomic_folder(output) as tmp:
         for part, model in chosen:
             save_huggingface(model, os.path.join(tmp, part) if networks == "both" else tmp, vocabulary, lowercase,
                              strip_accents, dtype=dtype)
     return [os.path.join(output, part) if networks == "both" else output for part, _ in chosen]
 
 
-def _write_single(model, output, to, tokenizer, info, dtype="float32"):
+def _write_single(model, output, to, tokenizer, info, dtype):
     vocabulary, lowercase, strip_accents = tokenizer
     if to == "huggingface":
-        with _whole(output, to) as tmp:
+        with atomic_folder(output) as tmp:
             save_huggingface(model, tmp, vocabulary, lowercase, strip_accents, label_names=info.get("label_names"),
                              dtype=dtype)
     elif to == "google":
         if not isinstance(model, (ElectraDiscriminator, ElectraModel)):
             raise ValueError(f"the Google format holds pre-training networks (a discriminator and its generator); "
                              f"a lone {type(model).__name__} has no place in it")
-        with _whole(output, to) as prefix:
-            save_google(prefix, model)
-            _save_vocabulary(os.path.dirname(os.path.abspath(prefix)), vocabulary)
-        output = _google_prefix(output)
+        return _write_google(output, vocabulary, model)
     elif isinstance(model, ElectraDiscriminator):  # (our run folders and model folders are written whole)
         ours.write_run_folder(output, {"discriminator": model}, model.config, PretrainingConfig(), vocabulary)
     elif isinstance(model, ElectraGenerator):  # a generator alone: the full model of an MLM run
@@ -171,8 +152,7 @@ def convert(input_path, output, to, input_generator=None, networks="discriminato
             vocab_file=None, dtype="float32"):
     """Converts the checkpoint at `input_path` into format `to` ("ours", "huggingface", "google") at `output` (a
     folder; for Google a prefix, or a folder that gets `model.ckpt`); returns what it wrote. `dtype`: the Hugging
-    Face weights' ("float32", "float16", "bfloat16").
-    """
+    Face weights' ("float32", "float16", "bfloat16")."""
     if to not in FORMATS:
         raise ValueError(f"to must be one of {FORMATS}, got {to!r}")
     if networks not in ("discriminator", "generator", "both"):

@@ -227,8 +227,7 @@ def prefix_written_whole(prefix):
 def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_config=None, extra=None):
     """Writes Hugging Face-keyed state dicts (a discriminator's and a generator's) under the original names at `prefix`,
     whole or not at all, with a `checkpoint` file and, given `(ElectraConfig, PretrainingConfig)`, `run_config.json`;
-    `extra` tensors (e.g. `global_step`) are written as they are.
-    """
+    `extra` tensors (e.g. `global_step`) are written as they are."""
     tensors = {}
     if discriminator is not None:
         tensors.update(google_names(discriminator, DISCRIMINATOR_SCOPE))
@@ -251,8 +250,7 @@ def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_
 
 def save_google(prefix, discriminator, generator=None, pretraining=None, tied=None):
     """Writes our discriminator (and generator) under the original TF1 names at `prefix`, with `run_config.json`; the
-    embedding block once when they share it (`tied=None`: unless `pretraining` unties them).
-    """
+    embedding block once when they share it (`tied=None`: unless `pretraining` unties them)."""
     if tied is None:
         tied = pretraining is None or pretraining.sharing != "none"
     write_checkpoint(prefix, mapping.model_state(discriminator),

@@ -71,8 +71,7 @@ def is_hf_config(values):
 
 def config_from_hf(values, source=CONFIG_NAME):
     """`(ElectraConfig, extras)` of a `config.json` dict (extras: `architecture`, `num_labels`, `classifier_dropout`,
-    `label_names`); a ValueError for what our models cannot express.
-    """
+    `label_names`); a ValueError for what our models cannot express."""
     model_type = values.get("model_type")
     if model_type not in _DEFAULTS:
         raise ValueError(f"{source}: model_type {model_type!r} is not supported (electra or bert)")
@@ -142,8 +141,7 @@ def config_to_hf(config, architecture, num_labels=None, classifier_dropout=None,
 
 def normalize_state(state):
     """Keys as `ElectraFor…` classes name them (the encoder under `electra.`, LayerNorm `weight`/`bias`), old
-    checkpoints' buffers (`position_ids`) dropped.
-    """
+    checkpoints' buffers (`position_ids`) dropped."""
     encoder_starts = ("embeddings.", "embeddings_project.", "encoder.")
     normalized = {}
     for key, array in state.items():
@@ -191,8 +189,7 @@ def weights_error(folder):
 
 def pretrained_config(path, **hub_options):
     """`ElectraConfig.from_pretrained`: the config of a Hugging Face folder, hub id (only config.json is fetched), run
-    folder or `config.json` path.
-    """
+    folder or `config.json` path."""
     path = hub.resolve(path, config_only=True, **hub_options)
     if os.path.isfile(os.path.join(path, RUN_CONFIG)):  # our run folder
         return load_run_config(os.path.join(path, RUN_CONFIG))[0]
@@ -243,8 +240,7 @@ def _architecture_of(state, values):
 def save_huggingface(model, folder, vocabulary=None, lowercase=True, strip_accents=None, label_names=None,
                      pad_token_id=None, dtype="float32"):
     """Writes one of our models as a Hugging Face folder `transformers` loads into `model.hf_architecture`:
-    `config.json`, `model.safetensors` (as `dtype`) and, given a vocabulary, the tokenizer files.
-    """
+    `config.json`, `model.safetensors` (as `dtype`) and, given a vocabulary, the tokenizer files."""
     architecture = model.hf_architecture
     if architecture is None:
         raise ValueError(f"{type(model).__name__} with head='original' (the original ELECTRA head) has no Hugging "

@@ -41,8 +41,7 @@ class Slot:
 @dataclasses.dataclass
 class LoadReport:
     """What a load did: names loaded, missing, unexpected; and (from `transfer.load_state`) our variables left `new`
-    and the checkpoint's pre-training head `dropped`.
-    """
+    and the checkpoint's pre-training head `dropped`."""
 
     loaded: list
     missing: list = dataclasses.field(default_factory=list)

@@ -157,8 +157,7 @@ def hf_to_google(array, layout):
 
 def backbone_of(model):
     """The `ElectraModel` of one of our models: `model.backbone`, or the model itself (an encoder has no `backbone`
-    pointing to itself: Keras's saving would walk it forever).
-    """
+    pointing to itself: Keras's saving would walk it forever)."""
     return getattr(model, "backbone", model)
 
 
@@ -171,8 +170,7 @@ def encoder_rows(config):
 
 def model_entries(model):
     """Every variable of `model` (one of ours, declaring `hf_architecture`) with its names, encoder first; heads with no
-    Hugging Face equivalent (the original heads) left out.
-    """
+    Hugging Face equivalent (the original heads) left out."""
     encoder = backbone_of(model)
     by_path = {v.path: v for v in encoder.weights}
     entries = []
@@ -193,8 +191,7 @@ def model_entries(model):
 
 def model_state(model, strict=True):
     """The Hugging Face state dict of one of our models (float32); a ValueError for weights Hugging Face has no name for
-    (an original head) unless not `strict`, which leaves them out.
-    """
+    (an original head) unless not `strict`, which leaves them out."""
     entries = model_entries(model)
     covered = {id(entry.variable) for entry in entries}
     leftover = [v.path for v in model.weights if id(v) not in covered]

@@ -165,8 +165,7 @@ def _check_label_names(info, num_labels, info_file, path):
 
 def write_run_folder(folder, networks, model_config, pretraining, vocabulary=None, extra_files=None):
     """Writes a run folder whole: `networks` (`{"discriminator": model, "generator": model}`) as `.keras`,
-    `run_config.json`, `vocab.txt` given a vocabulary, and what `extra_files(tmp_folder)` writes.
-    """
+    `run_config.json`, `vocab.txt` given a vocabulary, and what `extra_files(tmp_folder)` writes."""
     with atomic_folder(folder) as tmp:
         for name, network in networks.items():
             if network is not None:

@@ -43,8 +43,7 @@ def check_push_target(repo_id: str, token: str | bool | None = None) -> None:
 def create_repository(repo_id: str, token: str | bool | None = None, private: bool | None = None,
                       revision: str | None = None, folder: str = "<folder>") -> HfApi:
     """Creates `repo_id` (kept when it exists; an existing public one refused when `private`) and its branch `revision`,
-    as a push does first; the `HfApi` that did it.
-    """
+    as a push does first; the `HfApi` that did it."""
     check_push_target(repo_id, token)
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=token)
     with _answered(repo_id, folder):
@@ -62,8 +61,7 @@ def push_to_hub(folder: str, repo_id: str, token: str | None = None, private: bo
     """Uploads `folder` (a model folder or an export version folder) to the model repository `repo_id`, created if
     needed, with a model card written first when it has none; returns the commit's URL (the pull request's with
     `create_pr`). `private` applies to a new repository (an existing public one is refused); `revision`: a branch,
-    created from main if missing.
-    """
+    created from main if missing."""
     check_push_target(repo_id, token)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"{folder}: no such folder to push to {repo_id}")

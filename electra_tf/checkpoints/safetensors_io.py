@@ -99,8 +99,7 @@ def read_safetensors(path):
 
 def write_safetensors(path, arrays, float_dtype=None):
     """Writes `{name: array}` atomically, floating arrays cast to `float_dtype` when given, with the metadata
-    `transformers` expects.
-    """
+    `transformers` expects."""
     dtype = None if float_dtype is None else np.dtype(ml_dtypes.bfloat16 if float_dtype == "bfloat16" else float_dtype)
     arrays = {name: np.ascontiguousarray(array if dtype is None or not np.issubdtype(array.dtype, np.floating)
                                          else array.astype(dtype))

@@ -41,8 +41,7 @@ class Network:
 @dataclasses.dataclass
 class Source:
     """A checkpoint read: `networks["model"]` (the discriminator, or the only model) and, for a pre-training
-    checkpoint, `networks["generator"]`.
-    """
+    checkpoint, `networks["generator"]`."""
 
     format: str
     path: str
@@ -190,8 +189,7 @@ def detect_format(path):
 
 def read_source(path, run_config=None, **hub_options):
     """The checkpoint at `path` (or hub id, `hub_options` going to `hub.resolve`) read into a `Source`; `run_config`
-    (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config.
-    """
+    (`(ElectraConfig, PretrainingConfig)`) replaces a Google checkpoint's inferred config."""
     path = hub.resolve(path, **hub_options)
     kind, location = detect_format(path)
     if kind == HUGGINGFACE:

@@ -98,8 +98,7 @@ class NoTokenizerFiles(ValueError):
 
 def tokenizer_arguments(path, **hub_options):
     """`(vocabulary, lowercase, strip_accents)` of the checkpoint at `path` (any format or hub id), or of a
-    `vocab.txt`/`tokenizer.json` path.
-    """
+    `vocab.txt`/`tokenizer.json` path."""
     path = hub.resolve(path, tokenizer_only=True, **hub_options)
     if os.path.isfile(path):
         if path.endswith(".json"):
