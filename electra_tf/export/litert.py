@@ -17,10 +17,6 @@ from electra_tf.export.signatures import make_serving_task
 MODEL_FILE = "model.tflite"
 PRECISIONS = ("fp32", "int8")
 OUTPUTS = ("logits", "probabilities", "label_id")
-# The ops of the classifier's raw-text graph that TFLite has no kernel for (the converter's list, TF 2.21 with
-# tensorflow-text 2.21; tf-text's FastWordpieceTokenizeWithOffsets has one): so the model takes ids.
-TEXT_OPS_WITHOUT_KERNELS = ("NormalizeUTF8", "RegexSplitWithOffsets", "RaggedGather", "StaticRegexFullMatch",
-                            "StaticRegexReplace", "StringLength", "StringLower", "SelectV2 (of strings)")
 
 
 def convert(task, precision="fp32", calibration=None):
