@@ -140,10 +140,7 @@ class TrainingScalars(keras.callbacks.Callback):
             "tokens_per_second": steps * self.tokens_per_step / seconds,
             "train_flops": self.train_flops(step),
         })
-        with self.writer.as_default(step=step):
-            for name, value in scalars.items():
-                tf.summary.scalar(name, value)
-        self.writer.flush()
+        self._write(step, scalars)
         shown = " - ".join(f"{k}: {v:.4g}" for k, v in scalars.items())
         left = f" · {duration((self.total_steps - step) * seconds / steps)} left" if self.total_steps else ""
         print(f"{self._position(step)}: {shown}{left}", flush=True)
@@ -151,10 +148,13 @@ class TrainingScalars(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         step = optimizer_step(self.model)
         evaluated = {name: float(value) for name, value in (logs or {}).items() if name.startswith("val_")}
-        with self.writer.as_default(step=step):
-            for name, value in evaluated.items():
-                tf.summary.scalar(name, value)
-        self.writer.flush()
+        self._write(step, evaluated)
         if evaluated:
             shown = " - ".join(f"{name[len('val_'):]}: {value:.4g}" for name, value in evaluated.items())
             print(f"evaluation at step {step}: {shown}", flush=True)
+
+    def _write(self, step, scalars):
+        with self.writer.as_default(step=step):
+            for name, value in scalars.items():
+                tf.summary.scalar(name, value)
+        self.writer.flush()

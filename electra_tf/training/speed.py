@@ -25,8 +25,6 @@ import tensorflow as tf
 from electra_tf.training.shared_trace import share_traces
 
 XLA_MIN_STEPS = 1000
-_ONEDNN_FLAG = "--xla_cpu_use_onednn"
-_CACHE_FLAG = "--tf_xla_persistent_cache_directory"
 
 
 def xla_pays(mixed_precision, train_steps):
@@ -44,9 +42,7 @@ def use_onednn_in_xla(environ=os.environ):
     >>> environ["XLA_FLAGS"]
     '--xla_dump_to=/tmp/x --xla_cpu_use_onednn=true'
     """
-    flags = environ.get("XLA_FLAGS", "")
-    if _ONEDNN_FLAG not in flags:
-        environ["XLA_FLAGS"] = f"{flags} {_ONEDNN_FLAG}=true".strip()
+    _add_flag(environ, "XLA_FLAGS", "--xla_cpu_use_onednn", "true")
 
 
 def cache_xla_compilations(environ=os.environ):
@@ -59,11 +55,15 @@ def cache_xla_compilations(environ=os.environ):
     >>> environ["TF_XLA_FLAGS"]  # doctest: +ELLIPSIS
     '--tf_xla_persistent_cache_directory=/tmp/cache/electra_tf/xla/tf-...'
     """
-    flags = environ.get("TF_XLA_FLAGS", "")
-    if _CACHE_FLAG not in flags:
-        base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        directory = os.path.join(base, "electra_tf", "xla", f"tf-{metadata.version('tensorflow')}")
-        environ["TF_XLA_FLAGS"] = f"{flags} {_CACHE_FLAG}={directory}".strip()
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = os.path.join(base, "electra_tf", "xla", f"tf-{metadata.version('tensorflow')}")
+    _add_flag(environ, "TF_XLA_FLAGS", "--tf_xla_persistent_cache_directory", directory)
+
+
+def _add_flag(environ, variable, flag, value):
+    flags = environ.get(variable, "")
+    if flag not in flags:
+        environ[variable] = f"{flags} {flag}={value}".strip()
 
 
 @contextlib.contextmanager
