@@ -1,20 +1,5 @@
-"""Length-aware batches: examples of similar length together, each batch padded only to its longest.
-
-Texts are far shorter than `max_seq_length` on most tasks (an SST-2 sentence is ~25 tokens of 128), so a
-batch padded to the maximum spends most of its compute on padding. Instead:
-
-- training groups examples by their packed length into buckets of `featurize.PAD_MULTIPLE` tokens
-  (`tf.data`'s `group_by_window` over the shuffled, repeated stream) and pads each batch to its bucket, so
-  the step sees a handful of shapes; a batch's examples share a bucket, where fixed padding mixes all
-  lengths (the only change to training: which examples meet in a batch);
-- evaluation and prediction sort the examples by length (`length_order`), batch them in that order and
-  put the outputs back in the input order (`restore_order`): the numbers equal fixed padding's up to float
-  round-off (padding is masked).
-
-`pad_to_max_length=True` (the tools' `--pad_to_max_length`) keeps fixed padding.
-
-`batch_examples` is the one place the task datasets (classification, multiple choice, SQuAD, tagging) batch
-their examples, so training and evaluation batches are made the same way for every task.
+"""Length-aware batches (docs/finetuning.md): examples of similar length together, each batch padded only to
+its longest; `batch_examples` is the one place every task's datasets are batched.
 
 Example:
 >>> order = length_order([30, 5, 17])
@@ -44,18 +29,12 @@ def length_order(lengths):
 
 def restore_order(values, order):
     """`values` computed in `order` (an array, or a list), back in the input order."""
-    if isinstance(values, np.ndarray):
-        restored = np.empty_like(values)
-        restored[order] = values
-        return restored
-    restored = [None] * len(values)
-    for position, index in enumerate(order):
-        restored[index] = values[position]
-    return restored
+    inverse = np.argsort(order)
+    return values[inverse] if isinstance(values, np.ndarray) else [values[position] for position in inverse]
 
 
+# Training shuffles over `min(examples, SHUFFLE_BUFFER)` examples (all of them on every task's usual size).
 SHUFFLE_BUFFER = 10_000
-"""Training shuffles over `min(examples, SHUFFLE_BUFFER)` examples (all of them on every task's usual size)."""
 
 
 def _shuffled(dataset, count, seed):
@@ -63,35 +42,19 @@ def _shuffled(dataset, count, seed):
 
 
 def batch_examples(dataset, batch_size, shuffle=False, seed=0, keys=None):
-    """`dataset`'s examples (one element each) in batches, for training (`shuffle=True`) or evaluation.
-
-    The settings, chosen once for every task:
-
-    - training (`shuffle=True`) shuffles over `min(examples, SHUFFLE_BUFFER)` examples, reshuffled on every
-      pass, and drops the last partial batch (every step sees `batch_size` examples); with `keys` (length
-      buckets from `bucket_keys`, for `pad_to_max_length=False`) the batches are endless and grouped by bucket
-      (`bucketed_batches`), else one pass;
-    - evaluation (`shuffle=False`) keeps the input order and every example (the last batch may be short).
-
-    Batches are `ragged_batch`es: components of one shape stay dense, variable-length ones (tagging's label
-    ids) become ragged.
-    """
+    """`dataset`'s examples in `ragged_batch`es: for training (`shuffle=True`) shuffled on every pass, the last
+    partial batch dropped and, with length bucket `keys`, endless and grouped by bucket; for evaluation in order,
+    every example kept."""
     if shuffle and keys is not None:
-        return bucketed_batches(dataset, keys, batch_size, seed)
+        keyed = tf.data.Dataset.zip((dataset, tf.data.Dataset.from_tensor_slices(np.asarray(keys, np.int64))))
+        keyed = _shuffled(keyed, len(keys), seed).repeat()
+        grouped = keyed.group_by_window(
+            key_func=lambda _, key: key, window_size=batch_size,
+            reduce_func=lambda _, window: window.ragged_batch(batch_size, drop_remainder=True))
+        return grouped.map(lambda example, _: example)
     if shuffle:
         dataset = _shuffled(dataset, int(dataset.cardinality()), seed)
     return dataset.ragged_batch(batch_size, drop_remainder=shuffle)
-
-
-def bucketed_batches(dataset, keys, batch_size, seed=0):
-    """Endless training batches of `dataset`'s examples (one element each, in input order), shuffled and
-    grouped so that a batch's examples share a bucket (`keys`, from `bucket_keys`)."""
-    keyed = tf.data.Dataset.zip((dataset, tf.data.Dataset.from_tensor_slices(np.asarray(keys, np.int64))))
-    keyed = _shuffled(keyed, len(keys), seed).repeat()
-    grouped = keyed.group_by_window(key_func=lambda _, key: key,
-                                    reduce_func=lambda _, window: window.ragged_batch(batch_size, drop_remainder=True),
-                                    window_size=batch_size)
-    return grouped.map(lambda example, _: example)
 
 
 def to_longest(inputs):

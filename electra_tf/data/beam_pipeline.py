@@ -1,32 +1,7 @@
-"""Corpus → pre-training TFRecord shards on Apache Beam: the local builder's output, on any Beam runner.
-
-    pieces of the corpus (`corpus_pieces`: a part, or a piece of a large text, JSONL or Parquet file)
-    → count each piece's documents [and fingerprint them, to find the copies to drop]
-    → read each piece again, number its documents from the counts, keep the wanted shards',
-      tokenize them (the tokenizer loaded once per worker, in `DoFn.setup`) → compact int32 bytes a shard
-    → group by shard → pack in document order (`shard_packer`) → write each shard atomically → manifest.json
-
-Document `j` (counted over the parts in order, after de-duplication) goes to
-shard `shard_of(j)`, as in `pretraining_data`; each shard's documents are
-packed in the order of `j` (the pieces' order, then their order in the piece),
-so the shards are byte-identical to the local builder's for the same corpus
-and settings, whatever the runner or the number of workers. Documents are
-numbered without gathering them: a piece is read twice (reading is ~1 % of the
-work, tokenizing and packing the rest), once to count, once to tokenize, and
-only the tokenized documents cross the one shuffle, as bytes. Reading,
-numbering, packing and writing are the local builder's own functions
-(`read_part`, `document_hash`, `tokenized_batches`, `shard_packer`,
-`ShardWriter`, `plan_build`, `write_manifest`); only the plumbing is here.
-
-A shard's counts are saved beside it (`<output_dir>/.counts/<shard>.json`,
-which no shard glob matches) as soon as it is renamed into place, so a run
-that fails keeps its complete shards and the same command finishes the rest;
-the manifest, written once every shard is there, folds them in.
-
-Runners: the in-process `DirectRunner` (the default; `--direct_num_workers=2
---direct_running_mode=multi_processing` for processes), or Dataflow / Flink /
-Spark through `beam_options` (see docs/data_at_scale.md). A shard is packed by
-one worker: choose `num_shards` so that a shard's tokens fit in its memory.
+"""Corpus → pre-training TFRecord shards on Apache Beam, byte-identical to the local builder's on any runner
+(docs/data_at_scale.md): each piece of the corpus is read twice, to number its documents and then to tokenize
+them; only the tokenized documents cross the one shuffle, grouped by shard. The reading, numbering, packing and
+writing are the local builder's own functions; only the plumbing is here.
 
 Example:
 >>> build_pretraining_shards_on_beam(  # doctest: +SKIP
@@ -70,9 +45,8 @@ class PipelineFailed(ValueError):
 
 
 def beam_pipeline_options(beam_options):
-    """`PipelineOptions` from a list of flags or one string of them; the DirectRunner unless one is named, and
-    the workers' logs at WARNING unless a level is given (the DirectRunner's worker processes print every step).
-    """
+    """`PipelineOptions` from a list of flags or one string of them; the DirectRunner and the workers' logs at
+    WARNING unless named (the DirectRunner's workers print every step)."""
     flags = beam_options.split() if isinstance(beam_options, str) else list(beam_options or [])
     defaults = {"--runner": "DirectRunner", "--default_sdk_harness_log_level": "WARNING"}
     flags += [f"{name}={value}" for name, value in defaults.items() if not any(f.startswith(name) for f in flags)]
@@ -91,9 +65,8 @@ def run_pipeline(build, beam_options, what):
 
 
 def _root_cause(error):
-    """The first line of the innermost error's message, without Beam's "[while running ...]" notes. An error
-    raised `from None` is the innermost: a reader's own line naming the file (and line, row or column), as the
-    local builder shows it, not the library error it replaced (`EOFError`, `JSONDecodeError`)."""
+    """The first line of the innermost error's message (one raised `from None`: a reader's own line naming the
+    file), without Beam's "[while running ...]" notes."""
     while error.__cause__ is not None or (error.__context__ is not None and not error.__suppress_context__):
         error = error.__cause__ or error.__context__
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -147,8 +120,7 @@ def _first_documents(counts, dropped):
 
 class TokenizePiece(beam.DoFn):
     """A piece → (shard, (piece, its documents for the shard, `ShardDocuments.encoded()`)) for every wanted shard it
-    feeds: the piece is read again, its documents numbered from `first[piece]` (skipping the dropped copies)
-    and tokenized here, the tokenizer (and the word segmenter, for whole-word masking) built once per worker."""
+    feeds, its documents numbered from `first[piece]` (skipping the dropped copies)."""
 
     def __init__(self, vocab_file, settings, tfds_data_dir, wanted):
         self.vocab_file = vocab_file
@@ -204,10 +176,8 @@ class TokenizePiece(beam.DoFn):
 
 
 class ShardDocuments:
-    """Tokenized documents gathered for a shard, as four int32 arrays (lines a document, sentences a line, ids
-    a sentence, the ids) and the ids' int8 word marks (for whole-word masking; empty without): sent as bytes, a
-    quarter of pickled lists in the shuffle and in the memory of the worker that packs the shard;
-    `decode_documents` gives them back as `DocumentPacker` takes them.
+    """Tokenized documents gathered for a shard as int32 arrays (lines a document, sentences a line, ids a
+    sentence, the ids) and int8 word marks: as bytes, a quarter of pickled lists in the shuffle.
 
     >>> documents = ShardDocuments()
     >>> documents.add([2], np.array([2, 1]), np.array([5, 6, 7]))
@@ -300,26 +270,12 @@ def _saved_counts(output_dir, num_shards):
     return saved
 
 
-def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
-                                     seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                                     long_lines=None, text_field="text", tfds_data_dir=None, dedupe=False,
-                                     whole_word_masking=False, language=None, beam_options=None):
-    """`pretraining_data.build_pretraining_shards` (same arguments, same shards and manifest) on Beam.
-
-    Args:
-        beam_options: Beam pipeline flags (a list, or one string), e.g.
-            `["--direct_num_workers=2", "--direct_running_mode=multi_processing"]`; the DirectRunner unless
-            `--runner` is given.
-
-    Returns:
-        The manifest's shard counts. A failed step raises `PipelineFailed` (a ValueError) naming its error;
-        the shards complete by then are kept.
-    """
-    settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
-                              seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
-                              strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
-                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir,
-                              language=language)
+def build_pretraining_shards_on_beam(input_files, vocab_file, output_dir, *, beam_options=None, **options):
+    """`pretraining_data.build_pretraining_shards` (the `options` of `build_settings`, the same shards and manifest)
+    on Beam, with Beam's pipeline flags `beam_options` (the DirectRunner unless `--runner` is given); returns the
+    manifest's shard counts. A failed step raises `PipelineFailed` naming its error; complete shards are kept."""
+    settings = build_settings(input_files, vocab_file, **options)
+    num_shards, tfds_data_dir = settings["num_shards"], options.get("tfds_data_dir")
     done, wanted, duplicates = plan_build(output_dir, settings)
     counts_dir = os.path.join(output_dir, COUNTS_DIR)
     if _read_value(output_dir, "settings") != settings:  # counts of another build's shards: not ours to keep

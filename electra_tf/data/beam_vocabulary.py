@@ -1,13 +1,5 @@
-"""A WordPiece vocabulary learned on Apache Beam: words counted in the pipeline, learned from the counts.
-
-    read pieces (`beam_pipeline.corpus_pieces`, one worker a piece)
-    → split into words as the tokenizer splits them (`text_normalization.bert_pretokenize`, in batches)
-    → count per batch, then sum per word → tensorflow-text's learner (`learn_vocabulary`) on one
-    worker → vocab.txt, written atomically
-
-The words and the learner are the local tool's (`vocabulary_learning.build_vocabulary`), and the learner gets
-the counts sorted by word, so the `vocab.txt` is the local tool's for the same corpus. The learner
-holds every distinct word's count in one worker's memory (a few million words for a web-scale corpus).
+"""A WordPiece vocabulary learned on Apache Beam (docs/data_at_scale.md): words counted in the pipeline as the
+tokenizer splits them, then the local tool's learner on one worker, so the `vocab.txt` is the local tool's.
 
 Example:
 >>> learn_vocabulary_on_beam(["corpus/a.txt"], "vocab.txt", vocab_size=30522)  # doctest: +SKIP
@@ -44,11 +36,8 @@ def _learn_and_save(word_counts, vocab_size, min_char_count, output):
 
 def learn_vocabulary_on_beam(input_files, output, vocab_size=30522, *, lowercase=True, strip_accents=None,
                              min_char_count=MIN_CHAR_COUNT, text_field="text", tfds_data_dir=None, beam_options=None):
-    """Learns the vocabulary of the corpus parts (see `corpus_readers`) and writes it to `output`; returns it.
-
-    `beam_options` as in `beam_pipeline.build_pretraining_shards_on_beam`. A failed step (an empty corpus
-    too) raises `PipelineFailed` naming its error; `output` is then left as it was.
-    """
+    """Learns the vocabulary of the corpus parts and writes it to `output`; returns it. A failed step (an empty
+    corpus too) raises `PipelineFailed` naming its error, and leaves `output` as it was."""
     parts = check_parts(input_files, text_field)
     strip_accents = lowercase if strip_accents is None else strip_accents
     reading = {"blanks_separate_docs": True, "text_field": text_field, "input_files": parts}

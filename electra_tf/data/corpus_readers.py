@@ -1,22 +1,6 @@
-"""Documents from the corpora users have: text files (gzip too), JSONL, Parquet, TFDS datasets.
-
-A corpus is a list of *parts*, each read whole by one reader, in order:
-
-- a text file (`.gz`: gzip): one sentence a line; a blank line ends a document
-  (with `blanks_separate_docs`; otherwise the file is one document);
-- a JSONL file (`.jsonl`, `.jsonl.gz`): one document a line, its text in
-  `text_field`; a line of that text is a sentence;
-- a Parquet file (`.parquet`, as `datasets` exports): one document a row, its
-  text in the `text_field` column;
-- `tfds:<name>[:<split>]` (split `train` by default): one document a record,
-  its text in the `text_field` feature.
-
-The local shard builder and the Beam pipeline both read through `read_part`, so they see the same
-documents in the same order. A large file is read by the Beam pipeline in pieces (`part_pieces`: byte ranges
-of a text file cut after blank lines, of a JSONL file after line ends; runs of a Parquet file's row groups),
-whose documents, one piece after the other, are the file's.
-`check_parts` finds what cannot be read (a missing or unreadable file, a
-Parquet file without the text column) before anything is written.
+"""Documents from the corpora users have (docs/data_at_scale.md): text files (gzip too; a blank line ends a
+document), JSONL, Parquet and `tfds:<name>[:<split>]` parts, read by the local shard builder and the Beam
+pipeline alike (`read_part`), and checked before anything is written (`check_parts`).
 
 Example:
 >>> import os, tempfile
@@ -84,10 +68,7 @@ def part_kind(part):
 
 
 def check_parts(parts, text_field="text"):
-    """The parts (absolute paths, `tfds:` names as given); a ValueError naming the first that cannot be read.
-
-    Files must exist and be readable; a Parquet file must have a `text_field` column of strings.
-    """
+    """The parts (absolute paths, `tfds:` names as given); a ValueError naming the first that cannot be read."""
     checked = []
     for part in parts:
         if part_kind(part) == "tfds":
@@ -145,11 +126,8 @@ def _null_texts_error(path, text_field, row, count=None):
 
 
 def part_pieces(part, blanks_separate_docs=True, piece_bytes=None):
-    """The pieces `read_part` can read `part` in, in order, about `piece_bytes` each (`PIECE_BYTES` by default):
-    byte ranges `(start, end)` of an uncompressed text file whose documents end at blank lines, or of an
-    uncompressed JSONL file (the last ends at None: the end of the file); row-group ranges `(first, end)` of a
-    Parquet file (by their uncompressed size); `[None]` (the part whole) for the other parts (gzip, which has no
-    seeking, TFDS, a text file without blank-line documents).
+    """The pieces `read_part` can read `part` in, about `piece_bytes` each: byte ranges `(start, end)` of an
+    uncompressed text (with blank-line documents) or JSONL file, row-group ranges of a Parquet file, else `[None]`.
 
     >>> part_pieces("corpus.txt.gz"), part_pieces(__file__, piece_bytes=4_000)[:2]
     ([None], [(0, 4000), (4000, 8000)])
@@ -177,17 +155,9 @@ def _row_group_pieces(path, piece_bytes):
 
 
 def read_part(part, blanks_separate_docs=True, text_field="text", tfds_data_dir=None, stats=None, piece=None):
-    """Yields the documents (lists of non-empty, stripped lines) of one part, in order; of one of its pieces
-    (`part_pieces`) with `piece`.
-
-    A piece `(start, end)` of a text file begins after the first blank line starting at or after `start` (at
-    0: the file's start) and ends where the piece starting at `end` begins, so the pieces' documents, one piece
-    after the other, are the file's; of a JSONL file, the same with the first line starting at or after
-    `start`; of a Parquet file, its row groups `first` to `end - 1`.
-
-    Bytes that are not UTF-8 are replaced by U+FFFD; `stats` counts the lines concerned and remembers the
-    first (file, line number: counted from the piece's first line).
-    """
+    """Yields the documents (lists of non-empty, stripped lines) of one part, or of one of its pieces: a text
+    piece begins after the first blank line at or after `start` (a JSONL piece, line), so the pieces' documents
+    are the file's. Bytes that are not UTF-8 become U+FFFD, counted in `stats` with the first line concerned."""
     stats = stats if stats is not None else CorpusStats()
     kind = part_kind(part)
     if kind == "text":
@@ -250,9 +220,8 @@ def _piece_lines(f, piece, after_blank_line):
 
 
 def _piece_start(f, start, after_blank_line):
-    """Moves `f` to where a piece starting at `start` begins: the start of the first line starting at or after
-    `start`, or with `after_blank_line` the end of the first blank line starting at or after `start` (0 for 0);
-    returns that position."""
+    """Moves `f` to where a piece starting at `start` begins (the first line, or the end of the first blank line,
+    starting at or after it) and returns that position."""
     f.seek(max(0, start - 1))
     if start == 0:
         return 0

@@ -1,14 +1,5 @@
-"""The embedded default corpus: English prose every Python installation already has.
-
-The docstrings of the standard library's modules, classes and functions, read
-with `ast` (nothing is imported or run), plus the language reference topics of
-`pydoc_data` (the text behind `help("for")`). About 2 MB of real English, so
-the demo and the tests need no download.
-
-Each docstring (or topic) is a document; its prose paragraphs are split into
-sentences, and doctest and code lines are dropped. The text format is the one
-the pre-training data tools read: one sentence a line, a blank line between
-documents.
+"""The embedded default corpus: the standard library's docstrings and `pydoc_data`'s topics (about 2 MB of
+English prose every Python has, read with `ast`), so the demo and the tests need no download.
 
 Example:
 >>> documents = default_corpus_documents(max_documents=3)
@@ -43,14 +34,19 @@ def _stdlib_sources():
 _KINDS = {ast.Module: "module", ast.ClassDef: "class", ast.FunctionDef: "function", ast.AsyncFunctionDef: "function"}
 
 
-def _docstrings(path):
-    """(kind, docstring) of the module, classes and functions of a source file."""
+def _parsed(path):
+    """The `ast` of a source file, or None when it cannot be read or parsed."""
     try:
         with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), filename=path)
-    except (SyntaxError, UnicodeDecodeError, ValueError):
-        return
-    for node in ast.walk(tree):
+            return ast.parse(f.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _docstrings(path):
+    """(kind, docstring) of the module, classes and functions of a source file."""
+    tree = _parsed(path)
+    for node in ast.walk(tree) if tree else ():
         if type(node) in _KINDS:
             text = ast.get_docstring(node)
             if text and len(text) >= _MIN_DOCUMENT_CHARS:
@@ -59,12 +55,8 @@ def _docstrings(path):
 
 def _pydoc_topics(path):
     """The `topics` dict literal of `pydoc_data/topics.py`, read without importing it."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), filename=path)
-    except (OSError, SyntaxError):
-        return
-    for node in tree.body:
+    tree = _parsed(path)
+    for node in tree.body if tree else ():
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
             for value in node.value.values:
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
@@ -101,10 +93,8 @@ def default_corpus_documents(max_documents=None):
 
 
 def write_default_corpus(path, max_documents=None):
-    """Writes the corpus as text (a sentence a line, blank lines between documents).
-
-    Returns the number of documents written. The file appears atomically.
-    """
+    """Writes the corpus atomically as text (a sentence a line, blank lines between documents); returns the
+    number of documents."""
     documents = default_corpus_documents(max_documents)
     with atomic_open(path) as f:
         for sentences in documents:
@@ -113,12 +103,8 @@ def write_default_corpus(path, max_documents=None):
 
 
 def docstring_kinds(max_per_kind=600):
-    """A labelled task from the same corpus: what a docstring documents (module, class or function).
-
-    Each example is a docstring's first two prose sentences; at most
-    `max_per_kind` per kind (the stdlib has ~3,400 function, ~600 class and
-    ~400 module docstrings), in a fixed order. Returns `(text, kind)` pairs.
-    """
+    """A labelled task from the same corpus, `(text, kind)` pairs: what a docstring (its first two sentences)
+    documents (module, class or function), at most `max_per_kind` per kind."""
     examples, counts = [], {}
     for path in _stdlib_sources():
         for kind, text in _docstrings(path):
@@ -130,11 +116,8 @@ def docstring_kinds(max_per_kind=600):
 
 
 def write_docstring_kinds(folder, dev_fraction=0.2, max_per_kind=600):
-    """Writes `docstring_kinds` as `train.jsonl` and `dev.jsonl` (fields `text`, `label`); returns their paths.
-
-    An example goes to dev when a hash of its text says so: the split does not
-    depend on the order or on the Python version's other docstrings.
-    """
+    """Writes `docstring_kinds` as `train.jsonl` and `dev.jsonl` (fields `text`, `label`), split by a hash of
+    the text; returns their paths."""
     os.makedirs(folder, exist_ok=True)
     splits = {"train": [], "dev": []}
     for text, kind in docstring_kinds(max_per_kind):

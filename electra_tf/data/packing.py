@@ -1,33 +1,6 @@
-"""Packing sentences into pre-training examples: the original `ExampleBuilder`'s rules, and a packer of whole
-documents that drops no text (`DocumentPacker`).
-
-Sentences (token-id lists) accumulate until they reach a target length; the
-example is then split into segment A and segment B and written as
-`[CLS] A [SEP] B [SEP]` (segment ids 0 for `[CLS] A [SEP]`, 1 for `B [SEP]`):
-
-- 10 % of examples have a single segment (A takes every sentence);
-- otherwise A targets `(target - 3) // 2` tokens; a sentence that would push A
-  past it still joins A with probability 0.5 while B is empty;
-- A is cut to `max_length - 2` tokens, B to what is left after A and 3 special
-  tokens;
-- after each example, 5 % of the time the next one targets a random length in
-  `[5, max_length]` (short inputs, as fine-tuning sees them);
-- a document boundary always ends the example: none spans two documents.
-
-There is no next-sentence label, as in ELECTRA.
-
-Those rules drop text: a sentence (a corpus line) longer than an example is cut and its rest discarded, and so
-is the part of the last sentence that overflows an example. On a corpus of one paragraph a line (Wikipedia
-dumps, books) that is a large share of the text. `DocumentPacker` is what the shard builder, streaming input
-and TFDS input use: with `long_lines="split"` (the default) it drops nothing: a line longer than an example is
-packed as its sentences (see `electra_tf.data.sentences`), a sentence longer than half an example is cut into
-pieces of that size, and a sentence that overflows an example continues at the start of the next one (an
-example may then begin mid-sentence, as in RoBERTa's full-sentence packing). `long_lines="truncate"` keeps the
-original rules exactly, for reproduction. `long_lines="sentences"` drops nothing either and ends every example
-at a sentence end where one exists: a sentence that fits in an example is never cut across two (the example ends
-early, with more padding), only a sentence longer than an example is cut. Every mode counts the tokens read,
-written and dropped, and the examples that end inside a sentence (the next example goes on with it, or, with
-"truncate", its rest is dropped).
+"""Packing sentences into pre-training examples `[CLS] A [SEP] B [SEP]`: the original `ExampleBuilder`'s rules
+(10 % single-segment, 5 % short targets, no example across documents, no next-sentence label), and
+`DocumentPacker`, which by default drops no text (docs/pretraining.md).
 
 Example:
 >>> import random
@@ -75,19 +48,9 @@ class Example:
 
 
 class ExampleBuilder:
-    """Accumulates the sentences of a document and emits packed `Example`s.
-
-    Args:
-        max_length: the example length, `[CLS]` and `[SEP]`s included.
-        cls_id, sep_id: ids of `[CLS]` and `[SEP]`.
-        rng: a `random.Random`; the builder's choices depend on nothing else.
-        keep_overflow: an example is due once it holds `max_length - 3` tokens (what two segments
-            hold), whatever its target; the caller adds no more than `room` tokens at a time (as
-            `DocumentPacker` does), so nothing is ever cut. False: the original rules.
-
-    `dropped` counts the tokens the original rules cut, by reason (`DROPPED_LONG_LINE`,
-    `DROPPED_OVERFLOW`). Sentences given with their word marks (`add_sentence(ids, marks)`) give examples with
-    `continues_word`.
+    """Accumulates the sentences of a document and emits packed `Example`s by the original rules; `dropped`
+    counts the tokens they cut, by reason. With `keep_overflow`, an example is due once it holds `capacity`
+    tokens and the caller adds no more than `room` at a time, so nothing is cut.
     """
 
     def __init__(self, max_length, cls_id, sep_id, rng=None, keep_overflow=False):
@@ -100,23 +63,21 @@ class ExampleBuilder:
         self.keep_overflow = keep_overflow
         self.dropped = collections.Counter()
         self._sentences = []
-        self._marks = []  # each sentence's word marks, or None
+        self._marks = []
         self._length = 0
         self._target_length = max_length
 
     @property
     def capacity(self):
-        """The most tokens an example holds in two segments (`max_length - 3`)."""
         return self.max_length - 3
 
     @property
     def room(self):
-        """How many tokens the next sentence may bring without being cut (unbounded by the original rules)."""
+        """How many tokens the next sentence may bring without being cut."""
         return self.capacity - self._length if self.keep_overflow else float("inf")
 
     def add_sentence(self, token_ids, marks=None):
-        """Adds a sentence (and its tokens' word marks); returns an `Example` when the target length is
-        reached."""
+        """Adds a sentence (and its word marks); returns an `Example` when the target length is reached."""
         if not token_ids:
             return None
         self._sentences.append(list(token_ids))
@@ -182,9 +143,8 @@ class ExampleBuilder:
 
 @dataclasses.dataclass
 class PackingCounts:
-    """Documents packed; tokens read from their lines, written into examples (special tokens not counted) and
-    dropped, by reason; examples that end inside a sentence (a line, or a sentence of a line split into its
-    sentences); `as_dict()` is what a shard manifest records (`tokens`: the tokens read)."""
+    """What a packer read, wrote (special tokens not counted) and dropped, and the examples that end inside a
+    sentence; `as_dict()` is what a shard manifest records."""
 
     documents: int = 0
     read: int = 0
@@ -215,22 +175,11 @@ def word_counts(example, special_ids):
 
 
 class DocumentPacker:
-    """Packs whole documents into `Example`s, with or without dropping text; pure (no I/O, no TensorFlow),
-    so every producer of examples (shard builder, streaming, TFDS, a Beam pipeline) shares it.
-
-    A document is a list of lines; a line is a list of sentences, each a list of token ids (a line
-    tokenized whole is one sentence: `[[ids]]`; `tokenized_documents` in `electra_tf.data.pretraining_data`
-    gives each over-long line as its sentences). A line that fits in an example is packed whole, as one
-    sentence, whatever the mode.
-
-    Args:
-        max_length, cls_id, sep_id, rng: as `ExampleBuilder`.
-        long_lines: "split" (default): nothing is dropped; a line longer than an example (`max_length - 3`
-            tokens) is packed as its sentences, each cut into pieces of at most `(max_length - 3) // 2`
-            tokens, and a sentence overflowing an example goes on in the next. "sentences": as "split", but a
-            line or sentence that does not fit in the example's room starts the next example, and only one
-            longer than an example is cut (into pieces of `max_length - 3`). "truncate": the original rules
-            (over-long lines and overflowing sentences are cut, the rest discarded).
+    """Packs whole documents (lists of lines, a line a list of sentences of token ids) into `Example`s; pure (no
+    I/O, no TensorFlow), so every producer of examples shares it. `long_lines`: "split" drops nothing (a line
+    longer than an example is packed as its sentences, cut into pieces of half an example, and a sentence
+    overflowing an example goes on in the next); "sentences" also starts the next example with a sentence that
+    does not fit; "truncate" is the original rules.
 
     Example:
     >>> import random
@@ -259,14 +208,12 @@ class DocumentPacker:
 
     @property
     def split_longer_than(self):
-        """Lines of more characters than this may need splitting (`tokenized_documents` then gives their
-        sentences); None with long_lines="truncate"."""
+        """Lines of more characters than this may need splitting into sentences (None: "truncate")."""
         return split_threshold(self.builder.max_length, self.long_lines)
 
     def pack(self, document, marks=None):
-        """The examples of one document (none spans two documents). `marks`, shaped as `document`, holds its
-        tokens' word marks (1: the token continues the previous token's word); given, the examples carry
-        them (`Example.continues_word`), a word cut between two pieces becoming two words."""
+        """The examples of one document; `marks`, shaped as `document`, are its tokens' word marks (1: continues
+        the previous token's word), carried to `Example.continues_word`."""
         examples = []
         for line, line_marks in zip(document, marks if marks is not None else [None] * len(document)):
             line_marks = line_marks if line_marks is not None else [None] * len(line)
@@ -293,9 +240,8 @@ class DocumentPacker:
         return examples
 
     def _add(self, piece, marks, ends_sentence):
-        """Adds a piece no more than `room` tokens at a time (the rest starts the next example); with
-        long_lines="sentences", a piece that does not fit in the room starts the next example whole. Counts the
-        examples that end inside a sentence (the piece does not end one, or the original rules cut it)."""
+        """Adds a piece no more than `room` tokens at a time (with "sentences", one that does not fit starts the
+        next example whole)."""
         examples = []
         if self.long_lines == "sentences" and len(piece) > self.builder.room:
             examples.append(self._ended(self.builder.end_document(), self._at_sentence_end))
@@ -309,8 +255,7 @@ class DocumentPacker:
             piece, marks = piece[room:], marks and marks[room:]
 
     def _ended(self, example, at_sentence_end):
-        """`example` (or None), counted in `cut_mid_sentence` when it does not end `at_sentence_end` or the original
-        rules cut text from it."""
+        """`example` (or None), counted in `cut_mid_sentence` when it ends inside a sentence or text was cut."""
         dropped = sum(self.builder.dropped.values())
         if example is not None and (not at_sentence_end or dropped > self._dropped):
             self.counts.cut_mid_sentence += 1
@@ -327,8 +272,7 @@ def _joined(line, line_marks):
 
 
 def split_threshold(max_length, long_lines):
-    """`DocumentPacker(max_length, ..., long_lines=long_lines).split_longer_than`, for a producer that
-    tokenizes documents without a packer at hand (the Beam pipeline's tokenizing step).
+    """`DocumentPacker(max_length, ..., long_lines=long_lines).split_longer_than`, without a packer.
 
     >>> split_threshold(128, "split"), split_threshold(128, "sentences"), split_threshold(128, "truncate")
     (125, 125, None)

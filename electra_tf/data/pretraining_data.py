@@ -1,30 +1,7 @@
-"""Text corpus → pre-training TFRecord shards.
-
-Documents are read from the corpus parts (`corpus_readers`: text files, one
-sentence or one paragraph a line, a blank line ending a document with
-`blanks_separate_docs`; JSONL, Parquet, TFDS), optionally de-duplicated,
-tokenized in-graph in large batches, and dealt round-robin to the shards:
-document `j` goes to shard `j % num_shards`. Each shard packs its documents in
-order with its own `shard_packer` (a `DocumentPacker` seeded by the seed and the
-shard: by default no text is dropped, a line longer than an example is split at
-its sentence ends, and CJK text packs whole sentences, `long_lines="sentences"`; `long_lines="truncate"` is
-the original's cut), so its
-content depends only on the corpus, the seed and the number of shards (the Beam
-pipeline, `beam_pipeline`, packs through the same `shard_packer` and writes the
-same bytes).
-
-Shards appear atomically (`write_shard`) and a `manifest.json` records the
-settings, the vocabulary hash and every shard's counts (documents, examples,
-tokens read, written and dropped by reason, `[UNK]` tokens written, examples ending mid-sentence, the words the
-vocabulary maps to `[UNK]`) and their totals, the share of `[UNK]` among the tokens written (`unknown_token_rate`:
-a vocabulary that does not fit the text shows here) with the most frequent unknown words (`unknown_words`), and
-the share of examples that end mid-sentence (`mid_sentence_rate`). Running the
-same build again skips complete shards and finishes the others; an output folder holding shards of other
-settings is an error.
-
-With `whole_word_masking`, CJK text is segmented into words (`word_segmentation`: jieba) and each example
-stores which tokens continue the previous token's word (`continues_word`), for in-graph whole-word masking; the
-manifest counts the words and those of several tokens (`whole_words`: what whole-word masking masks as one).
+"""Text corpus → pre-training TFRecord shards (docs/pretraining.md): documents read from the corpus parts,
+optionally de-duplicated, tokenized in-graph in large batches and dealt round-robin to the shards, each packed
+by its own `shard_packer`, so a shard depends only on the corpus, the seed and the number of shards; a
+`manifest.json` records the settings, the vocabulary hash and every shard's counts.
 
 Example:
 >>> stats = build_pretraining_shards(  # doctest: +SKIP
@@ -64,11 +41,8 @@ UNKNOWN_WORDS_KEPT = 50
 
 def read_documents(parts, blanks_separate_docs=True, stats=None, *, text_field="text", tfds_data_dir=None,
                    dedupe=False):
-    """Yields the documents (lists of non-empty lines) of every part in order (`corpus_readers.read_part`).
-
-    With `dedupe`, a document whose `document_hash` was seen before is dropped and counted in
-    `stats.duplicate_documents`: the first copy stays.
-    """
+    """Yields the documents (lists of non-empty lines) of every part in order; with `dedupe`, only the first copy
+    of a document (by `document_hash`), the others counted in `stats.duplicate_documents`."""
     stats = stats if stats is not None else CorpusStats()
     seen = set()
     for part in parts:
@@ -130,8 +104,7 @@ def read_manifest(folder):
 
 
 def packing_totals(shards):
-    """The totals of `{shard: counts}`: each count summed over the shards, a count by reason (`tokens_dropped`)
-    summed reason by reason.
+    """The totals of `{shard: counts}` (a count by reason summed reason by reason).
 
     >>> packing_totals({"a": {"tokens": 9, "tokens_dropped": {"x": 2}}, "b": {"tokens": 1, "tokens_dropped": {}}})
     {'tokens': 10, 'tokens_dropped': {'x': 2}}
@@ -150,31 +123,32 @@ def packing_totals(shards):
 
 
 def mid_sentence_rate(shards):
-    """The share of the examples of `shards` (`{shard: counts}`) that end inside a sentence (the next example
-    goes on with it, or the original rules cut it); None when a shard's counts lack it.
+    """The share of the examples of `shards` (`{shard: counts}`) that end inside a sentence; None when a shard's
+    counts lack it.
 
     >>> mid_sentence_rate({"a": {"examples": 8, "examples_ending_mid_sentence": 1},
     ...                    "b": {"examples": 2, "examples_ending_mid_sentence": 0}})
     0.1
     """
-    if any("examples_ending_mid_sentence" not in counts for counts in shards.values()):
-        return None
-    examples = sum(counts["examples"] for counts in shards.values())
-    return sum(counts["examples_ending_mid_sentence"] for counts in shards.values()) / examples if examples else 0.0
+    return _share(shards, "examples_ending_mid_sentence", "examples")
 
 
 def unknown_token_rate(shards):
-    """The share of `[UNK]` among the tokens written into `shards` (`{shard: counts}`), special tokens not
-    counted; None when a shard's counts lack it (written before the count was kept).
+    """The share of `[UNK]` among the tokens written into `shards` (`{shard: counts}`); None when a shard's counts
+    lack it.
 
     >>> unknown_token_rate({"a": {"tokens_written": 90, "tokens_unknown": 3}, "b": {"tokens_written": 10,
     ...                                                                             "tokens_unknown": 0}})
     0.03
     """
-    if any("tokens_unknown" not in counts for counts in shards.values()):
+    return _share(shards, "tokens_unknown", "tokens_written")
+
+
+def _share(shards, part, whole):
+    if any(part not in counts for counts in shards.values()):
         return None
-    written = sum(counts["tokens_written"] for counts in shards.values())
-    return sum(counts["tokens_unknown"] for counts in shards.values()) / written if written else 0.0
+    total = sum(counts[whole] for counts in shards.values())
+    return sum(counts[part] for counts in shards.values()) / total if total else 0.0
 
 
 def shard_words(files):
@@ -187,8 +161,7 @@ def shard_words(files):
 
 
 def masking_unit(words=None, whole_word_masking=True):
-    """One line: the unit that masking masks (the word, or with `whole_word_masking` False the token), and given the
-    shards' word counts (`shard_words`), how many of their words hold several tokens, masked as one.
+    """One line: the unit that masking masks and, given the shards' word counts, how many words hold several tokens.
 
     >>> masking_unit({"words": 100, "words_of_several_tokens": 40, "tokens_in_words_of_several_tokens": 90})
     'masking unit: the word (jieba for CJK text); 40.0% of 100 words hold several tokens (60.0% of 150 tokens)'
@@ -227,10 +200,8 @@ def batch_tokenizer(tokenizer):
 
 
 def tokenized_documents(documents, tokenize, split_longer_than=None):
-    """Yields `(index, document)` for `(index, document as lines of text)`, a document as `DocumentPacker`
-    takes it: lines, each a list of sentences, each a list of ids. Many lines are tokenized per call of
-    `tokenize` (a `batch_tokenizer`; see `tokenized_batches`).
-    """
+    """Yields `(index, document)` for `(index, document as lines of text)`, a document as `DocumentPacker` takes it
+    (lines of sentences of ids), many lines tokenized per call of `tokenize`."""
     for index, document, _ in marked_documents(documents, tokenize, split_longer_than):
         yield index, document
 
@@ -254,12 +225,7 @@ def marked_documents(documents, tokenize, split_longer_than=None, cutter=None):
 
 def sentence_batches(documents, split_longer_than=None):
     """Yields `(documents' (index, sentences a line), their sentences)` a batch of about `_TOKENIZE_BATCH_LINES`
-    sentences, for `(index, document as lines of text)`.
-
-    A line of more than `split_longer_than` characters is cut into its sentences (`split_sentences`;
-    tokenized, the same ids as the whole line), so the packer can split it where it does not fit; a shorter line
-    cannot hold more tokens than that (each token covers a character at least) and stays one sentence.
-    """
+    sentences; a line of more than `split_longer_than` characters is cut into its sentences (the same ids)."""
     pending, sentences = [], []
     for index, document in documents:
         sentence_counts = []
@@ -277,12 +243,8 @@ def sentence_batches(documents, split_longer_than=None):
 
 def tokenized_batches(documents, tokenize, split_longer_than=None, cutter=None):
     """Yields `(documents' (index, sentences a line), ragged ids of their sentences or None, word marks)` for each
-    of the `sentence_batches`.
-
-    With a `cutter` (`word_segmentation.WordCutter`: jieba, in worker processes), a sentence holding CJK text is
-    tokenized as its `word_runs` (the same ids again), and the word marks are an int8 array beside the ids' flat
-    values (1 where a token continues the previous token's word); without, they are None.
-    """
+    of the `sentence_batches`; with a `cutter`, CJK text is tokenized as its `word_runs` (the same ids) and the
+    word marks are an int8 array beside the ids' flat values (else None)."""
     batches = sentence_batches(documents, split_longer_than)
     if cutter is None:
         for pending, sentences in batches:
@@ -308,11 +270,8 @@ def _segmented_ids(runs, tokenize):
 
 
 def word_segmenter(settings, whole_word_masking, tfds_data_dir=None):
-    """The name and version of the word segmenter a build with `whole_word_masking` uses (`load_segmenter`;
-    recorded as the setting `word_segmenter`), or None: without the flag, or when the segmenter is not installed
-    and the corpus holds no CJK text (whose words `##` pieces already give). Needed and not installed: a
-    ValueError saying how to install it, raised after reading the corpus up to its first CJK line, before any
-    other work."""
+    """The name and version of the word segmenter a build with `whole_word_masking` uses, or None (no flag, or no
+    segmenter and no CJK text); needed and not installed, a ValueError saying how to install it."""
     if not whole_word_masking:
         return None
     try:
@@ -327,12 +286,8 @@ def word_segmenter(settings, whole_word_masking, tfds_data_dir=None):
 
 
 def shard_packer(settings, shard, cls_id, sep_id):
-    """The `DocumentPacker` of shard `shard` (its own seed), which packs its documents in document order and
-    counts them (`packer.counts.as_dict()`: the shard's counts in the manifest, `examples` aside).
-
-    The local builder and the Beam pipeline both pack through it, so a shard's examples depend only on
-    its documents, the settings and its index.
-    """
+    """The `DocumentPacker` of shard `shard` (its own seed), through which the local builder and the Beam pipeline
+    both pack, so a shard's examples depend only on its documents, the settings and its index."""
     return DocumentPacker(settings["max_seq_length"], cls_id, sep_id,
                           random.Random(settings["seed"] * 1_000_003 + shard), long_lines=settings["long_lines"])
 
@@ -345,8 +300,7 @@ def shard_counts(writer, packer, unknown):
 
 
 def top_unknown_words(counts):
-    """The `UNKNOWN_WORDS_KEPT` most frequent of `counts` (`{word: count}`), ties by the word: what a shard's counts
-    keep (`unknown_words`), the same whichever builder counted them.
+    """The `UNKNOWN_WORDS_KEPT` most frequent of `counts` (`{word: count}`), ties by the word.
 
     >>> top_unknown_words({"”": 3, "“": 3, "—": 1})
     {'“': 3, '”': 3, '—': 1}
@@ -373,27 +327,20 @@ def corpus_is_cjk(parts, blanks_separate_docs=True, text_field="text", tfds_data
     return cjk_share(sample) >= CJK_SHARE
 
 
-def default_long_lines(cjk):
-    """The `long_lines` of a build that gives none: "sentences" for CJK text (`corpus_is_cjk`), whose lines are
-    often whole paragraphs without a space, so that cutting them where an example is full ("split") ends more than
-    a third of its examples mid-sentence; "split" otherwise."""
-    return "sentences" if cjk else "split"
-
-
 def build_settings(parts, vocab_file, *, max_seq_length=128, num_shards=1, seed=0, blanks_separate_docs=True,
                    lowercase=True, strip_accents=None, long_lines=None, text_field="text", dedupe=False,
                    whole_word_masking=False, tfds_data_dir=None, language=None):
-    """The settings a build records in its manifest (and must match to resume); checks them and the parts
-    (and, for `whole_word_masking`, that the `word_segmenter` it needs is installed). `long_lines` None: as
-    `default_long_lines` (by `language`, or the text)."""
+    """The settings a build records in its manifest (and must match to resume); checks them and the parts (and, for
+    `whole_word_masking`, that the `word_segmenter` it needs is installed). `long_lines` is `DocumentPacker`'s
+    (None: by `language`, or detected from the text: "sentences" for CJK, else "split")."""
     if num_shards < 1:
         raise ValueError(f"need num_shards >= 1, got {num_shards}")
     if long_lines not in (None, *LONG_LINES):
         raise ValueError(f"long_lines must be one of {list(LONG_LINES)}, got {long_lines!r}")
     files = check_parts(parts, text_field)
     if long_lines is None:
-        long_lines = default_long_lines(corpus_is_cjk(files, blanks_separate_docs, text_field, tfds_data_dir,
-                                                      language))
+        cjk = corpus_is_cjk(files, blanks_separate_docs, text_field, tfds_data_dir, language)
+        long_lines = "sentences" if cjk else "split"  # CJK lines are often whole paragraphs without a space
     settings = {"max_seq_length": max_seq_length, "num_shards": num_shards, "seed": seed,
                 "blanks_separate_docs": blanks_separate_docs, "lowercase": lowercase,
                 "strip_accents": lowercase if strip_accents is None else strip_accents, "long_lines": long_lines,
@@ -419,48 +366,20 @@ def plan_build(output_dir, settings):
     return done, wanted, previous.get("totals", {}).get("duplicate_documents")
 
 
-def build_pretraining_shards(input_files, vocab_file, output_dir, *, max_seq_length=128, num_shards=1,
-                             seed=0, blanks_separate_docs=True, lowercase=True, strip_accents=None,
-                             long_lines=None, text_field="text", tfds_data_dir=None, dedupe=False,
-                             whole_word_masking=False, language=None, num_processes=1, segmenter_processes=None,
-                             progress=None):
-    """Builds (or finishes) the shards in `output_dir`; returns the manifest's shard counts.
-
-    Args:
-        input_files: the corpus parts: text, `.jsonl` or `.parquet` files, or `tfds:<name>[:<split>]`
-            (see `corpus_readers`).
-        long_lines: "split" (no text dropped), "sentences" (no text dropped, examples end at sentence ends) or
-            "truncate" (the original's rules), as `DocumentPacker`; None (default): "sentences" for CJK text,
-            "split" for other text (`default_long_lines`).
-        language: the corpus's language code ("zh", "ja", "ko": CJK text), for the defaults that follow it;
-            None: detected (`corpus_is_cjk`).
-        text_field: the JSONL field, Parquet column or TFDS feature holding a document's text.
-        tfds_data_dir: where TFDS datasets are prepared.
-        dedupe: drop exact duplicate documents (`corpus_readers.document_hash`), counted in the manifest.
-        whole_word_masking: store the words of CJK text, found by a word segmenter (jieba), with each example
-            (`continues_word`), for `PretrainingConfig.whole_word_masking`; the manifest's settings name the
-            segmenter and its version (`word_segmenter`). Not needed for other text (`##` pieces give words).
-        num_processes: worker processes; process `p` writes shards
-            `p, p + num_processes, ...`. The output does not depend on it.
-        segmenter_processes: with `whole_word_masking`, the processes that cut CJK text into words while this
-            one tokenizes (`word_segmentation.WordCutter`), at most one per core this process may use (None). (With
-            `num_processes` above 1, each of those cuts its own text.) The output does not depend on it.
-        progress: called as `progress(documents, tokens, seconds)` now and
-            then, with the documents and tokens packed so far.
-    """
+def build_pretraining_shards(input_files, vocab_file, output_dir, *, num_processes=1, segmenter_processes=None,
+                             progress=None, **options):
+    """Builds (or finishes) the shards in `output_dir` from the corpus parts `input_files` (`corpus_readers`) with
+    the `options` of `build_settings`; returns the manifest's shard counts. `num_processes` and
+    `segmenter_processes` do not change the output; `progress(documents, tokens, seconds)` is called now and then."""
     if num_processes < 1:
         raise ValueError(f"need num_processes >= 1, got {num_processes}")
     if segmenter_processes is not None and not 1 <= segmenter_processes <= available_cores():
         raise ValueError(f"segmenter_processes must be in 1..{available_cores()} (the cores this process may use; "
                          f"each runs one jieba worker), got {segmenter_processes}")
-    settings = build_settings(input_files, vocab_file, max_seq_length=max_seq_length, num_shards=num_shards,
-                              seed=seed, blanks_separate_docs=blanks_separate_docs, lowercase=lowercase,
-                              strip_accents=strip_accents, long_lines=long_lines, text_field=text_field,
-                              dedupe=dedupe, whole_word_masking=whole_word_masking, tfds_data_dir=tfds_data_dir,
-                              language=language)
+    settings = build_settings(input_files, vocab_file, **options)
     done, wanted, duplicates = plan_build(output_dir, settings)
     groups = [wanted[p::num_processes] for p in range(num_processes) if wanted[p::num_processes]]
-    reading = (tfds_data_dir, progress)
+    reading = (options.get("tfds_data_dir"), progress)
     if len(groups) == 1:
         written, duplicates = _build(vocab_file, output_dir, settings, groups[0], *reading,
                                      segmenter_processes or available_cores())

@@ -1,17 +1,7 @@
-"""A simple sentence splitter for English-like and CJK prose.
-
-- English-like: a sentence ends at `.`, `!` or `?` followed by whitespace and a capital letter, an opening quote
-  or bracket.
-- CJK: a sentence ends after `。`, `！`, `？`, `；` (and the half-width `｡`), or after `!`, `?`, `;` or `…` right
-  after a CJK ideograph (`……` too), with the closing quotes and brackets that follow (`。”`, `！』`, `？）`);
-  no whitespace is needed (Chinese and Japanese put none).
-
-Written by hand because no sentence splitter is a dependency (tensorflow-text's `StateBasedSentenceBreaker`
-breaks `3.14` and `e.g.` apart); the English rule is the one the embedded default corpus has always used. It errs
-on the side of splitting (`Dr. Smith` is two pieces): the pre-training packer only uses it to cut a line too long
-for one example into consecutive pieces, so a wrong split just moves a segment boundary. The pieces are cut at
-whitespace or right after punctuation, both word boundaries for BERT's tokenizer, so tokenizing them one by one
-gives the same tokens as tokenizing the line.
+"""A simple sentence splitter for English-like and CJK prose (the rules: docs/pretraining.md), by hand because no
+splitter is a dependency (tensorflow-text's `StateBasedSentenceBreaker` breaks `3.14` apart). It errs on the side
+of splitting: the packer only uses it to cut a line too long for an example, at word boundaries for BERT's
+tokenizer, so the tokens are the line's.
 
 Example:
 >>> split_sentences("It rained. We stayed in! Did you? (Yes.) version 3.14 is out.")

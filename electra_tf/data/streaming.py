@@ -1,12 +1,5 @@
-"""Pre-training batches packed on the fly from text files or a TFDS text dataset, with no TFRecord dump.
-
-The same tokenization and packing as `tools/build_pretraining_data.py`, run
-inside the input pipeline: a Python generator reads documents, tokenizes many
-lines per call in-graph, packs them with `DocumentPacker` (by default nothing
-dropped: over-long lines are split at their sentence ends; `long_lines="truncate"`
-for the original's cut), and feeds tf.data.
-With an `input_context` (multi-worker), pipeline `i` of `n` keeps documents
-`i, i + n, ...`.
+"""Pre-training batches packed on the fly from text files or a TFDS text dataset, with no TFRecord dump: the shard
+builder's tokenization and packing, run by a Python generator inside the input pipeline.
 
 Example:
 >>> dataset = streaming_dataset(text_documents(["corpus.txt"]), "vocab.txt",  # doctest: +SKIP

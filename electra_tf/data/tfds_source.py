@@ -1,11 +1,5 @@
-"""Reading a TensorFlow Datasets split, with one clear error when it cannot be had.
-
-TFDS prepares a dataset on first use (download and conversion). Offline, or
-without one of the optional modules a dataset's builder imports, `tfds.load`
-fails deep inside TFDS; here that becomes one `ValueError` saying what is
-missing and what to do (prepare it once where there is network, then point
-`data_dir` at it). TFDS itself is imported on first use: it is optional at
-run time and its import takes seconds.
+"""Reading a TensorFlow Datasets split, with one clear error (what is missing, what to do) when it cannot be had
+(offline, or without a module its builder imports). TFDS is imported on first use: it is optional, and slow.
 
 Example (offline, with nothing prepared):
 >>> load_split("glue/rte", "train", data_dir="/nonexistent")  # doctest: +SKIP

@@ -1,12 +1,6 @@
-"""Pre-training TFRecords: the original ELECTRA format, written atomically, parsed strictly.
-
-Each record is a `tf.train.Example` with three int64 features of length
-`max_seq_length`: `input_ids`, `input_mask`, `segment_ids` (the original
-`build_pretraining_dataset.py` format). Model Garden's v2 names
-(`input_word_ids`, `input_type_ids`) are read too. Shards built for Chinese whole-word masking have a fourth,
-`continues_word` (1 where a token continues the previous token's word, as a word segmenter found it; see
-`electra_tf.data.word_segmentation`); a reader gives it as `continues_word` when the first record has it, and 0s for
-a record without it.
+"""Pre-training TFRecords in the original ELECTRA format (int64 `input_ids`, `input_mask`, `segment_ids`; Model
+Garden's v2 names read too; `continues_word` for whole-word masking where built), written atomically, parsed
+strictly.
 
 Example:
 >>> import tempfile, os
@@ -42,14 +36,8 @@ def serialize_example(example):
 
 
 class ShardWriter:
-    """A TFRecord writer that only shows the file under its final name once closed cleanly.
-
-    Records go to `<path>.tmp-<pid>`, renamed to `path` on a clean exit from
-    the `with` block; on an error (closing included) the temporary file is removed. A crash
-    leaves at most a temporary file, never a truncated shard that looks
-    complete. `count` is the examples written and, given `unknown_id` (the id of `[UNK]`), `unknown` the
-    `[UNK]` tokens among them.
-    """
+    """A TFRecord writer that only shows the file under its final name once closed cleanly (a crash leaves at most
+    a temporary file); `count` is the examples written and, given `unknown_id`, `unknown` the `[UNK]` tokens."""
 
     def __init__(self, path, unknown_id=None):
         self.path = path
@@ -143,11 +131,7 @@ def parser(names, seq_length):
 
 
 def find_corrupt_records(files):
-    """`(path, records read before the damage, TensorFlow's message)` for each corrupt or truncated file.
-
-    Reads every record once (CRC checks included); a reader stops at the
-    first damaged record of a file, so what follows it in that file is lost.
-    """
+    """`(path, records read before the damage, TensorFlow's message)` for each corrupt or truncated file."""
     damaged = []
     for path in files:
         count = 0

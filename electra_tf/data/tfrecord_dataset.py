@@ -1,8 +1,5 @@
-"""tf.data readers of pre-training TFRecords.
-
-files → shard per input pipeline (multi-worker) → shuffle files → repeat →
-parallel interleave → shuffle examples → batch (drop_remainder: static shapes)
-→ parse → prefetch.
+"""tf.data readers of pre-training TFRecords: files → shard per input pipeline → shuffle files → repeat →
+interleave → shuffle examples → batch → parse → prefetch.
 
 Example:
 >>> ds = pretraining_dataset("runs/demo/data/*.tfrecord", batch_size=32,  # doctest: +SKIP
@@ -30,13 +27,8 @@ _NUMBERED_SHARD = re.compile(r"^(?P<stem>.+)-(?P<index>\d+)-of-(?P<count>\d+)$")
 
 
 def list_files(file_patterns):
-    """Sorted files matching comma-separated globs; a matched folder gives the data files in it (not its
-    `manifest.json`, other JSON or unfinished `.tmp-` files). A glob never matches what the shard builder
-    writes beside its shards (`manifest.json`, unfinished `.tmp-` files), so `data/*` means the shards.
-
-    Works on any filesystem TensorFlow reads (local, gs://, ...). A ValueError
-    names the patterns when nothing matches.
-    """
+    """Sorted files (on any filesystem TensorFlow reads) matching comma-separated globs or folders, never what the
+    shard builder writes beside its shards (`manifest.json`, `.tmp-` files); a ValueError when nothing matches."""
     files = set()
     for pattern in (p.strip() for p in file_patterns.split(",") if p.strip()):
         for match in tf.io.gfile.glob(pattern):
@@ -52,11 +44,8 @@ def list_files(file_patterns):
 
 
 def check_shard_set(files):
-    """Refuses (a ValueError naming the folder and the missing shards) TFRecord `files` from an incomplete or
-    mixed shard set, before anything reads them: in each of their folders, every shard its `manifest.json` lists
-    must be there and no file outside that list may be among `files` (a shard of another build); without a
-    manifest, every numbered set (`<stem>-00002-of-00008`) must be whole. A build stopped part-way (a full disk,
-    a killed job) leaves such a folder, and training on it would silently see part of the corpus.
+    """Refuses (a ValueError naming the folder and the missing shards) `files` from an incomplete or mixed shard set:
+    every shard a folder's `manifest.json` lists, and no other; without one, whole `<stem>-00002-of-00008` sets.
 
     >>> check_shard_set([])  # nothing listed: nothing to check
     """
@@ -87,13 +76,6 @@ def check_shard_set(files):
                                  "command again to finish it")
 
 
-def list_shards(file_patterns):
-    """`list_files` for pre-training TFRecords: the files, after `check_shard_set` found their sets whole."""
-    files = list_files(file_patterns)
-    check_shard_set(files)
-    return files
-
-
 def corpus_parts(input_files, tfds_dataset):
     """The corpus parts the data tools' `--input_files` and `--tfds_dataset` name (files, then
     `tfds:<name>[:<split>]`; see `electra_tf.data.corpus_readers`)."""
@@ -102,21 +84,9 @@ def corpus_parts(input_files, tfds_dataset):
     return (list_files(input_files) if input_files else []) + ([f"tfds:{tfds_dataset}"] if tfds_dataset else [])
 
 
-def check_record_length(files, seq_length, source):
-    """The feature names of the TFRecord `files`, after checking their records are `seq_length` long (a
-    ValueError naming `source` otherwise): a run checks this before it writes anything."""
-    names, found_length = record_format(files)
-    if found_length != seq_length:
-        raise ValueError(f"{source}: records have length {found_length}, but the sequence length is {seq_length} "
-                         f"(pass --max_seq_length={found_length}, or build shards of length {seq_length})")
-    return names
-
-
 def check_word_boundaries(shards, vocabulary):
-    """For whole-word masking: a ValueError naming the `Shards`' patterns when they hold CJK text
-    (`CJK_SHARE_NEEDING_WORDS` of the tokens of the first file's first records are ideographs of `vocabulary`)
-    but no word boundaries (`continues_word`: shards built by `electra-build-pretraining-data
-    --whole_word_masking`): each character would be masked as a word of its own, silently."""
+    """For whole-word masking: a ValueError naming the `Shards`' patterns when they hold CJK text but no word
+    boundaries (`continues_word`), where each character would silently be masked as a word of its own."""
     if CONTINUES_WORD in shards.feature_names:
         return
     ideographs = tf.constant([len(token) == 1 and has_cjk(token) for token in vocabulary])
@@ -133,9 +103,8 @@ def check_word_boundaries(shards, vocabulary):
 
 @dataclasses.dataclass(frozen=True)
 class Shards:
-    """Pre-training TFRecord shards as a run reads them: the files its comma-separated globs `patterns` match,
-    listed once (`list_shards`: whole sets), and the feature names of their records, whose length
-    (`seq_length`) is checked once (`check_record_length`). Readers take this, not the patterns again.
+    """Pre-training TFRecord shards as a run reads them: the files its globs match, listed and checked once (whole
+    sets, record length), and their records' feature names.
 
     >>> shards = Shards.listed("runs/demo/data/*", seq_length=64)  # doctest: +SKIP
     >>> next(iter(shards.dataset(batch_size=32)))["input_ids"].shape  # doctest: +SKIP
@@ -149,36 +118,32 @@ class Shards:
 
     @classmethod
     def listed(cls, file_patterns, seq_length):
-        """The shards `file_patterns` match, checked; a ValueError naming the patterns otherwise."""
-        files = tuple(list_shards(file_patterns))
-        return cls(file_patterns, files, check_record_length(files, seq_length, file_patterns), seq_length)
+        """The shards `file_patterns` match, checked (whole sets, records `seq_length` long); a ValueError naming the
+        patterns otherwise."""
+        files = tuple(list_files(file_patterns))
+        check_shard_set(files)
+        names, found_length = record_format(files)
+        if found_length != seq_length:
+            raise ValueError(f"{file_patterns}: records have length {found_length}, but the sequence length is "
+                             f"{seq_length} (pass --max_seq_length={found_length}, or build shards of length "
+                             f"{seq_length})")
+        return cls(file_patterns, files, names, seq_length)
 
     def dataset(self, batch_size, *, training=True, seed=None, deterministic=None, input_context=None,
                 shuffle_buffer_size=10_000, skip_corrupt=False):
-        """Batches of `{"input_ids", "attention_mask", "token_type_ids"}`, int32 `[batch, seq_length]` (and
-        `continues_word`, when the shards carry it: see `tfrecord.parser`).
-
-        Args:
-            batch_size: the global batch size; with `input_context` (from
-                `strategy.distribute_datasets_from_function`) each pipeline batches
-                its per-replica share and reads only its own files.
-            training: shuffle and repeat forever; otherwise one ordered pass.
-            seed: shuffling seed.
-            deterministic: keep a fixed element order in the interleave (default:
-                only when not training).
-            skip_corrupt: a damaged record ends its file's reading instead of the
-                run (see `tfrecord.find_corrupt_records` to name and count them).
-        """
+        """Batches of int32 `[batch, seq_length]` `input_ids`, `attention_mask`, `token_type_ids` (and
+        `continues_word` where the shards carry it). `batch_size` is global (with `input_context`, each pipeline
+        batches its share of its own files); `training` shuffles and repeats forever; `deterministic` defaults to
+        `not training`; with `skip_corrupt` a damaged record ends its file's reading instead of the run."""
         files = list(self.files)
         if deterministic is None:
             deterministic = not training
+        dataset = tf.data.Dataset.from_tensor_slices(files)
         if input_context is not None:
             if len(files) < input_context.num_input_pipelines:
                 raise ValueError(f"{len(files)} file(s) cannot feed {input_context.num_input_pipelines} "
                                  "input pipelines: write at least one shard per worker")
             batch_size = input_context.get_per_replica_batch_size(batch_size)
-        dataset = tf.data.Dataset.from_tensor_slices(files)
-        if input_context is not None:
             dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
         if training:
             dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True).repeat()

@@ -1,25 +1,7 @@
-"""Word boundaries of CJK text for whole-word masking, found by a word segmenter (jieba) when shards are built, in
-worker processes that import jieba and nothing of TensorFlow.
-
-BERT's tokenizer makes every CJK ideograph a word of its own, so the `##` pieces that whole-word masking groups
-never join Chinese characters: a Chinese word is only known to a segmenter. As Hugging Face's
-`run_mlm_wwm.py` (`chinese_ref`) and Chinese-BERT-wwm do, the shard builder segments the text and stores, with
-each example, which tokens continue the previous token's word (`continues_word`); masking then stays in-graph
-(`electra_tf.pretraining.masking`).
-
-A line is cut into runs of CJK ideographs and the text between them (`word_runs`). BERT's tokenizer splits
-around every ideograph, so tokenizing the runs one by one gives the line's tokens, one token per ideograph: the
-run's marks are its characters' marks. A character continues a word when the segmenter put it in the same word
-as the character before it, in a word made of ideographs only (as `chinese_ref`).
-
-Segmenting is most of a shard build's time (jieba is pure Python) and each line is cut on its own:
-`WordCutter(processes=n).runs_of_batches(batches)` finds the runs in `n` worker processes, a few batches ahead,
-while the builder tokenizes and packs those it was given, so the build uses every core. The workers are Python
-processes running this module, which imports jieba and nothing of TensorFlow or of the caller's script; they
-start in about the time jieba loads its dictionary. The runs are the same whatever the number of processes.
-
-jieba is an optional extra (`pip install ".[chinese]"` in an electra_tf checkout), imported only when a
-`WordCutter` is made (`load_segmenter`).
+"""Word boundaries of CJK text for whole-word masking (docs/chinese.md), found by jieba when shards are built, in
+worker processes that import jieba and nothing of TensorFlow. BERT makes every ideograph a token of its own, so
+a line is cut into runs of ideographs and the text between (`word_runs`), whose tokens are the line's; a
+character continues a word when jieba put it in the same all-ideograph word as the one before (as `chinese_ref`).
 
 Example:
 >>> word_runs("我们去Beijing看长城。", ["我们", "去", "Beijing", "看", "长城", "。"])
@@ -115,10 +97,7 @@ def _runs(texts, cut):
 
 
 class WordCutter:
-    """The `word_runs` of texts by jieba's words, found in `processes` worker processes (1: in this process).
-
-    `name`: jieba's name and version; `cut`: its function from a text to its words, in this process.
-    """
+    """The `word_runs` of texts by jieba's words, found in `processes` worker processes (1: in this process)."""
 
     def __init__(self, processes=1):
         if processes < 1:
@@ -161,9 +140,8 @@ def _collected(payload, workers):
 
 
 class _Worker:
-    """`python -m electra_tf.data.word_segmentation`: batches of texts in, their runs out, in order, one JSON
-    line each through its standard input and output. A process of its own rather than multiprocessing's: it imports this module and
-    jieba only, never the caller's main script (which multiprocessing runs again in each worker)."""
+    """`python -m electra_tf.data.word_segmentation`: batches of texts in, their runs out, a JSON line each through
+    standard input and output; not multiprocessing's, which would import the caller's main script again."""
 
     def __init__(self):
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # finds electra_tf

@@ -1,9 +1,6 @@
-"""Sentence(-pair) classification and regression data: GLUE (TSV files or TFDS) and CSV/TSV/JSONL files.
-
-Every reader returns `TextExamples`: one or two columns of text, label ids
-(class index, a float score for regression, -1 when the split has no
-labels) and the example ids that GLUE submission files need. Tokenization
-happens later, in-graph, in `classification_dataset`.
+"""Sentence(-pair) classification and regression data: GLUE (TSV files or TFDS) and CSV/TSV/JSONL files, read as
+`TextExamples` (texts, label ids or scores, -1 when unlabelled, and the ids GLUE submissions need), tokenized
+later, in-graph, by `classification_dataset`.
 
 Example:
 >>> examples = TextExamples(texts=(("a good film", "dull"),), labels=np.array([1, 0]), ids=("0", "1"))
@@ -72,13 +69,8 @@ class TextExamples:
 
 @dataclasses.dataclass(frozen=True)
 class GlueDataset:
-    """A GLUE dataset (the data of `finetuning.classification.GlueTask`): its labels (`None`: regression), metrics,
-    and where its columns are in TSV and TFDS.
-
-    `tsv_text`/`tsv_label` name TSV header fields (CoLA's train/dev files
-    have no header: `tsv_header` gives one). `splits` maps our split names
-    to (TSV file, TFDS split).
-    """
+    """A GLUE dataset: its labels (`None`: regression), metrics, and where its columns are in TSV (`tsv_header`
+    for CoLA's headerless files) and TFDS; `splits` maps our split names to (TSV file, TFDS split)."""
 
     name: str
     label_names: tuple | None
@@ -214,13 +206,8 @@ def _csv_rows(path, text, file_format, header):
 
 
 def read_rows(path, file_format=None, header=None):
-    """Rows of a CSV, TSV or JSONL file as dicts (format from the extension unless given): `Rows`; of a Parquet
-    file or a 🤗 dataset (`electra_tf.data.tasks.tables`) the same.
-
-    TSV is read as GLUE writes it: tab-separated, quotes are plain characters.
-    `header` names the columns of a file that has no header line. A row of
-    another number of fields than the header, an unclosed quote and a header
-    naming a column twice are a ValueError naming the file and line.
+    """`Rows` of a CSV, TSV (as GLUE writes it: quotes are plain characters) or JSONL file, a Parquet file or a 🤗
+    dataset; `header` names the columns of a file without a header line. Bad rows are a ValueError naming the line.
     """
     if file_format is None and is_table(path):
         return read_table(path)
@@ -240,8 +227,7 @@ def _cells(rows, name, path):
 
 
 def is_blank(text):
-    """Whether `text` holds nothing the tokenizer keeps: only whitespace, control, format (zero-width) or
-    private-use characters, or U+FFFD (`electra_tf.text.normalization`'s cleaning rules).
+    """Whether `text` holds nothing the tokenizer keeps (whitespace, controls, zero-width characters, U+FFFD).
 
     >>> is_blank(" \\u200b\\u200d\\ufeff"), is_blank("a\\u200b")
     (True, False)
@@ -338,22 +324,9 @@ def check_label_names(label_names):
 
 def read_text_file(path, text_columns, label_column=None, label_names=None, id_column=None, file_format=None,
                    regression=False, label_optional=False):
-    """Text classification examples from a CSV, TSV or JSONL file, or a Parquet file or 🤗 dataset
-    (`electra_tf.data.tasks.tables`).
-
-    Args:
-        text_columns: one column (single sentences) or two (pairs).
-        label_column: the label's column; `None` for unlabelled data.
-        label_optional: a file without `label_column` is unlabelled data (a test file), not an error.
-        label_names: the declared label set; when `None`, a 🤗 `ClassLabel` column's names, else those
-            in the file (sorted). Labels outside it are an error.
-        regression: labels are float scores.
-
-    Texts must be strings that are not blank (`is_blank`); class labels are
-    stripped of surrounding spaces and JSON numbers read as written (`1` and
-    `1.0` are the class "1"), with a warning when that merges spellings;
-    empty or NaN labels, and scores that are not finite, are refused. Every
-    refusal is a ValueError naming the file and line.
+    """Text classification examples and their label names from a CSV, TSV or JSONL file, a Parquet file or a 🤗
+    dataset: one or two `text_columns`; `label_names` None: a `ClassLabel`'s, else those in the file, sorted;
+    `label_optional`: a file without `label_column` is unlabelled. Bad input is a ValueError naming the line.
 
     Example:
     >>> import tempfile
@@ -454,14 +427,8 @@ def count_truncated(examples, tokenizer, sequence_length):
 
 def classification_dataset(examples, tokenizer, sequence_length=128, batch_size=32, shuffle=False, seed=0,
                            pad_to_max_length=True):
-    """`(inputs, labels)` batches, tokenized in-graph; long examples are truncated (`count_truncated`).
-
-    Inputs are the model's `input_ids`, `attention_mask`, `token_type_ids`, padded to `sequence_length`, or
-    with `pad_to_max_length=False` length-aware (`electra_tf.data.batching`: training batches grouped by
-    length, endless; evaluation batches each padded to its longest; shuffled training drops the last partial
-    batch: `batching.batch_examples`); labels are class ids (int32) or
-    scores (float32, `[batch, 1]`), -1 when unlabelled.
-    """
+    """`(inputs, labels)` batches (`batching.batch_examples`), tokenized in-graph and truncated; labels are class
+    ids (int32) or scores (float32, `[batch, 1]`), -1 when unlabelled."""
     labels = examples.labels if examples.labels.dtype != np.float32 else examples.labels[:, None]
     dataset = tf.data.Dataset.from_tensor_slices((tuple(np.asarray(c, object) for c in examples.texts), labels))
     keys = None if pad_to_max_length else batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))

@@ -1,9 +1,5 @@
-"""Multiple-choice data (SWAG and files shaped like it): a context, N endings, the index of the right one.
-
-SWAG's CSV columns are `sent1` (the context), `sent2` (the start of the
-ending) and `ending0`…`ending3`, with `label` on train/val. Each choice is
-encoded as the pair `[CLS] sent1 [SEP] sent2 ending_i [SEP]`, as Hugging
-Face's `run_swag` does.
+"""Multiple-choice data (SWAG and files shaped like it): a context, N endings, the index of the right one; each
+choice is the pair `[CLS] sent1 [SEP] sent2 ending_i [SEP]`, as Hugging Face's `run_swag`.
 
 Example:
 >>> examples = ChoiceExamples(contexts=("She opens the door.",), choices=(("She walks in.", "It rains."),),

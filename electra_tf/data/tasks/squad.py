@@ -1,24 +1,7 @@
-"""SQuAD v1.1/v2.0 extractive question answering: examples, windowed features, tf.data, answer texts.
-
-As the original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it, with
-the package's one in-graph featurizer (`electra_tf.text.featurize.squad_windows`)
-and span rules (`electra_tf.text.answer_spans`):
-
-- the context is split on whitespace into words, each word tokenized into
-  WordPieces, each piece keeping its characters in the context;
-- the question is cut to `max_query_length` tokens; the context is cut into
-  windows of at most `max_seq_length - len(question) - 3` tokens, `doc_stride`
-  tokens apart, each packed as `[CLS] question [SEP] window [SEP]`;
-- a token is scored only in the window where the smaller of its left and
-  right context is largest (the original's `_check_is_max_context`);
-- an answer is the original context between the first character of its start
-  token and the last of its end token.
-
-A piece's characters are found by counting what the pieces spell (after
-lower-casing and accent stripping; one `[UNK]` takes what is left); when the
-counts disagree every piece gets the whole word, as the original falls back to
-whole words. This also does what BERT's `_improve_answer_span` does: "1895" in
-"(1895-1943)." is its own span.
+"""SQuAD v1.1/v2.0 extractive question answering: examples, windowed features, tf.data, answer texts, as the
+original ELECTRA (`finetune/qa`) and BERT's `run_squad.py` do it, with the package's in-graph featurizer
+(`text.featurize.squad_windows`) and span rules (`text.answer_spans`). An answer is the original context between
+the first character of its start token and the last of its end token.
 
 Example:
 >>> from electra_tf.text.tokenizer import WordPieceTokenizer
@@ -120,16 +103,9 @@ def _table_questions(path):
 
 
 def read_squad(path, on_bad_answer="error"):
-    """Reads a SQuAD v1.1 or v2.0 JSON file (any path `tf.io.gfile` opens), or a Parquet file or 🤗 dataset in
-    the hub's SQuAD layout (`electra_tf.data.tasks.tables`), into `SquadExample`s.
-
-    An answer must be found at its `answer_start` in the context. With
-    `on_bad_answer="error"` a misplaced answer raises a `ValueError`; with
-    "skip" its question is dropped (as the original drops such training
-    examples), logged, and named in the result's `skipped_ids`. Unanswerable
-    (v2) questions get no answers. Any other bad input (empty file, invalid
-    JSON, a missing key, a repeated id) raises a `ValueError` naming the file
-    and, where there is one, the question id.
+    """`SquadExample`s of a SQuAD v1.1 or v2.0 JSON file, or a Parquet file or 🤗 dataset in the hub's layout. An
+    answer not at its `answer_start` raises a ValueError, or with `on_bad_answer="skip"` drops its question (as
+    the original does in training), named in `skipped_ids`.
 
     >>> import json, tempfile
     >>> squad = {"data": [{"paragraphs": [{"context": "Ann met Bob.", "qas": [
@@ -172,20 +148,9 @@ is_impossible=False)
 
 @dataclasses.dataclass
 class SquadFeatures:
-    """The windows of the examples (features), numpy arrays with one row per window.
-
-    input_ids, attention_mask, token_type_ids: int32 `[F, L]`, padded with [PAD] (0) and 0.
-    example_index: int32 `[F]`, the example a window comes from.
-    token_char_start, token_char_end: int32 `[F, L]`, the context characters
-        `[start, end)` each context token comes from; -1 for other tokens.
-    token_is_max_context: bool `[F, L]`, the token has more context in this
-        window than in any other window of its example.
-    start_positions, end_positions, is_impossible: int32 `[F]` labels from the
-        first answer; 0/0 ([CLS]) and is_impossible 1 when the answer is not
-        wholly inside the window or there is none. `None` unless built with
-        `training=True`.
-    truncated_questions: how many questions were cut to `max_query_length`.
-    """
+    """The windows of the examples, numpy arrays with one row per window (`[F, L]` or `[F]`): `token_char_*`, each
+    context token's characters (-1 elsewhere); the labels from the first answer (0/0, [CLS], when it is not wholly
+    in the window), `None` unless built with `training=True`."""
 
     input_ids: np.ndarray
     attention_mask: np.ndarray
@@ -220,12 +185,8 @@ def _answer_characters(example):
 
 
 def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_query_length=64, training=False):
-    """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (see the module doc),
-    with `electra_tf.text.featurize.squad_windows` (in-graph, a context shared by several questions tokenized once).
-
-    `tokenizer` is a `WordPieceTokenizer`. `training=True` adds the labels from each example's first
-    answer; use it also for a dev set that needs an evaluation loss.
-    """
+    """Cuts the examples into `[CLS] question [SEP] context window [SEP]` features (`featurize.squad_windows`);
+    `training=True` adds the labels (also for a dev set that needs an evaluation loss)."""
     if not examples:
         raise ValueError("no examples")
     if doc_stride < 1 or max_query_length < 1:
@@ -270,15 +231,8 @@ def squad_features(examples, tokenizer, max_seq_length=512, doc_stride=128, max_
 
 
 def squad_dataset(features, batch_size, training, shuffle=False, seed=0, pad_to_max_length=True):
-    """A batched `tf.data.Dataset` of `SquadFeatures` (with `pad_to_max_length=False`, each batch cut to its
-    longest window, and shuffled training batches grouped by length and endless: `electra_tf.data.batching`).
-
-    Yields `(x, y)` when the features have labels, else `x`: x holds int32
-    `[B, L]` `input_ids`, `attention_mask`, `token_type_ids` (and, in training,
-    the gold `start_positions` `[B]` the joint head conditions its end logits
-    on); y holds int32 `[B]` `start_positions`, `end_positions`,
-    `is_impossible`. Shuffled training drops the last partial batch (`batching.batch_examples`).
-    """
+    """A batched `tf.data.Dataset` of `SquadFeatures` (`batching.batch_examples`): `(x, y)` when they have labels
+    (x also holds the gold `start_positions` the joint head conditions on), else `x`."""
     x = {"input_ids": features.input_ids, "attention_mask": features.attention_mask,
          "token_type_ids": features.token_type_ids}
     labelled = features.start_positions is not None
@@ -313,26 +267,9 @@ def _check_outputs(outputs, shape):
 
 def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=30, null_threshold=None,
                 version_2=False):
-    """Answer texts from model outputs, as the original `qa_metrics.py` picks them.
-
-    `outputs` (numpy, one row per feature) is either Hugging Face's
-    `start_logits`/`end_logits` `[N, L]`, or the original joint head's
-    `start_logits` `[N, L]`, `end_logits` `[N, K, L]` given start
-    `start_candidates` `[N, K]`, and optionally `answerable_logits` `[N]`
-    (higher = impossible). A span must lie in the context, start where its
-    start token has its maximum context and be at most `max_answer_length`
-    tokens; its score is start + end score.
-
-    The rules for a window's spans are `electra_tf.text.answer_spans.span_candidates`'.
-    The null odds of a question are its smallest answerable logit over its
-    windows, or without that classifier its smallest null score minus its best
-    span score. With `version_2`, "" is predicted when they exceed
-    `null_threshold` (default: ELECTRA's -2.75 with the classifier, BERT's 0.0
-    without); v1.1 always answers.
-
-    Returns `(predictions, nbest, null_odds)` keyed by question id: the text,
-    up to `n_best_size` {text, probability, start_logit, end_logit, char_start,
-    char_end} (distinct texts, best first), and the null odds.
+    """`(predictions, nbest, null_odds)` by question id from model outputs (numpy, a row per feature, as
+    `answer_spans.span_candidates` takes them), as the original `qa_metrics.py` picks them: a question's null odds
+    are its smallest over its windows; with `version_2`, "" when they exceed `null_threshold`.
 
     >>> ids = np.array([[2, 5, 3, 6, 7, 3]])  # [CLS] who [SEP] ann bob [SEP]
     >>> features = SquadFeatures(ids, np.ones_like(ids), np.array([[0, 0, 0, 1, 1, 1]]), np.array([0]),
@@ -390,7 +327,7 @@ def postprocess(examples, features, outputs, n_best_size=20, max_answer_length=3
 
 
 def write_predictions(predictions, path):
-    """Writes SQuAD's `predictions.json` (question id → text) atomically: a temporary file renamed into place.
+    """Writes SQuAD's `predictions.json` (question id → text) atomically.
 
     >>> import json, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "predictions.json")

@@ -1,23 +1,6 @@
-"""Task data as rows (`Rows`), and the sources besides CSV/TSV/JSONL: Parquet files and 🤗 datasets.
-
-`--train_file`, `--dev_file` and `--test_file` (a task's `files`) take, besides the task's own file format:
-
-- a Parquet file (`.parquet`, or a folder of them so named, as Spark writes one), read with pyarrow;
-- a folder `Dataset.save_to_disk` or `DatasetDict.save_to_disk` wrote (`datasets.load_from_disk`);
-- any other folder: data files as `datasets.load_dataset` finds them (`train.csv`, `data/validation-*.parquet`);
-- a hub dataset id (`conll2003`, `rajpurkar/squad_v2`): `datasets.load_dataset`, from the Hugging Face cache
-  when offline (`HF_HUB_OFFLINE=1`);
-
-with `:<config>` after a hub id or folder for a configuration (`nyu-mll/glue:sst2`) and `@<split>` for a split
-(`conll2003@validation`); a Parquet file or a `Dataset.save_to_disk` folder is one table and takes neither. Without
-`@<split>`, a dataset of several splits gives the task's split it is given for (`with_split`): `train`, `test`, and
-for the dev file `dev`, else `validation` or `valid`.
-
-The rows are what a CSV or JSONL file gives the task's reader, so its checks and messages are the same; a row is
-named by its index (`<source>:row 3: …`). A `ClassLabel` column, or a sequence of them (conll2003's
-`ner_tags`), is read as its class names (`-1`: no label), and a class column of `-1` only (GLUE's test splits)
-as no column: an unlabelled split. 🤗 `datasets` is an optional extra (`DATASETS_HINT`); Parquet needs only
-pyarrow.
+"""Task data as rows (`Rows`) from the sources besides CSV/TSV/JSONL: Parquet files and 🤗 datasets (hub ids,
+`save_to_disk` folders, data folders), named `<source>[:<config>][@<split>]` (docs/finetuning.md). The rows are
+what a CSV or JSONL file gives the task's reader, so its checks and messages are the same.
 
 Example:
 >>> import tempfile

@@ -1,9 +1,5 @@
-"""Token tagging data: CoNLL-2003 NER and CoNLL-2000 chunking files, tag schemes, in-graph encoding.
-
-As in the original ELECTRA, span tags are trained in BIOES (whatever the file
-holds: IOB1, IOB2, BIOES or BILOU), each word is labelled at its first
-sub-token only, and predictions are read back at those positions, one tag per
-word; `detect_scheme` and `convert_tags` write them back in the file's scheme.
+"""Token tagging data: CoNLL-2003 NER and CoNLL-2000 chunking files, tag schemes, in-graph encoding. As the
+original ELECTRA, span tags train in BIOES whatever the file holds, each word labelled at its first sub-token.
 
 Example:
 >>> tags = ("I-PER", "I-PER", "O", "I-LOC", "B-LOC")  # IOB1, as CoNLL-2003 ships it
@@ -44,15 +40,8 @@ class TaggedSentence:
 
 
 def read_conll(path, tag_column=-1):
-    """Sentences of a CoNLL file (any path `tf.io.gfile` opens).
-
-    One token a line in whitespace-separated columns, the word first; blank
-    lines end sentences; `-DOCSTART-` lines are skipped. `tag_column` picks the
-    tag: -1 is NER in CoNLL-2003 (word POS chunk NER) and the chunk tag in
-    CoNLL-2000 (word POS chunk). Every token line must have as many columns as
-    the first; a ValueError gives the file and line otherwise, and when the
-    file is not UTF-8 or holds no sentence.
-    """
+    """Sentences of a CoNLL file (a word a line, its tag in column `tag_column`; blank lines end sentences); bad
+    input is a ValueError naming the file and line."""
     sentences, words, tags = [], [], []
     num_columns = first_line = None
     with tf.io.gfile.GFile(path, "rb") as f:
@@ -84,10 +73,8 @@ def read_conll(path, tag_column=-1):
 
 
 def read_sentences(path, tag_column=-1, dataset_tags="ner_tags"):
-    """Sentences of a CoNLL file (`read_conll`: `tag_column` numbers the tag's column) or of a Parquet file or
-    🤗 dataset (`electra_tf.data.tasks.tables`: each row's `tokens` and tags, in the column `tag_column` names,
-    `dataset_tags` for -1). Class ids of a `ClassLabel` sequence (conll2003's `ner_tags`) are read as their names;
-    rows of `-DOCSTART-` and empty rows are skipped, as `read_conll` skips them.
+    """Sentences of a CoNLL file (`read_conll`) or of a Parquet file or 🤗 dataset (each row's `tokens` and tags, in
+    the column `tag_column` names, `dataset_tags` for -1).
 
     >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.parquet as pq
@@ -195,10 +182,6 @@ def detect_scheme(tag_sequences):
 def tag_spans(tags):
     """The set of `(type, start, end)` chunks (`end` exclusive) of IOB1, IOB2, BIOES or BILOU tags.
 
-    A chunk starts at B- or S-, or at I-/E- not continuing a chunk of its
-    type; it ends at E- or S-, before O, or before a tag that does not
-    continue it.
-
     >>> sorted(tag_spans(["B-PER", "I-PER", "O", "I-LOC", "I-ORG"]))
     [('LOC', 3, 4), ('ORG', 4, 5), ('PER', 0, 2)]
     """
@@ -247,11 +230,8 @@ def convert_tags(tags, scheme):
 
 
 def label_names(sentences, scheme="bioes"):
-    """The sorted label list, "O" first: the model's class ids.
-
-    For span schemes every prefix of every chunk type seen is a label, so a
-    known type in an unseen shape (a 3-word LOC when training had only shorter
-    ones) is never unknown later.
+    """The sorted label list, "O" first; for span schemes every prefix of every type seen, so that a known type in
+    an unseen shape is never unknown later.
 
     >>> label_names([TaggedSentence(("Ann", "met", "Bob"), ("I-PER", "O", "I-PER"))], scheme="iob2")
     ['O', 'B-PER', 'I-PER']
@@ -271,11 +251,7 @@ def _texts(sentences):
 
 
 def first_token_positions(sentences, tokenizer, sequence_length=128):
-    """Per sentence, an int32 array: each word's first sub-token position in the model input, -1 if truncated.
-
-    The same in-graph featurization as `tagging_dataset` (`featurize.tagging_features`);
-    `decode_tags` reads predictions at these positions.
-    """
+    """Per sentence, an int32 array: each word's first sub-token position in the model input, -1 if truncated."""
     return first_token_positions_and_lengths(sentences, tokenizer, sequence_length)[0]
 
 
@@ -334,21 +310,9 @@ def word_stats(first_token_positions):
 
 def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batch_size=32, shuffle=False, seed=0,
                     scheme="bioes", pad_to_max_length=True):
-    """`(inputs, labels, sample_weight)` batches, tokenized in-graph, and statistics.
-
-    Inputs are int32 `[batch, sequence_length]` `input_ids` (`[CLS] pieces
-    [SEP]`, then padding), `attention_mask` and `token_type_ids`; labels hold
-    each word's label id (tags converted to `scheme`) at its first sub-token
-    and 0 elsewhere; sample_weight is 1.0 at those positions, 0.0 elsewhere.
-    A sentence longer than the model keeps the words whose pieces all fit.
-    With `pad_to_max_length=False` batches are length-aware (`electra_tf.data.batching`; shuffled training
-    batches are endless); shuffled training drops the last partial batch (`batching.batch_examples`).
-
-    Returns:
-        `(dataset, stats)`: stats has "sentences", "words",
-        "truncated_words", "truncated_sentences", "first_token_positions"
-        (see `first_token_positions`, in sentence order: the dataset's order
-        when not shuffled) for `decode_tags`, and "lengths" (packed).
+    """`(dataset, stats)`: `(inputs, labels, sample_weight)` batches (`batching.batch_examples`), tokenized in-graph,
+    each word's label at its first sub-token (weight 1, else 0); stats hold `word_stats`, the
+    "first_token_positions" `decode_tags` reads, and the packed "lengths".
 
     >>> from electra_tf.text.tokenizer import WordPieceTokenizer
     >>> tokenizer = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "ann", "met", "bo", "##b"])
@@ -382,11 +346,8 @@ def tagging_dataset(sentences, tokenizer, label_names, sequence_length=128, batc
 
 
 def decode_tags(predictions, first_token_positions, label_names):
-    """Tags per sentence, one per word, from logits `[n, L, labels]` or label ids `[n, L]` in sentence order.
-
-    Predictions are read at each word's first sub-token (`first_token_positions`,
-    e.g. `stats["first_token_positions"]` of `tagging_dataset`); words cut by
-    truncation get "O", so every sentence keeps its length.
+    """Tags per sentence, one per word, from logits `[n, L, labels]` or label ids `[n, L]`, read at each word's first
+    sub-token (words cut by truncation get "O").
 
     >>> decode_tags([[0, 2, 1, 0]], [np.array([1, 2, -1])], ["O", "B-PER", "E-PER"])
     [['E-PER', 'B-PER', 'O']]
