@@ -100,10 +100,11 @@ def load_initial_weights(pretrainer, init_checkpoint, init_generator_checkpoint=
     returns what was loaded; a ValueError when it does not fit."""
     run_checkpoint = os.path.isdir(init_checkpoint) and tf.train.latest_checkpoint(
         os.path.join(init_checkpoint, "checkpoints"))
-    if init_generator_checkpoint and (run_checkpoint or _is_training_checkpoint(init_checkpoint)):
+    is_a_run = bool(run_checkpoint) or _is_training_checkpoint(init_checkpoint)
+    if init_generator_checkpoint and is_a_run:
         raise ValueError(f"--init_generator_checkpoint: --init_checkpoint {init_checkpoint} is a pre-training run, "
                          "which holds its generator; give --init_generator_checkpoint only with a discriminator")
-    if not run_checkpoint and not _is_training_checkpoint(init_checkpoint):
+    if not is_a_run:
         try:
             load_pretrainer_weights(pretrainer, init_checkpoint, generator_path=init_generator_checkpoint)
         except ValueError as e:
