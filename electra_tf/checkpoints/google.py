@@ -38,7 +38,6 @@ _IGNORED = re.compile(r"(^global_step$|/adam_[mv]$|^temperature$)")
 class GoogleCheckpoint:
     """A Google checkpoint read into Hugging Face-keyed state dicts (see `mapping`)."""
 
-    prefix: str
     config: ElectraConfig  # the discriminator's
     pretraining: PretrainingConfig | None
     discriminator: dict | None  # ElectraForPreTraining (or ElectraModel) keys
@@ -173,7 +172,7 @@ def read_checkpoint(prefix, config=None, pretraining=None):
                             "ElectraForMaskedLM")
     unrecognized = {name: tuple(shapes[name]) for name in sorted(shapes)
                     if name not in used and not _IGNORED.search(name)}
-    return GoogleCheckpoint(prefix, config, pretraining, discriminator, generator, gen_config, unrecognized)
+    return GoogleCheckpoint(config, pretraining, discriminator, generator, gen_config, unrecognized)
 
 
 def google_names(state, scope, tied=True):

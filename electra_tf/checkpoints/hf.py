@@ -55,14 +55,12 @@ _BUFFERS = (".position_ids", ".token_type_ids")
 class HFCheckpoint:
     """A Hugging Face folder read into memory: config, class name and state dict (keys as `ElectraFor…` name them)."""
 
-    folder: str
     config: ElectraConfig
     architecture: str
     state: dict
     num_labels: int | None = None
     classifier_dropout: float | None = None
     label_names: list | None = None
-    dtype: str | None = None  # what the weights were stored as ("float16", …); read as float32
 
 
 def is_hf_config(values):
@@ -218,8 +216,8 @@ def read_folder(folder):
                        "(electra-convert-checkpoint --dtype=%s, save_huggingface(..., dtype=%r))",
                        folder, dtype, dtype, dtype, dtype)
     architecture = extras["architecture"] if values.get("architectures") else _architecture_of(state, values)
-    return HFCheckpoint(folder, config, architecture, state, extras["num_labels"], extras["classifier_dropout"],
-                        extras["label_names"], dtype)
+    return HFCheckpoint(config, architecture, state, extras["num_labels"], extras["classifier_dropout"],
+                        extras["label_names"])
 
 
 def _architecture_of(state, values):
