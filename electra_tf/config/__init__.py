@@ -72,9 +72,7 @@ class _JsonConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ValueError(
-                f"{cls.__name__}: unknown key(s) {unknown}; valid keys are {sorted(known)}"
-            )
+            raise ValueError(f"{cls.__name__}: unknown key(s) {unknown}; valid keys are {sorted(known)}")
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:

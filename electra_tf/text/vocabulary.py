@@ -16,6 +16,7 @@ needs all of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
 """
 
 import collections
+import functools
 import hashlib
 import logging
 import unicodedata
@@ -28,7 +29,6 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 VOCAB_FILE = "vocab.txt"
 # What the tokenizer splits text at or removes: a token holding one is never produced.
 _SPLIT_OR_REMOVED = {"Zs", "Zl", "Zp", "Cc", "Cf", "Co", "Cs"}
-_warned = set()
 
 
 def is_unreachable(token):
@@ -59,11 +59,10 @@ def validate_vocabulary(vocabulary, source="vocabulary"):
                          f"{vocabulary[broken[0]]!r}): a vocab.txt holds one token a line")
 
 
+@functools.cache
 def _warn_once(message):
     """Logs `message` the first time only (tools read the same vocabulary several times)."""
-    if message not in _warned:
-        _warned.add(message)
-        logger.warning(message)
+    logger.warning(message)
 
 
 def load_vocabulary(path):

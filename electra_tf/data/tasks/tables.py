@@ -53,8 +53,8 @@ def require_columns(rows, names, path, flag=None):
 
 
 def parse_source(source):
-    """`(location, config, split)` of a source (the module docstring); an existing path is all location. A name
-    that is no path here and holds `@` or `:` otherwise than as `<id or folder>[:<config>][@<split>]` is refused."""
+    """`(location, config, split)` of a source `<id or folder>[:<config>][@<split>]` (an existing path is all
+    location); a name that is no path and holds `@` or `:` otherwise is refused."""
     match = None if os.path.exists(source) or "://" in source else _SOURCE.match(source)
     if (match is None or ":" in match["location"]) and not os.path.exists(source) and re.search("[@:]", source) \
             and not source.lower().endswith(_FILE_SUFFIXES):
@@ -88,7 +88,7 @@ def _one_table(location):
 
 
 def read_table(source):
-    """The rows of `source` (a Parquet file, a dataset folder or id: the module docstring) as `Rows`."""
+    """The rows of `source` (a Parquet file, a dataset folder or a hub id) as `Rows`."""
     location, config, split = parse_source(source)
     if _one_table(location) and (config or split):
         raise ValueError(f"{source}: {_one_table(location)} is one table, without configurations or splits; give "
