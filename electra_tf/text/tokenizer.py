@@ -17,7 +17,6 @@ Example:
 import os
 
 import keras
-import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
@@ -159,11 +158,12 @@ class WordPieceTokenizer(keras.layers.Layer):
         """`tokenize_mixed` ("mixed") or `tokenize_by_rules` ("rules") as a graph function kept as one op in other
         graphs; the method is looked up when the function is traced."""
         method = {"mixed": "tokenize_mixed", "rules": "tokenize_by_rules"}[name]
-        return self._traced(name, lambda: uninlined_function(lambda texts: getattr(self, method)(texts),
+        return self.traced(name, lambda: uninlined_function(lambda texts: getattr(self, method)(texts),
                                                              [tf.TensorSpec([None], tf.string)]))
 
-    def _traced(self, key, make):
-        """The graph function kept under `key`, made by `make()` on first use (a new vocabulary drops them all)."""
+    def traced(self, key, make):
+        """The graph function kept under `key`, made by `make()` on first use (a new vocabulary drops them all): what
+        featurizes with this tokenizer is traced once, however many datasets and calls run it."""
         graphs = self.__dict__.setdefault("_graphs", {})  # plain dict: not state Keras tracks or saves
         if key not in graphs:
             graphs[key] = make()
@@ -221,7 +221,7 @@ class WordPieceTokenizer(keras.layers.Layer):
         return featurize.encode(self, sequence_length, texts, pairs)
 
     def _encode_graph(self, sequence_length, with_pairs):
-        return self._traced(("encode", sequence_length, with_pairs), lambda: tf.function(
+        return self.traced(("encode", sequence_length, with_pairs), lambda: tf.function(
             lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs),
             input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1)))
 
