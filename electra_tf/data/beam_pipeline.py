@@ -208,19 +208,15 @@ def decode_documents(encoded):
     None) each."""
     document_sizes, line_sizes, sentence_lengths, ids = (np.frombuffer(b, np.int32) for b in encoded[:4])
     marks = np.frombuffer(encoded[4], np.int8).tolist()
-    ends = np.cumsum(sentence_lengths).tolist()
-    documents = _chunks(_chunks(_sentences(ids.tolist(), ends, sentence_lengths), line_sizes), document_sizes)
+    documents = _chunks(_chunks(_chunks(ids.tolist(), sentence_lengths), line_sizes), document_sizes)
     if not marks:
         return [(document, None) for document in documents]
-    marked = _chunks(_chunks(_sentences(marks, ends, sentence_lengths), line_sizes), document_sizes)
+    marked = _chunks(_chunks(_chunks(marks, sentence_lengths), line_sizes), document_sizes)
     return list(zip(documents, marked))
 
 
-def _sentences(values, ends, lengths):
-    return [values[end - length:end] for end, length in zip(ends, lengths.tolist())]
-
-
 def _chunks(items, sizes):
+    """`items` cut into consecutive runs of `sizes` (an array)."""
     ends = np.cumsum(sizes).tolist()
     return [items[end - size:end] for end, size in zip(ends, sizes.tolist())]
 
