@@ -8,10 +8,10 @@ from electra_tf.util.atomic import atomic_folder, write_json
 from electra_tf.checkpoints.model_card import write_model_card
 from electra_tf.checkpoints.tokenizer_files import write_tokenizer_files
 from electra_tf.export.archive import task_facts, version_path
+from electra_tf.models.base import INPUT_NAMES
 from electra_tf.util.folder_lock import lock_folder
 
 INFO_FILE = "export_info.json"
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def write_ids_export(task, export_dir, model_name, version, overwrite, model_file, convert, info, beside=None):
@@ -34,8 +34,8 @@ def write_ids_export(task, export_dir, model_name, version, overwrite, model_fil
             write_json(os.path.join(tmp, "config.json"), task.model.config.to_dict())
             facts = task_facts(task)
             write_json(os.path.join(tmp, INFO_FILE), {
-                **facts, "model_file": model_file, "bytes": len(model_bytes), "inputs": list(INPUTS), **info,
-                "built_with": {**facts["built_with"], **info.get("built_with", {})}})
+                **facts, "model_file": model_file, "bytes": len(model_bytes), "inputs": list(INPUT_NAMES),
+                **info, "built_with": {**facts["built_with"], **info.get("built_with", {})}})
             write_model_card(tmp, serving_task=task.task, label_names=task.label_names, model_name=model_name,
                              model_format=info.get("format"))
     return path

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.export.ids_folder import INFO_FILE, INPUTS
+from electra_tf.export.ids_folder import INFO_FILE
+from electra_tf.models.base import INPUT_NAMES
 from electra_tf.text.normalization import PUNCTUATION, bert_normalize
 from electra_tf.text.tokenizer import MAX_CHARS_PER_WORD, SUFFIX_INDICATOR, UNKNOWN_TOKEN, WordPieceTokenizer
 from electra_tf.util.atomic import read_json
@@ -232,11 +233,11 @@ def _packed(graph, ids, splits, tokenizer, max_seq_length, pair):
                          graph.constant(tokenizer.cls_token_id), input_ids)
     types = types or graph.op("And", mask, graph.op("Less", position, graph.constant(0)))  # zeros
     return {name: graph.op("Cast", value, to=6)  # int32
-            for name, value in zip(INPUTS, (input_ids, mask, types))}
+            for name, value in zip(INPUT_NAMES, (input_ids, mask, types))}
 
 
 def _tokenizer_graph(tokenizer, max_seq_length, text_inputs, prefix="tokenizer/"):
-    """`(graph, inputs)`: the nodes that make `INPUTS` (named so) of the string `[batch]` inputs named
+    """`(graph, inputs)`: the nodes that make `INPUT_NAMES` (named so) of the string `[batch]` inputs named
     `text_inputs` (one text, or a text and its pair), and those inputs' value infos."""
     onnx = require("onnx")
     if len(text_inputs) not in (1, 2):
@@ -264,7 +265,7 @@ def tokenizer_model(tokenizer, max_seq_length, text_inputs=("text",)):
     onnx = require("onnx")
     graph, inputs = _tokenizer_graph(tokenizer, max_seq_length, text_inputs)
     outputs = [onnx.helper.make_tensor_value_info(name, onnx.TensorProto.INT32, ["batch", "sequence"])
-               for name in INPUTS]
+               for name in INPUT_NAMES]
     model = onnx.helper.make_model(onnx.helper.make_graph(graph.nodes, "tokenizer", inputs, outputs, graph.constants),
                                    opset_imports=[onnx.helper.make_opsetid("", 17)], ir_version=8)
     return _with_domains(model)
@@ -276,8 +277,8 @@ def with_tokenizer(model_bytes, tokenizer, max_seq_length, text_inputs):
     onnx = require("onnx")
     model = onnx.load_from_string(model_bytes)
     graph, inputs = _tokenizer_graph(tokenizer, max_seq_length, text_inputs)
-    ids_inputs = {value.name: value for value in model.graph.input if value.name in INPUTS}
-    others = [value for value in model.graph.input if value.name not in INPUTS]
+    ids_inputs = {value.name: value for value in model.graph.input if value.name in INPUT_NAMES}
+    others = [value for value in model.graph.input if value.name not in INPUT_NAMES]
     nodes = graph.nodes + list(model.graph.node)
     del model.graph.input[:], model.graph.node[:]
     model.graph.input.extend(inputs + others)

@@ -171,7 +171,7 @@ class TaggingServing(LabelServing):
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None, word_unit=featurize.DEFAULT_WORD_UNIT):
         super().__init__(model, tokenizer, max_seq_length, label_names)
-        self.word_unit, self.own_words = word_unit, featurize.unit_pattern(word_unit)
+        self.own_words = featurize.unit_pattern(word_unit)
 
     def features(self, text):
         """`(inputs, words, first_piece)` of raw texts (`featurize.tagging_features`, words of `word_unit`)."""
@@ -220,8 +220,7 @@ class QuestionAnsweringServing(ServingTask):
                              f"(room for the context), got {max_query_length}")
         self.max_query_length, self.max_answer_length = max_query_length, max_answer_length
         self.n_best_size = n_best_size
-        self.has_answerable_logits = "answerable_logits" in model.output
-        self.version_2 = self.has_answerable_logits if version_2 is None else bool(version_2)
+        self.version_2 = "answerable_logits" in model.output if version_2 is None else bool(version_2)
         self.null_threshold = null_threshold
 
     def serve_ids(self, input_ids, attention_mask, token_type_ids):

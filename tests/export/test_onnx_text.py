@@ -22,9 +22,10 @@ import pytest
 from electra_tf import ElectraForSequenceClassification, ElectraForTokenClassification
 from electra_tf.checkpoints.tokenizer_files import load_tokenizer
 from electra_tf.export.client import query_export
-from electra_tf.export.ids_folder import INFO_FILE, INPUTS
+from electra_tf.export.ids_folder import INFO_FILE
 from electra_tf.export.onnx import MODEL_FILE, export_onnx
 from electra_tf.export.onnx_text import TABLE_RANGES, TEXT_MODEL_FILE, run_model, session, tokenizer_model
+from electra_tf.models.base import INPUT_NAMES
 from electra_tf.text.tokenizer import WordPieceTokenizer
 from electra_tf.util.atomic import read_json
 
@@ -61,7 +62,7 @@ def _differences(tokenizer, length, texts, pairs=None):
     longest = graph["input_ids"].shape[1]
     assert not ours["attention_mask"][:, longest:].any()
     return [row for row in range(len(texts))
-            if any((graph[name][row] != ours[name][row, :longest]).any() for name in INPUTS)]
+            if any((graph[name][row] != ours[name][row, :longest]).any() for name in INPUT_NAMES)]
 
 
 @pytest.mark.parametrize("setting", ["uncased", "cased", "chinese"])
@@ -94,7 +95,7 @@ def test_the_tokenizer_graph_gives_transformers_recorded_ids():
         for row, call in enumerate(calls):
             size = len(call["output"]["input_ids"])
             assert not graph["attention_mask"][row, size:].any(), call
-            for name in INPUTS:
+            for name in INPUT_NAMES:
                 assert graph[name][row, :size].tolist() == call["output"][name], (call, name)
     assert sum(map(len, groups.values())) > 40
 
