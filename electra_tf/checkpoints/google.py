@@ -224,9 +224,9 @@ def prefix_written_whole(prefix):
 
 
 def write_checkpoint(prefix, discriminator=None, generator=None, tied=True, run_config=None, extra=None):
-    """Writes Hugging Face-keyed state dicts (a discriminator's and a generator's) under the original names at `prefix`,
-    whole or not at all, with a `checkpoint` file and, given `(ElectraConfig, PretrainingConfig)`, `run_config.json`;
-    `extra` tensors (e.g. `global_step`) are written as they are."""
+    """Writes Hugging Face-keyed state dicts under the original names at `prefix`, whole, with a `checkpoint` file,
+    `run_config.json` given `(ElectraConfig, PretrainingConfig)`, and `extra` tensors (e.g. `global_step`) as they are.
+    """
     tensors = {}
     if discriminator is not None:
         tensors.update(google_names(discriminator, DISCRIMINATOR_SCOPE))

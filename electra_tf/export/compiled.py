@@ -23,9 +23,8 @@ def next_bucket(size, buckets):
 
 
 class CompiledCall:
-    """`call(inputs)` (default: `model(inputs, training=False)`) compiled with XLA, on inputs padded to the next
-    bucketed shape, outputs cut back (`sequence_axes`: output name → its sequence axis; `max_length`: the last bucket).
-    """
+    """`call(inputs)` (default: the model's) compiled with XLA on inputs padded to the next bucketed shape, outputs cut
+    back (`sequence_axes`: output name → its sequence axis; `max_length`: the last bucket)."""
 
     def __init__(self, model, sequence_axes, max_length, call=None):
         self.sequence_axes = dict(sequence_axes)

@@ -15,9 +15,8 @@ INFO_FILE = "export_info.json"
 
 
 def write_ids_export(task, export_dir, model_name, version, overwrite, model_file, convert, info, beside=None):
-    """Writes `convert()`'s bytes as `model_file`, the files `beside(model bytes)` gives, the tokenizer files,
-    config and `export_info.json` (with `info`), the version checked before `convert` runs; returns the version folder.
-    """
+    """Writes `convert()`'s bytes as `model_file` (the version checked first), the files `beside(bytes)` gives, the
+    tokenizer files, config and `export_info.json` (with `info`); returns the version folder."""
     model_dir = os.path.join(export_dir, model_name)
     version_path(model_dir, version, overwrite)
     model_bytes = convert()

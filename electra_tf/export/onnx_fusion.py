@@ -68,9 +68,8 @@ def _prune_and_sort(proto):
 
 
 def one_op_layer_norms(proto):
-    """`proto` (an ONNX model) with each layer norm that tf2onnx wrote as `LAYER_NORM_OPS` made ONNX's one
-    `LayerNormalization` op (opset 17): 12 ops fewer per layer norm and call, and the op ONNX Runtime's
-    layer-norm kernel and its transformer fusions start from. Returns how many it replaced."""
+    """Each layer norm tf2onnx wrote as `LAYER_NORM_OPS` made ONNX's one `LayerNormalization` op (12 ops fewer, and the
+    op ONNX Runtime's fusions start from); how many it replaced."""
     graph, weights = proto.graph, {tensor.name: tensor for tensor in proto.graph.initializer}
     replaced, replacements = set(), {}
     for mean in [node for node in graph.node if node.op_type in MEANS and node.name.endswith("/moments/mean")]:

@@ -71,9 +71,8 @@ def text_model_wanted(task, wanted=None):
 
 @functools.lru_cache(maxsize=4)
 def character_table(lowercase, strip_accents):
-    """Character → what the tokenizer's rules make of it between two letters (case, accents, removals as `REMOVED`,
-    spaced CJK and punctuation), where that is not itself; the code points of `TABLE_RANGES` but tab, newline, return.
-    """
+    """Character → what the tokenizer's rules make of it between two letters (removed: `REMOVED`), where that is not
+    itself, for the code points of `TABLE_RANGES` but tab, newline and return."""
     chars = [chr(c) for start, end in TABLE_RANGES for c in range(start, end)
              if not 0xD800 <= c < 0xE000 and chr(c) not in "\t\n\r"]
     between = tf.strings.regex_replace(bert_normalize(tf.strings.join(["a", tf.constant(chars), "a"]), lowercase,
