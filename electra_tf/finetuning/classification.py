@@ -26,12 +26,8 @@ from electra_tf.text.preprocessor import ElectraPreprocessor
 
 @dataclasses.dataclass(frozen=True)
 class TextClassificationOptions:
-    """Where a text-classification file's texts and labels are.
-
-    text_columns: one column (single texts) or two (pairs).
-    label_column: the label's column.
-    label_names: the declared labels in id order (default: those in the training file, sorted).
-    regression: labels are float scores.
+    """Where a text-classification file's texts (one column, or two for pairs) and labels are; `label_names`: the
+    labels in id order (default: the training file's, sorted); `regression`: float scores.
     """
 
     text_columns: tuple = ("text",)
@@ -60,11 +56,7 @@ single texts)
 
 @dataclasses.dataclass(frozen=True)
 class GlueOptions:
-    """Where a GLUE task is read from.
-
-    tfds: read `glue/<task>` from TensorFlow Datasets (else the GLUE download's TSV files).
-    tfds_data_dir: TFDS's data folder.
-    """
+    """Where a GLUE task is read from: `tfds`, TensorFlow Datasets' `glue/<task>` (else the GLUE download's TSVs)."""
 
     tfds: bool = False
     tfds_data_dir: str = None

@@ -115,12 +115,8 @@ def one_class_warning(predicted, label_names, learning_rate, share=ONE_CLASS_SHA
 
 
 class DevEvaluation(keras.callbacks.Callback):
-    """Scores `examples` (a split the task can score) every `every` steps and at the last step.
-
-    `history` holds `{"step", "epoch", <metric>: value}` per evaluation; `best` the best one by
-    `task.main_metric`. With `keep_best`, the model ends training with the weights of that evaluation.
-    `baseline`: the majority class's dev accuracy, printed beside the scores (`None`: not printed).
-    """
+    """Scores `examples` every `every` steps and at the last step into `history` (`best`: the best by
+    `task.main_metric`, whose weights the model ends with under `keep_best`); `baseline` is printed beside."""
 
     def __init__(self, task, examples, every, total_steps, steps_per_epoch, log_dir=None, keep_best=False,
                  report=print, baseline=None):

@@ -126,10 +126,8 @@ def restarts_when_interrupted(run_trial):
 
 @restarts_when_interrupted
 def run_trial(config, folder, options, tokenizer, model_config, start):
-    """Trains one seed from `start` (`options.init_checkpoint`, or the start written for another vocabulary),
-    scoring dev as it goes; scores every labelled evaluation split (a test file too, when it has labels) and
-    predicts the others, and saves the model as a self-describing folder; returns the results. Every split is
-    read and checked, and the sequence length against `model_config`, before anything is written."""
+    """Trains one seed from `start`, scores or predicts every other split and saves the model folder; returns the
+    results. Every split is read and checked before anything is written."""
     taken = task_options(config.task)
     files = {"train": options.train_file, "dev": options.dev_file, "test": options.test_file}
     task = finetuning.make_task(config, tokenizer, files=files, data_dir=options.data_dir,
@@ -186,10 +184,8 @@ def summarise(trials, test=False):
 
 
 def run_finetuning(task, options, **config_changes):
-    """Fine-tunes `options.init_checkpoint` on `task` (a name in `TASKS`) as `options` (`RunOptions`) say, with the
-    paper's `FinetuningConfig` for the model's size changed by `config_changes`; returns the run's results (what
-    `<output_dir>/results.json` holds). Resumes the run in `options.output_dir` if there is one; bad input raises
-    `ValueError`."""
+    """Fine-tunes `options.init_checkpoint` on `task` with the paper's `FinetuningConfig` changed by
+    `config_changes`; returns what `<output_dir>/results.json` holds. Resumes the run in `options.output_dir`."""
     lock_folder(options.output_dir)  # one run per folder: another one is refused, naming its pid
     if options.deterministic:
         enable_determinism()  # each trial seeds its generators itself (finetune: the trial's seed)

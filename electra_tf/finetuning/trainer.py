@@ -99,12 +99,9 @@ class Finetuned:
 
 def finetune(task, init_checkpoint, train_examples, callbacks=(), dev_examples=None, eval_every=None,
              log_dir=None, keep_best=False, log_every=50, report=print):
-    """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns it as `Finetuned`.
-
-    Prints a progress line every `log_every` steps (`report=None`: silent); given `dev_examples`, scores them
-    each epoch (every few epochs when there are more than `DEV_SCORES`; or every `eval_every` steps) and at the
-    end, and with `keep_best` returns the model of the best dev score. `log_dir`: TensorBoard scalars (loss,
-    learning rate, dev metrics). `task.config` ends with the settings used.
+    """Fine-tunes `task`'s model from `init_checkpoint` on `train_examples`; returns it as `Finetuned`. Scores
+    `dev_examples` each epoch (at most `DEV_SCORES` times, or every `eval_every` steps) and at the end; `keep_best`
+    returns the model of the best dev score; `report=None` is silent. `task.config` ends with the settings used.
     """
     keras.utils.set_random_seed(task.config.seed)
     dataset, batches_per_epoch = task.train_dataset(train_examples)
