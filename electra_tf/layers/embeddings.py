@@ -63,14 +63,7 @@ class ElectraEmbedding(keras.layers.Layer):
         return tuple(input_ids_shape) + (self.embedding_size,)
 
     def get_config(self):
-        config = super().get_config()
-        config.update({
-            "vocab_size": self.vocab_size,
-            "embedding_size": self.embedding_size,
-            "max_position_embeddings": self.max_position_embeddings,
-            "type_vocab_size": self.type_vocab_size,
-            "initializer_range": self.initializer_range,
-            "layer_norm_eps": self.layer_norm_eps,
-            "dropout": self.dropout_rate,
-        })
-        return config
+        return {**super().get_config(), "vocab_size": self.vocab_size, "embedding_size": self.embedding_size,
+                "max_position_embeddings": self.max_position_embeddings, "type_vocab_size": self.type_vocab_size,
+                "initializer_range": self.initializer_range, "layer_norm_eps": self.layer_norm_eps,
+                "dropout": self.dropout_rate}

@@ -43,10 +43,8 @@ class ReplacedTokenDetectionHead(keras.layers.Layer):
         return tuple(inputs_shape[:-1])
 
     def get_config(self):
-        config = super().get_config()
-        config.update({"hidden_size": self.hidden_size, "activation": self.activation,
-                       "initializer_range": self.initializer_range})
-        return config
+        return {**super().get_config(), "hidden_size": self.hidden_size, "activation": self.activation,
+                "initializer_range": self.initializer_range}
 
 
 def masked_lm_head(word_embeddings, config, name="generator_predictions"):
