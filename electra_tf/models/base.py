@@ -1,33 +1,7 @@
-"""`ElectraNetwork`: what every ELECTRA network and task model shares — config, backbone, checkpoints.
-
-Every model of the package is a functional Keras model over one
-`ElectraModel`, held as `self.backbone` (keras-hub's name; the encoder
-layer itself is named `electra`, Hugging Face's `base_model_prefix`); the
-encoder is its own backbone (`checkpoints.mapping.backbone_of`). Each
-class *declares* what the checkpoint code needs to know of it, so that code
-never looks at model classes:
-
-- `hf_class`: the Hugging Face class of the same architecture, and
-  `hf_architecture`: that class when this instance's weights are laid out as
-  Hugging Face's (an original ELECTRA head has none);
-- `serving_task`: the kind of SavedModel signatures it is exported with
-  (`electra_tf.export`), `None` when it is not served;
-- `hf_complete`: whether a Hugging Face folder (`config.json` and
-  `model.safetensors`) describes this instance entirely, so `save_pretrained`
-  writes its weights once, in that form, instead of `model.keras`.
-
-A task model loaded from a folder knows its labels: `label_names` (in id order),
-`id2label` and `label2id`. A model is called as any Keras model: a dict of int32
-`[batch, sequence]` tensors in (`input_ids`, `attention_mask`, `token_type_ids`),
-a dict of tensors out. transformers' conventions (`model(**tokens, labels=...)`,
-`outputs.loss`, `ModelOutput`s) live in subclasses of these models, in
-`electra_tf.transformers`.
-
-Constructor arguments are public attributes and `get_config` lists them, so a
-model saves and loads as any Keras model; `from_pretrained` reads a checkpoint
-in any format (our own, Hugging Face, Google; see `electra_tf.checkpoints`)
-and `save_pretrained` writes a self-describing folder (also a Hugging Face one
-where a Hugging Face class has the model's weights).
+"""`ElectraNetwork`: what every ELECTRA network and task model shares: config, backbone, label names, raw text in
+`fit`/`predict`, `from_pretrained` (any checkpoint format) and `save_pretrained` (a self-describing folder). Each class
+declares what the checkpoint code needs of it (`hf_class`, `hf_architecture`, `serving_task`, `hf_complete`), so
+that code never looks at model classes.
 
 Example:
 >>> import tempfile
@@ -82,23 +56,15 @@ def truncated_normal(config):
 
 
 class ElectraNetwork(keras.Model):
-    """The base of every ELECTRA model: a functional Keras model with a config and a backbone.
-
-    Subclasses build their graph, call `super().__init__(inputs=..., outputs=..., **kwargs)`, then set
-    `self.config`, `self.backbone` and their other constructor arguments as attributes, and extend
-    `get_config` with those arguments, and call `self.keep_encoder_call(inputs, encoded)` with their backbone's
-    call in their graph (`with_outputs` cuts the graph there). Every model also takes `preprocessor=` (an
-    `electra_tf.text.preprocessor.ElectraPreprocessor`): models that read one text or a pair (`takes_text`)
-    then take raw strings in `fit`, `evaluate` and `predict`.
+    """The base of every ELECTRA model. A subclass builds its graph, calls `super().__init__(inputs=...,
+    outputs=...)` and `keep_encoder_call`, sets `config`, `backbone` and its constructor arguments as attributes and
+    extends `get_config`. A model that reads text (`takes_text`) takes a `preprocessor=` and then raw strings.
     """
 
     hf_class = None
     serving_task = None
-    # The constructor arguments a checkpoint of this very class implies ("head", "num_labels",
-    # "classifier_dropout"), filled in by `from_pretrained` where the caller left them out.
-    checkpoint_arguments = ()
+    checkpoint_arguments = ()  # what a checkpoint of this very class implies, where the caller left it out
     takes_text = False
-    hf_complete = False
 
     def __init__(self, *args, preprocessor=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -112,16 +78,18 @@ class ElectraNetwork(keras.Model):
         """The Hugging Face class with this model's weight layout, or `None` when it has none."""
         return self.hf_class
 
-    # === Every layer's hidden states and attentions, on the same layers ===
+    @property
+    def hf_complete(self):
+        """Whether a Hugging Face folder describes this model entirely (a task model with Hugging Face's head)."""
+        return "head" in self.checkpoint_arguments and self.head == "huggingface"
+
     def keep_encoder_call(self, encoder_inputs, encoded):
-        """Records where the backbone runs in this model's graph (its symbolic inputs and outputs; not state Keras
-        tracks or saves), for `with_outputs`."""
+        """Records where the backbone runs in this model's graph, for `with_outputs` (not state Keras saves)."""
         self.__dict__["_encoder_call"] = (encoder_inputs, encoded)
 
     def with_outputs(self, *names):
-        """A Keras model on this model's own layers (no weight copied) with more outputs: `"hidden_states"`
-        `[batch, L + 1, sequence, H]` (the encoder's input and every layer's output) and/or `"attentions"`
-        `[batch, L, heads, sequence, sequence]` (every layer's attention probabilities). Built once, on first use.
+        """A Keras model on this model's own layers with more outputs: `"hidden_states"` `[batch, L + 1, sequence, H]`
+        and/or `"attentions"` `[batch, L, heads, sequence, sequence]`.
 
         >>> from electra_tf import ElectraConfig
         >>> from electra_tf.models.discriminator import ElectraDiscriminator
@@ -150,7 +118,6 @@ class ElectraNetwork(keras.Model):
         outputs.update(head((self.input, states["last_hidden_state"])))
         return keras.Model(self.input, {**outputs, **{name: states[name] for name in names}})
 
-    # === Label names ===
     @property
     def label_names(self):
         """The class or tag names in id order (from the folder it was loaded from), or None when unknown."""
@@ -158,10 +125,13 @@ class ElectraNetwork(keras.Model):
 
     @label_names.setter
     def label_names(self, names):
+        self._label_names = None if self._checked_labels(names) is None else tuple(str(name) for name in names)
+
+    def _checked_labels(self, names):
         num_labels = getattr(self, "num_labels", None)
         if names is not None and num_labels is not None and len(names) != num_labels:
             raise ValueError(f"{len(names)} label names for a model with {num_labels} labels")
-        self._label_names = None if names is None else tuple(str(name) for name in names)
+        return names
 
     @property
     def id2label(self):
@@ -186,7 +156,6 @@ class ElectraNetwork(keras.Model):
             config["preprocessor"] = keras.saving.deserialize_keras_object(config["preprocessor"])
         return cls(**config)
 
-    # === Raw text in fit, evaluate and predict ===
     def _text_dataset(self, x, y=None, batch_size=None, shuffle=False):
         features = tuple(np.asarray(part, object) for part in x) if is_pair(x) else np.asarray(x, object)
         dataset = tf.data.Dataset.from_tensor_slices(features if y is None else (features, y))
@@ -227,29 +196,15 @@ class ElectraNetwork(keras.Model):
             x, batch_size = self._text_dataset(x, batch_size=batch_size), None
         return super().predict(x, batch_size=batch_size, verbose=verbose, **kwargs)
 
-    # === Checkpoints ===
     @classmethod
     def from_pretrained(cls, path, allow_missing=False, allow_unexpected=False, preprocessor="auto", revision=None,
                         cache_dir=None, token=None, local_files_only=None, force_download=False, label_names=None,
                         config_overrides=None, **arguments):
-        """This model with the weights of a checkpoint: our own saved model, a Hugging Face folder
-        (ELECTRA, or BERT for the encoder) or a Google checkpoint prefix; see `electra_tf.checkpoints`.
-        A Hugging Face hub id (`"google/electra-small-discriminator"`) that is no local path is read from the
-        Hugging Face cache or downloaded (`revision`, `cache_dir`, `token`, `local_files_only`, `force_download`
-        as in `transformers`; see `electra_tf.checkpoints.hub`).
+        """This model with the weights of a checkpoint in any format, or a hub id (docs/checkpoints.md).
 
-        `arguments` go to the constructor (e.g. `num_labels=3`, `output_hidden_states=True`); those a
-        checkpoint of the same class implies (a Hugging Face head and its `num_labels`) are taken from
-        it when left out. A checkpoint of another class gives its encoder; a head it lacks is new.
-        `config_overrides` (a dict of `ElectraConfig` fields, e.g. `{"hidden_dropout": 0.2}`) change the
-        checkpoint's config; `label_names` name the labels (default: the folder's).
-        Strict: a ValueError lists missing, unexpected or mis-shaped weights (`allow_missing` /
-        `allow_unexpected` relax it), and a failed load builds nothing.
-
-        `preprocessor="auto"` gives a model that reads text (`takes_text`) an `ElectraPreprocessor` of the
-        checkpoint's tokenizer files, when it has some (length: the saved model's, else 128 or the model's
-        position table if shorter; `max_seq_length=` sets it, within the model's positions); `None`
-        gives none, and an `ElectraPreprocessor` is used as it is.
+        `arguments` go to the constructor; those a checkpoint of this class implies (its head, `num_labels`) are
+        taken from it when left out. `config_overrides`: `ElectraConfig` fields to change. `preprocessor="auto"`:
+        one of the checkpoint's tokenizer files for a model that reads text (`max_seq_length=` sets its length).
         """
         source = sources.read_source(path, revision=revision, cache_dir=cache_dir, token=token,
                                      local_files_only=local_files_only, force_download=force_download)
@@ -275,8 +230,7 @@ class ElectraNetwork(keras.Model):
 
     @staticmethod
     def _saved_preprocessor(source, length=None):
-        """An `ElectraPreprocessor` (of `length`, default 128 or the positions if fewer) of the tokenizer files
-        beside a checkpoint, or None when there are none."""
+        """An `ElectraPreprocessor` of the tokenizer files beside a checkpoint, or None when there are none."""
         try:
             tokenizer = load_tokenizer(source.folder)
         except NoTokenizerFiles:
@@ -299,8 +253,7 @@ class ElectraNetwork(keras.Model):
 
     @classmethod
     def _same_model_as(cls, model):
-        """`model` (saved as a class of the same network: ours, or its `electra_tf.transformers` subclass) as
-        this class, with its weights and preprocessor."""
+        """`model` (of the same network: ours, or its `electra_tf.transformers` subclass) as this class."""
         copy = cls.from_config({**model.get_config(), "preprocessor": None})  # (its vocabulary is an asset)
         copy.set_weights(model.get_weights())
         copy.preprocessor = model.preprocessor
@@ -320,43 +273,25 @@ class ElectraNetwork(keras.Model):
         return arguments
 
     def without_optimizer(self):
-        """This model, or (once compiled) an uncompiled copy with its weights: Keras 3 writes a compiled
-        model's optimizer into `.keras` files (two values per weight with Adam) and has no
-        `include_optimizer=False` for them."""
+        """This model, or (once compiled) an uncompiled copy: Keras 3 writes a compiled model's optimizer into
+        `.keras` files and has no `include_optimizer=False` for them."""
         return self if getattr(self, "optimizer", None) is None else type(self)._same_model_as(self)
 
     @classmethod
     def _is_built_as(cls, model, arguments):
-        """Whether `model` (one of ours, loaded as saved) is what `cls(…, **arguments)` asks for: the same network
-        (this class, a subclass of it, or the class it subclasses) with those arguments."""
+        """Whether `model` (loaded as saved) is what `cls(…, **arguments)` asks for."""
         return (issubclass(cls, type(model)) or isinstance(model, cls)) and \
             all(getattr(model, key, None) == value for key, value in arguments.items())
 
     def save_pretrained(self, folder, tokenizer=None, label_names=None, **info):
-        """Writes a self-describing model folder: the model's weights once, without its optimizer's state,
-        the tokenizer files (`vocab.txt`, `tokenizer_config.json`; from `tokenizer`, else the
-        preprocessor's), and `electra_tf.json` (class, serving task, label names (default: the model's
-        `label_names`), and `info` such as `max_seq_length`).
-
-        When a Hugging Face folder describes the model entirely (`hf_complete`: a Hugging Face head), the
-        weights are written as one `transformers` loads (`AutoModelFor….from_pretrained(folder)`):
-        `config.json` (with `id2label`/`label2id`) and `model.safetensors`. Otherwise as `model.keras`
-        (this model, exactly), beside a Hugging Face copy when a Hugging Face class has its weights
-        (`hf_architecture`).
-
-        Beside them, a `README.md` model card (what the model is, how to load it, its labels; the `base_model`,
-        `language`, `dataset`, `scores` and `command` of `info` when given) that the Hugging Face hub renders.
-
-        The folder is written whole (`atomic.atomic_folder`): it replaces an existing `folder` (and what
-        else that held) only once complete. `from_pretrained(folder)` and `electra-export --model=<folder>`
-        read it whole.
+        """Writes a self-describing model folder, whole or not at all (docs/finetuning.md): the weights once
+        (`model.safetensors` with `config.json` where a Hugging Face class has them all, else `model.keras`), the
+        tokenizer files (`tokenizer`'s, else the preprocessor's), a model card, and `electra_tf.json` (class,
+        serving task, label names, and `info` such as `max_seq_length`).
         """
         tokenizer = tokenizer or (self.preprocessor.tokenizer if self.preprocessor is not None else None)
         info = {key: value for key, value in info.items() if key not in _DESCRIBED}  # (re-saving a folder's info)
-        label_names = self.label_names if label_names is None else label_names
-        num_labels = getattr(self, "num_labels", None)
-        if label_names is not None and num_labels is not None and len(label_names) != num_labels:
-            raise ValueError(f"{len(label_names)} label names for a model with {num_labels} labels")
+        label_names = self._checked_labels(self.label_names if label_names is None else label_names)
         with atomic_folder(folder) as tmp:  # whole or not at all; an older folder stays until then
             if not self.hf_complete:
                 self.without_optimizer().save(os.path.join(tmp, ours.SINGLE_MODEL_FILE))
@@ -382,10 +317,8 @@ class ElectraNetwork(keras.Model):
 
     def push_to_hub(self, repo_id, commit_message=None, private=None, token=None, revision=None, create_pr=False,
                     tokenizer=None, **info):
-        """Saves this model (`save_pretrained`, with its model card) and uploads the folder to the Hugging Face
-        hub repository `repo_id` (created if needed, `private`; on branch `revision`, or as a pull request with
-        `create_pr`), as transformers' and keras-hub's models are published; returns the commit's URL.
-        `electra_tf.checkpoints.publish.push_to_hub` pushes a folder already written."""
+        """Saves this model (`save_pretrained`) and uploads the folder to the hub repository `repo_id`, as
+        transformers' `push_to_hub`; returns the commit's URL."""
         publish.check_push_target(repo_id, token)
         with tempfile.TemporaryDirectory() as folder:
             saved = os.path.join(folder, repo_id.rstrip("/").rpartition("/")[2])

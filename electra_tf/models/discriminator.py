@@ -1,6 +1,4 @@
-"""`ElectraDiscriminator`: the encoder plus the replaced-token-detection head.
-
-Hugging Face's `ElectraForPreTraining`; the model ELECTRA pre-training keeps.
+"""`ElectraDiscriminator`: the encoder plus the replaced-token-detection head (Hugging Face's `ElectraForPreTraining`).
 """
 
 import keras
@@ -13,16 +11,7 @@ from electra_tf.models.encoder import ElectraModel
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraDiscriminator(ElectraNetwork):
-    """Per-token "replaced" logits over an `ElectraModel` (a functional Keras model).
-
-    Args:
-        config: an `ElectraConfig` (or its dict).
-        embedding: an `ElectraEmbedding` to share; a new one when `None`.
-        output_hidden_states: also output every layer's hidden states.
-
-    Outputs a dict: `last_hidden_state` `[batch, sequence, H]` and `logits`
-    `[batch, sequence]` (sigmoid gives the probability that a token was
-    replaced).
+    """`last_hidden_state` and per-token "replaced" `logits` `[batch, sequence]`; `embedding`: one to share.
 
     Example:
     >>> import numpy as np
@@ -42,19 +31,16 @@ class ElectraDiscriminator(ElectraNetwork):
 
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
-        # === Layers ===
         backbone = ElectraModel(config, embedding=embedding,
                                 output_hidden_states=output_hidden_states, name="electra")
         head = ReplacedTokenDetectionHead(config.hidden_size, activation=activation(config.hidden_act),
                                           initializer_range=config.initializer_range,
                                           name="discriminator_predictions")
-        # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
         outputs = {**encoded, "logits": head(encoded["last_hidden_state"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.keep_encoder_call(inputs, encoded)
-        # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states
         self.backbone = backbone

@@ -1,12 +1,6 @@
-"""`ElectraModel`: the ELECTRA encoder (Hugging Face's `ElectraModel`, keras-hub's `ElectraBackbone`).
-
-The core class keeps Hugging Face's name because Keras names a nested model's weights after its class: every
-saved task model, discriminator and generator holds its encoder's weights under `electra_model/`, so this name
-is the checkpoint layout (it is registered with Keras as `ElectraEncoder`). `electra_tf.ElectraModel` is its
-subclass with transformers' call convention (`electra_tf.transformers.modeling`).
-
-embeddings (E) → `embeddings_project` (E→H, only when E ≠ H) → L post-LN
-transformer blocks with exact GELU. No pooler: ELECTRA has none.
+"""`ElectraModel`: the ELECTRA encoder (Hugging Face's `ElectraModel`, keras-hub's `ElectraBackbone`): embeddings →
+projection (when E ≠ H) → L post-LN blocks, no pooler. Its class name is the checkpoint layout (saved models hold
+its weights under `electra_model/`); Keras registers it as `ElectraEncoder`.
 """
 
 import keras
@@ -19,18 +13,8 @@ from electra_tf.models.base import ElectraNetwork, as_config, model_inputs, trun
 
 @keras.saving.register_keras_serializable(package="electra_tf", name="ElectraEncoder")
 class ElectraModel(ElectraNetwork):
-    """The ELECTRA transformer encoder (a functional Keras model).
-
-    Args:
-        config: an `ElectraConfig` (or its dict).
-        embedding: an `ElectraEmbedding` to share with another model; a new
-            one is made when `None`.
-        output_hidden_states: also output `hidden_states`, the encoder input
-            and every layer's output, stacked: `[batch, L + 1, sequence, H]`.
-
-    Inputs: a dict of int32 `[batch, sequence]` tensors `input_ids`,
-    `attention_mask` (1 for real tokens, 0 for padding) and `token_type_ids`.
-    Outputs: a dict with `last_hidden_state` `[batch, sequence, H]`.
+    """The ELECTRA transformer encoder: `last_hidden_state` `[batch, sequence, H]` (with `output_hidden_states`,
+    also every layer's, `[batch, L + 1, sequence, H]`); `embedding`: an `ElectraEmbedding` to share.
 
     Example:
     >>> import numpy as np
@@ -50,7 +34,6 @@ class ElectraModel(ElectraNetwork):
 
     def __init__(self, config, embedding=None, output_hidden_states=False, **kwargs):
         config = as_config(config)
-        # === Layers ===
         if embedding is None:
             embedding = ElectraEmbedding(
                 config.vocab_size, config.embedding_size,
@@ -76,14 +59,12 @@ class ElectraModel(ElectraNetwork):
             for i in range(config.num_layers)
         ]
 
-        # === Functional Model ===
         inputs = model_inputs()
         encoded = _encode(inputs, embedding, embeddings_project, transformer_layers)
         outputs = {key: encoded[key] for key in ("last_hidden_state", "hidden_states")[:1 + output_hidden_states]}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.keep_encoder_call(inputs, encoded)
 
-        # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states
         self.embedding = embedding
@@ -124,9 +105,8 @@ def _encode(inputs, embedding, embeddings_project, transformer_layers, attention
 
 
 class _WithAttentionScores(keras.layers.Layer):
-    """A block's call that also gives its attention probabilities. (Keras checks a functional graph by the
-    number of outputs of each layer's first call, so a block called again with one more output is another
-    layer; this one holds no weights of its own and is never saved.)"""
+    """A block's call that also gives its attention probabilities (Keras fixes a layer's number of outputs at its
+    first call); it holds no weights and is never saved."""
 
     def __init__(self, block, **kwargs):
         super().__init__(name=f"{block.name}_with_attention_scores", **kwargs)

@@ -1,8 +1,5 @@
-"""`ElectraGenerator`: a small masked-LM whose output layer is tied to the word embeddings.
-
-Hugging Face's `ElectraForMaskedLM`, with logits computed only at the masked
-positions (as the original computes them), which saves a `[batch, sequence,
-vocab]` projection per step.
+"""`ElectraGenerator`: a small masked-LM tied to the word embeddings (Hugging Face's `ElectraForMaskedLM`), its logits
+computed only at the masked positions, as the original.
 """
 
 import keras
@@ -14,23 +11,11 @@ from electra_tf.models.encoder import ElectraModel
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraGenerator(ElectraNetwork):
-    """Masked-LM logits at `mask_positions` (a functional Keras model).
+    """Masked-LM `logits` `[batch, predictions, vocab]` at the `mask_positions` input `[batch, predictions]`.
 
     Args:
-        config: the generator's `ElectraConfig` (see
-            `electra_tf.config.generator_config`).
-        embedding: the discriminator's `ElectraEmbedding` to share (the
-            original ties the whole embedding block); a new one when `None`.
-            The output projection is always tied to the word embeddings.
-        backbone: an `ElectraModel` to run instead of a new one (the
-            paper's "tie all weights": the discriminator's own encoder,
-            whose config must be `config`); `embedding` must then be `None`.
-        output_hidden_states: also output every layer's hidden states.
-
-    Inputs: `input_ids`, `attention_mask`, `token_type_ids` (`[batch,
-    sequence]`) and `mask_positions` (`[batch, predictions]`, int32).
-    Outputs a dict: `last_hidden_state` and `logits` `[batch, predictions,
-    vocab]`.
+        embedding: the discriminator's `ElectraEmbedding` to share (the original ties the whole block).
+        backbone: an `ElectraModel` to run instead of a new one (the paper's "tie all weights").
 
     Example:
     >>> import numpy as np
@@ -49,14 +34,12 @@ class ElectraGenerator(ElectraNetwork):
 
     def __init__(self, config, embedding=None, output_hidden_states=False, backbone=None, **kwargs):
         config = as_config(config)
-        # === Layers ===
         if backbone is None:
             backbone = ElectraModel(config, embedding=embedding,
                                     output_hidden_states=output_hidden_states, name="electra")
         elif embedding is not None or backbone.config != config:
             raise ValueError("a shared backbone brings its own embedding and must have the generator's config")
         head = masked_lm_head(backbone.embedding.word_embeddings, config)
-        # === Functional Model ===
         inputs = model_inputs()
         inputs["mask_positions"] = keras.Input(shape=(None,), dtype="int32", name="mask_positions")
         encoder_inputs = {name: inputs[name] for name in ("input_ids", "attention_mask", "token_type_ids")}
@@ -64,7 +47,6 @@ class ElectraGenerator(ElectraNetwork):
         outputs = {**encoded, "logits": head(encoded["last_hidden_state"], mask_positions=inputs["mask_positions"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.keep_encoder_call(encoder_inputs, encoded)
-        # === Config ===
         self.config = config
         self.output_hidden_states = output_hidden_states
         self.backbone = backbone

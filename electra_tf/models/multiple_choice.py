@@ -1,9 +1,5 @@
-"""`ElectraChoiceClassifier`: one score per choice (SWAG) on the ELECTRA encoder.
-
-Inputs are `[batch, choices, sequence]` (`num_choices=None`: any number of choices per call); each choice is
-encoded on its own and
-scored from its [CLS] token by dense(H) → GELU → dropout → dense(1), Hugging
-Face's `SequenceSummary` head, so the weights convert to `transformers`.
+"""`ElectraChoiceClassifier`: one score per choice (SWAG) on the encoder, each choice encoded on its own and scored
+by Hugging Face's `SequenceSummary` head; inputs `[batch, choices, sequence]` (`num_choices=None`: any number).
 
 Example:
 >>> import numpy as np
@@ -34,9 +30,7 @@ class ElectraChoiceClassifier(ElectraNetwork):
 
     def __init__(self, config, num_choices=4, **kwargs):
         config = as_config(config)
-        # === Layers ===
         backbone = ElectraModel(config, name="electra")
-        # === Functional Model ===
         inputs = {name: keras.Input(shape=(num_choices, None), dtype="int32", name=name) for name in INPUT_NAMES}
         flat = {name: ChoiceReshape(name=f"fold_{name}")(tensor) for name, tensor in inputs.items()}
         encoded = backbone(flat)
@@ -48,7 +42,6 @@ class ElectraChoiceClassifier(ElectraNetwork):
         logits = ChoiceReshape(num_choices, unfold=True, name="choice_logits")(scores, like=inputs["input_ids"])
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self.keep_encoder_call(flat, encoded)
-        # === Config ===
         self.config = config
         self.backbone = backbone
         self.num_choices = num_choices

@@ -1,12 +1,6 @@
-"""`ElectraQuestionAnswerer`: extractive question answering (SQuAD) on the ELECTRA encoder.
-
-`head="original"` (default): ELECTRA's joint head (`electra_tf.layers.qa_head`)
-with `start_logits` `[B, L]` and `end_logits` `[B, K, L]` given `start_candidates`
-`[B, K]` (the gold start in training, the `beam_size` best otherwise) and, with
-`answerable_classifier`, `answerable_logits` `[B]` (SQuAD 2.0; higher means
-unanswerable). It takes a fourth input, `start_positions` `[B]` (the gold starts in training; `None` otherwise).
-`head="huggingface"`: one dense(2) (`qa_outputs`), `start_logits` and
-`end_logits` `[B, L]`.
+"""`ElectraQuestionAnswerer`: extractive question answering (SQuAD) on the encoder: the original joint head (default;
+`electra_tf.layers.qa_head`, end logits `[B, K, L]` given `start_candidates`, an optional `start_positions` input,
+`answerable_logits` for SQuAD 2.0) or Hugging Face's `qa_outputs` (`head="huggingface"`).
 
 Example:
 >>> import numpy as np
@@ -31,15 +25,8 @@ from electra_tf.models.sequence_classification import check_head
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraQuestionAnswerer(ElectraNetwork):
-    """Start and end logits over the sequence (see the module docstring).
-
-    Args:
-        config: an `ElectraConfig` (or its dict).
-        head: "original" or "huggingface".
-        beam_size: start candidates the original head gives end logits for at inference.
-        answerable_classifier: the original head's answerable classifier (SQuAD 2.0).
-        hidden_size: width of the original head's hidden layers (512 in the original).
-    """
+    """Start and end logits over the sequence; `beam_size`, `answerable_classifier` and `hidden_size` are the
+    original head's."""
 
     hf_class = "ElectraForQuestionAnswering"
     checkpoint_arguments = ("head",)
@@ -49,9 +36,7 @@ class ElectraQuestionAnswerer(ElectraNetwork):
                  **kwargs):
         config = as_config(config)
         check_head(head)
-        # === Layers ===
         backbone = ElectraModel(config, name="electra")
-        # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
         sequence = encoded["last_hidden_state"]
@@ -74,7 +59,6 @@ class ElectraQuestionAnswerer(ElectraNetwork):
                     keras.layers.Dense(1, name="answerable_output")(hidden), -1)
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.keep_encoder_call({name: inputs[name] for name in INPUT_NAMES}, encoded)
-        # === Config ===
         self.config = config
         self.backbone = backbone
         self.head = head
@@ -86,13 +70,8 @@ class ElectraQuestionAnswerer(ElectraNetwork):
     def hf_architecture(self):
         return self.hf_class if self.head == "huggingface" else None
 
-    @property
-    def hf_complete(self):
-        return self.head == "huggingface"
-
     def predict_step(self, data):
-        """Keras's `predict_step`; the original head's optional `start_positions` is `None` (its beam) when the
-        data leaves it out (a functional model needs every input's key)."""
+        """Keras's `predict_step`, with the original head's `start_positions` `None` where the data leaves it out."""
         x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
         if self.head == "original" and isinstance(x, dict) and "start_positions" not in x:
             x = {**x, "start_positions": None}

@@ -1,9 +1,5 @@
-"""`ElectraSequenceClassifier`: a sentence (pair) classifier, or a regressor, on the ELECTRA encoder.
-
-Heads: Hugging Face's (`head="huggingface"`, the default: dropout → dense(H) → GELU → dropout → dense),
-whose weights load in `transformers`' `ElectraForSequenceClassification`, or the original ELECTRA's
-(`head="original"`: dropout → dense on [CLS]), for reproducing the paper's GLUE figures; it has no
-`transformers` class. `num_labels=1` is regression.
+"""`ElectraSequenceClassifier`: a sentence (pair) classifier, or a regressor (`num_labels=1`), on the encoder, with
+Hugging Face's head (the default, loads in `transformers`) or the original's (`head="original"`).
 
 Example:
 >>> import numpy as np
@@ -33,14 +29,7 @@ def check_head(head):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraSequenceClassifier(ElectraNetwork):
-    """Logits `[batch, num_labels]` from the [CLS] token (see the module docstring).
-
-    Args:
-        config: an `ElectraConfig` (or its dict).
-        num_labels: classes; 1 for regression.
-        head: "huggingface" (loads in transformers) or "original" (ELECTRA's).
-        classifier_dropout: the head's dropout rate (default: the config's `hidden_dropout`).
-    """
+    """Logits `[batch, num_labels]` from the [CLS] token; `classifier_dropout` defaults to `hidden_dropout`."""
 
     takes_text = True
     hf_class = "ElectraForSequenceClassification"
@@ -50,9 +39,7 @@ class ElectraSequenceClassifier(ElectraNetwork):
         config = as_config(config)
         check_head(head)
         dropout = config.hidden_dropout if classifier_dropout is None else classifier_dropout
-        # === Layers ===
         backbone = ElectraModel(config, name="electra")
-        # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
         x = encoded["last_hidden_state"][:, 0]
@@ -64,7 +51,6 @@ class ElectraSequenceClassifier(ElectraNetwork):
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="out_proj")(x)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self.keep_encoder_call(inputs, encoded)
-        # === Config ===
         self.config = config
         self.backbone = backbone
         self.num_labels = num_labels
@@ -74,10 +60,6 @@ class ElectraSequenceClassifier(ElectraNetwork):
     @property
     def hf_architecture(self):
         return self.hf_class if self.head == "huggingface" else None
-
-    @property
-    def hf_complete(self):
-        return self.head == "huggingface"
 
     @property
     def serving_task(self):

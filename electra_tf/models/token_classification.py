@@ -1,10 +1,5 @@
-"""`ElectraTokenClassifier`: per-token labels (NER, chunking) on the ELECTRA encoder.
-
-Hugging Face's head (`head="huggingface"`, the default) is a dropout and one
-dense layer over every token; the original has no dropout (`head="original"`).
-Both have the same weights, so either converts to `transformers`. Scoring each word at its first sub-token, as the
-original does, is a matter of which positions carry labels (see
-`electra_tf.data.tasks.tagging`).
+"""`ElectraTokenClassifier`: per-token labels (NER, chunking) on the encoder; Hugging Face's head has a dropout the
+original's has not, with the same weights.
 
 Example:
 >>> import numpy as np
@@ -36,9 +31,7 @@ class ElectraTokenClassifier(ElectraNetwork):
     def __init__(self, config, num_labels=2, head="huggingface", **kwargs):
         config = as_config(config)
         check_head(head)
-        # === Layers ===
         backbone = ElectraModel(config, name="electra")
-        # === Functional Model ===
         inputs = model_inputs()
         encoded = backbone(inputs)
         x = encoded["last_hidden_state"]
@@ -47,15 +40,10 @@ class ElectraTokenClassifier(ElectraNetwork):
         logits = keras.layers.Dense(num_labels, kernel_initializer=truncated_normal(config), name="classifier")(x)
         super().__init__(inputs=inputs, outputs={"logits": logits}, **kwargs)
         self.keep_encoder_call(inputs, encoded)
-        # === Config ===
         self.config = config
         self.backbone = backbone
         self.num_labels = num_labels
         self.head = head
-
-    @property
-    def hf_complete(self):
-        return self.head == "huggingface"
 
     def get_config(self):
         return {**super().get_config(), "num_labels": self.num_labels, "head": self.head}
