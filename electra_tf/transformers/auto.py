@@ -1,15 +1,6 @@
-"""transformers 4.x's Auto classes for ELECTRA (and BERT, read as the same encoder).
-
-- `AutoTokenizer.from_pretrained` gives an `ElectraTokenizer` for a BERT or ELECTRA WordPiece tokenizer (the
-  one kind electra_tf has), and refuses any other kind (SentencePiece, BPE) in one line; the kind is what the
-  files say (`tokenizer_config.json`'s `tokenizer_class`, else `config.json`'s `model_type`), else what they
-  hold (`ElectraTokenizer.from_pretrained` refuses a `tokenizer.json` that is not WordPiece).
-- `AutoConfig.from_pretrained` gives the `ElectraConfig` of an ELECTRA or BERT checkpoint (another
-  `model_type` is refused in one line); `num_labels`/`id2label`/`label2id` given to it ride along.
-- `TFAutoModel`, `TFAutoModelForPreTraining`, `…ForMaskedLM`, `…ForSequenceClassification`,
-  `…ForTokenClassification`, `…ForQuestionAnswering`, `…ForMultipleChoice` (and the same without `TF`):
-  `from_pretrained(path_or_id, **kwargs)` and `from_config(config)` give the `TFElectra…` class of that task
-  (`electra_tf.transformers.names`). None of these classes is instantiated, as transformers' are not.
+"""transformers 4.x's Auto classes for ELECTRA (and BERT, read as the same encoder): `AutoTokenizer` (WordPiece only,
+another kind refused in one line), `AutoConfig`, and `TFAutoModel…` (and the same without `TF`), whose
+`from_pretrained`/`from_config` give the `TFElectra…` class of their task.
 
 Example:
 >>> model = TFAutoModelForSequenceClassification.from_pretrained("tests/fixtures/hf/sequence_classification")
@@ -56,15 +47,13 @@ def _declared_kind(folder):
 
 
 class AutoTokenizer(_NotInstantiated):
-    """transformers' `AutoTokenizer` for BERT and ELECTRA WordPiece tokenizers (see the module docstring)."""
+    """transformers' `AutoTokenizer` for BERT and ELECTRA WordPiece tokenizers."""
 
     @staticmethod
     def from_pretrained(path, use_fast=True, do_lower_case=None, strip_accents=None, revision=None, cache_dir=None,
                         token=None, local_files_only=None):
-        """The `ElectraTokenizer` of a folder, file or hub id (at `revision`, from or into `cache_dir`, with
-        `token`; `local_files_only` keeps to the cache). `use_fast` is taken and ignored (there is one tokenizer);
-        `do_lower_case` and `strip_accents` override the files' settings. Another kind of tokenizer is a
-        ValueError in one line."""
+        """The `ElectraTokenizer` of a folder, file or hub id; another kind of tokenizer is refused. `use_fast` is
+        ignored (there is one tokenizer)."""
         del use_fast
         local = hub.resolve(path, revision=revision, cache_dir=cache_dir, token=token,
                             local_files_only=local_files_only, tokenizer_only=True)
@@ -78,7 +67,7 @@ class AutoTokenizer(_NotInstantiated):
 
 
 class AutoConfig(_NotInstantiated):
-    """transformers' `AutoConfig` for ELECTRA and BERT checkpoints (see the module docstring)."""
+    """transformers' `AutoConfig` for ELECTRA and BERT checkpoints."""
 
     @staticmethod
     def from_pretrained(path, **changes):
@@ -116,9 +105,8 @@ class _AutoModel(_NotInstantiated):
 
     @classmethod
     def from_pretrained(cls, path, *, config=None, **kwargs):
-        """The task model of a checkpoint (a folder or hub id; `kwargs` as the class's `from_pretrained`, e.g.
-        `num_labels=3`); `config=` (an `AutoConfig`) replaces the checkpoint's config and labels. A checkpoint
-        that is neither ELECTRA nor BERT is refused in one line, before any weight is read."""
+        """The task model of a checkpoint (`kwargs` as the class's `from_pretrained`); `config=` replaces its config
+        and labels. A checkpoint that is neither ELECTRA nor BERT is refused before any weight is read."""
         AutoConfig.from_pretrained(path, **{name: kwargs[name] for name in HUB_OPTIONS if name in kwargs})
         if config is not None:
             kwargs = {"config_overrides": config.to_dict(), **_labels_of(config), **kwargs}

@@ -1,10 +1,6 @@
 """What a transformers-style tokenizer call returns (`BatchEncoding`, one `Encoding` per row), and how its rows are
-packed from each text's word pieces by the rules of Hugging Face's `BertTokenizerFast` (its `tokenizers`
-post-processor): `[CLS] A [SEP] (B [SEP])`, the truncation strategies, windows that overlap by `stride`,
-padding on either side, and transformers' `pad` of ready features.
-
-`electra_tf.transformers.tokenizer.ElectraTokenizer` tokenizes (in-graph) and
-hands the pieces here; nothing here depends on how they were made.
+packed from each text's word pieces by `BertTokenizerFast`'s rules (special tokens, truncation strategies, `stride`
+windows, padding on either side, `pad`), whoever made the pieces.
 
 Example:
 >>> first = Pieces([5, 6, 7], list("abc"), [(0, 1), (2, 3), (4, 5)], [0, 1, 2])  # ids, tokens, offsets, words
@@ -228,13 +224,8 @@ def check_padding_side(padding_side):
 
 def kept_lengths(first, second, budget, strategy):
     """How many tokens of `first` and `second` (lengths; `second` `None` for one text) a budget keeps, as the
-    `tokenizers` library cuts them.
-
-    "longest_first" leaves the shorter whole if the longer can take the cut,
-    else gives each half (the longer, or `second` on a tie, the odd token);
-    "only_first"/"only_second" cut that one and refuse when it is too short.
-    A budget of 0 empties both.
-    """
+    `tokenizers` library cuts them ("longest_first": the shorter whole if the longer can take the cut, else each
+    half, the odd token to the longer or `second`)."""
     total = first + (second or 0)
     if budget == 0 or total <= budget:
         return (0, None if second is None else 0) if budget == 0 else (first, second)

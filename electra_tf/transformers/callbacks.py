@@ -1,9 +1,5 @@
-"""`KerasMetricCallback`: transformers' callback that scores a model on an evaluation set after each epoch.
-
-Every TensorFlow tab of transformers' task guides passes one to `fit`: at the end of each epoch it predicts
-`eval_dataset` batch by batch, gathers predictions and labels (batches of different lengths padded with
--100, as transformers pads them), calls `metric_fn((predictions, labels))` and puts the dict it returns into
-the epoch's logs, where `EarlyStopping`, `ModelCheckpoint` and the progress bar see it.
+"""`KerasMetricCallback`: transformers' callback that scores a model on an evaluation set after each epoch, putting
+`metric_fn((predictions, labels))`'s dict into the epoch's logs.
 
 Example:
 >>> import numpy as np, tensorflow as tf
@@ -29,11 +25,8 @@ from electra_tf.transformers.losses import IGNORE_INDEX
 
 
 class KerasMetricCallback(keras.callbacks.Callback):
-    """transformers' `KerasMetricCallback(metric_fn, eval_dataset, output_cols=None, label_cols=None,
-    batch_size=None)` (see the module docstring). `eval_dataset` is a `tf.data.Dataset` yielding `features` or
-    `(features, labels)`, or arrays/dicts batched by `batch_size`. `output_cols` and `label_cols` choose the
-    model outputs and the labels handed to `metric_fn` (default: all outputs but the loss, `logits` alone when it
-    is the only one; the dataset's labels, or `labels`/`start_positions`/`end_positions` in the features)."""
+    """transformers' `KerasMetricCallback`: predictions and labels gathered over `eval_dataset` (batches of other
+    lengths padded with -100), `output_cols`/`label_cols` choosing them as transformers does."""
 
     def __init__(self, metric_fn, eval_dataset, output_cols=None, label_cols=None, batch_size=None,
                  predict_with_generate=False, use_xla_generation=False, generate_kwargs=None):

@@ -1,27 +1,7 @@
-"""`TransformersCalls`: a model called, trained and loaded as `transformers`' TF ELECTRA models were.
-
-Mixed into the room's subclasses of the core models (`electra_tf.transformers.modeling`); the core models are plain
-Keras (`model(dict)` → dict). On top of that call:
-
-- `model(**tokens)`, `model(tokens)` (any `Mapping`: a dict, a `BatchEncoding`) and `model(input_ids)` (a
-  tensor or array; int64 too); a missing `attention_mask` is all ones, missing `token_type_ids` zeros. Keys of
-  a mapping that the model does not take are dropped with a warning (as transformers' TF models dropped
-  them); an unknown keyword is a TypeError.
-- `labels=` (`start_positions=`/`end_positions=` for question answering; in the mapping too) adds `loss`,
-  computed as transformers' TF classes compute it, per example or one value (`electra_tf.transformers.losses`);
-  labels of shape `[batch, 1]`, or a scalar for one example, are taken too; `labels=None` is no labels.
-- `output_hidden_states=True` gives `hidden_states`, a tuple of `L + 1` `[batch, sequence, H]` tensors, and
-  `output_attentions=True` gives `attentions`, a tuple of `L` `[batch, heads, sequence, sequence]` tensors
-  (both run the same layers through a second graph, built once; in Keras's `predict` and in graphs they are
-  stacked on axis 1).
-- An eager call returns a `ModelOutput` (`outputs.logits`, `outputs["logits"]`, `outputs[0]`; an absent field is
-  `None`), or its tuple with `return_dict=False`; `predict` returns one too. Keras's own steps, graph functions
-  and exports get the plain dict the core model gives.
-- `compile(optimizer=...)` without a loss trains on the model's own loss when the data yields `(features,
-  labels)` (labels a tensor, or a dict with the label names) or features with a `labels` key; a compiled
-  loss is used as before. `predict` leaves labels out.
-- `model.config` answers `num_labels`, `id2label` and `label2id` too (`electra_tf.transformers.model_config`).
-- `from_pretrained(path, num_labels=, id2label=, label2id=, <config field>=..., from_pt=)` as transformers'.
+"""`TransformersCalls`: a model called, trained and loaded as transformers' TF ELECTRA models were, mixed into the
+room's subclasses of the core models: `model(**tokens)`, `labels=` → `loss`, `output_hidden_states`/
+`output_attentions`, `ModelOutput`s (eager calls and `predict`; Keras's steps and exports get the core dict),
+`compile()` on the model's own loss, `model.config` with labels, transformers' `from_pretrained` arguments.
 
 Example:
 >>> import numpy as np
@@ -73,9 +53,8 @@ def _plain_outputs():
 
 
 class TransformersCalls:
-    """Mixed into a core model (see the module docstring). A head declares `loss_inputs` (the label arguments it
-    takes), `head_loss` (its function of `electra_tf.transformers.losses`) and `output_fields` (its
-    transformers output class's fields)."""
+    """Mixed into a core model; a head declares `loss_inputs` (its label arguments), `head_loss` (its function of
+    `electra_tf.transformers.losses`) and `output_fields` (its transformers output class's fields)."""
 
     loss_inputs = ()
     head_loss = None
@@ -93,7 +72,6 @@ class TransformersCalls:
     def config(self, config):
         self.__dict__["_electra_config"] = config  # (not state Keras tracks: get_config writes it)
 
-    # === The call ===
     def __call__(self, inputs=None, *args, output_hidden_states=None, output_attentions=None, return_dict=None,
                  **kwargs):
         keras_kwargs = {key: kwargs.pop(key) for key in _KERAS_CALL_ARGUMENTS if key in kwargs}
@@ -123,12 +101,9 @@ class TransformersCalls:
             return ordered(outputs, self.output_fields).to_tuple()
         return outputs if plain else ordered(outputs, self.output_fields)
 
-    def _input_names(self):
-        return tuple(self.input) if isinstance(self.input, dict) else ()
-
     def _split_call(self, inputs, kwargs):
         """`(features, labels)` from a call's positional input and keywords (a `None` value is left out)."""
-        names = self._input_names()
+        names = tuple(self.input) if isinstance(self.input, dict) else ()
         for key in kwargs:
             if key not in names and key not in self.loss_inputs:
                 if key in LABEL_NAMES and kwargs[key] is None:
@@ -168,7 +143,6 @@ class TransformersCalls:
             features["token_type_ids"] = keras.ops.zeros_like(ids, dtype="int32")
         return features
 
-    # === Keras training on the model's own loss ===
     def train_step(self, data):
         with _plain_outputs():
             return super().train_step(data)
@@ -216,14 +190,10 @@ class TransformersCalls:
                          f"(a dict with those keys{'' if len(self.loss_inputs) > 1 else ', or a tensor'}), "
                          "or give compile() a loss")
 
-    # === Loading as transformers loads ===
     @classmethod
     def from_pretrained(cls, path, *args, num_labels=None, id2label=None, label2id=None, **kwargs):
-        """transformers' `from_pretrained`: the core model's (any checkpoint format, hub ids), also taking
-        `num_labels`, `id2label`/`label2id` (the label names; they imply `num_labels`) and any `ElectraConfig`
-        field under either name (`hidden_dropout_prob=0.2`, `classifier_dropout=...`); `from_pt` and the other
-        loading options transformers needed for PyTorch files are accepted and change nothing (safetensors are
-        read, never a pickle)."""
+        """transformers' `from_pretrained`: the core model's, also taking `num_labels`, `id2label`/`label2id` and
+        config fields under either name; `from_pt` and PyTorch loading options are accepted and change nothing."""
         for option in _IGNORED_LOADING_OPTIONS:
             kwargs.pop(option, None)
         label_names = _label_names(id2label, label2id, num_labels)

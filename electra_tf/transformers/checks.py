@@ -1,9 +1,6 @@
-"""The checks a transformers-style model call makes before TensorFlow sees its inputs and labels.
-
-Each refusal is one sentence in the caller's terms naming the argument (TensorFlow's own errors name layers and
-ops: "Exception encountered when calling ReversibleEmbedding.call()", "Cast string to int32 is not supported").
-What transformers accepts is accepted with its meaning: `int64` ids, labels of shape `[batch, 1]` or a scalar
-for one example, `labels=None`.
+"""The checks a transformers-style model call makes before TensorFlow sees its inputs and labels: one sentence naming
+the argument, where TensorFlow's errors name layers and ops; what transformers accepts (`int64` ids, labels
+`[batch, 1]` or a scalar) is accepted.
 
 Example:
 >>> import numpy as np

@@ -1,22 +1,6 @@
-"""transformers 4.x's data collators: a list of feature dicts (what a tokenizer call gives per example) → one
-padded batch, as `tf` tensors or `np` arrays.
-
-- `DataCollatorWithPadding`: pads the features with `tokenizer.pad` (`input_ids` with the pad id,
-  `token_type_ids` 0, `attention_mask` 0, `special_tokens_mask` 1); `label`/`label_ids` become `labels`.
-- `DataCollatorForTokenClassification`: the same, and pads each row's `labels` with `label_pad_token_id`
-  (-100: no loss there) on the tokenizer's padding side.
-- `DataCollatorForMultipleChoice`: pads every choice of every example to one length, `[batch, choices, length]`.
-- `DataCollatorForLanguageModeling`: BERT's masked LM: each non-special token is chosen with `mlm_probability`,
-  its label is its id (-100 elsewhere); a chosen token becomes `[MASK]` (`mask_replace_prob`, 0.8), a random
-  token (`random_replace_prob`, 0.1) or stays; `mlm=False`: the labels are the ids, -100 at padding.
-  `whole_word_mask=True` chooses words (tokens whose `offset_mapping` spans touch) as transformers 4.5x does.
-- `DataCollatorForWholeWordMask`: whole words by WordPiece's `##` pieces (and a `chinese_ref` field: the
-  positions that continue a Chinese word), about `mlm_probability` of the tokens, as BERT's whole-word masking.
-- `DefaultDataCollator`: stacks what is already of one length; `label`/`label_ids` become `labels`.
-
-Dtypes are transformers': `tf` int32 from padding (what a tokenizer call gives), int64 for labels and for the
-masked `input_ids`; `np` int64. Randomness is numpy's: `seed=` gives a collator its own generator, else numpy's
-global one (which `keras.utils.set_random_seed` seeds).
+"""transformers 4.x's data collators: a list of feature dicts (what a tokenizer call gives per example) → one padded
+batch, as `tf` tensors or `np` arrays, with transformers' dtypes (docs/migrating_from_transformers.md). Randomness is
+numpy's: `seed=` gives a collator its own generator, else numpy's global one.
 
 Example:
 >>> from electra_tf.transformers.tokenizer import ElectraTokenizer
@@ -101,7 +85,8 @@ class _PaddingCollator(_CollatorWithReturnTensors):
 
 @dataclasses.dataclass
 class DataCollatorWithPadding(_PaddingCollator):
-    """transformers' `DataCollatorWithPadding` (see the module docstring)."""
+    """transformers' `DataCollatorWithPadding`: the features padded by `tokenizer.pad`, `label`/`label_ids` as
+    `labels`."""
 
     def collate(self, features, return_tensors):
         return to_tensors(_rename_labels(self.pad(features)), return_tensors)
@@ -109,8 +94,7 @@ class DataCollatorWithPadding(_PaddingCollator):
 
 @dataclasses.dataclass
 class DataCollatorForTokenClassification(_PaddingCollator):
-    """transformers' `DataCollatorForTokenClassification`: padding, and each row's `labels` padded with
-    `label_pad_token_id` (see the module docstring).
+    """transformers' `DataCollatorForTokenClassification`: padding, `labels` padded with `label_pad_token_id`.
 
     >>> from electra_tf.transformers.tokenizer import ElectraTokenizer
     >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "ran"])
@@ -208,7 +192,9 @@ def collate_ids(rows, tokenizer, pad_to_multiple_of=None, fill=None):
 
 @dataclasses.dataclass
 class DataCollatorForLanguageModeling(_CollatorWithReturnTensors):
-    """transformers' `DataCollatorForLanguageModeling` (see the module docstring).
+    """transformers' `DataCollatorForLanguageModeling`: BERT's masked LM (`mlm_probability`, then `[MASK]`, a random
+    token or kept by `mask_replace_prob`/`random_replace_prob`; labels -100 elsewhere); `mlm=False`: the ids as
+    labels; `whole_word_mask=True`: words from `offset_mapping`, as transformers 4.5x.
 
     >>> from electra_tf.transformers.tokenizer import ElectraTokenizer
     >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "ran"])
@@ -304,12 +290,9 @@ class DataCollatorForLanguageModeling(_CollatorWithReturnTensors):
 
 @dataclasses.dataclass
 class DataCollatorForWholeWordMask(DataCollatorForLanguageModeling):
-    """transformers' `DataCollatorForWholeWordMask`: BERT's whole-word masking. A word is a token and the `##`
-    pieces after it (or, for Chinese, the characters the example's `chinese_ref` positions continue);
-    [CLS]/[SEP] are none. Words are taken in random order while they fit in `round(len(ids) *
-    mlm_probability)` tokens (at least 1, at most `max_predictions`; below 2 of 6: "the" and "ran", or "fox
-    ##es"); their tokens are masked as `DataCollatorForLanguageModeling` masks (80/10/10). The batch holds
-    `input_ids` and `labels` only.
+    """transformers' `DataCollatorForWholeWordMask`: BERT's whole-word masking, a word a token and its `##` pieces
+    (or, for Chinese, the characters its `chinese_ref` positions continue), taken while they fit in
+    `round(len(ids) * mlm_probability)` tokens (below: 2 of 6, "the" and "ran", or "fox ##es").
 
     >>> from electra_tf.transformers.tokenizer import ElectraTokenizer
     >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "ran"])

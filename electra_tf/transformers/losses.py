@@ -1,20 +1,7 @@
-"""The loss each head computes from `labels=` (or `start_positions=`/`end_positions=`), as transformers' TF
-classes compute it.
-
-Each function takes the model's outputs, its labels and its inputs (dicts of tensors) and returns a float32
-loss of the shape transformers 4.x's TensorFlow classes give (`tests/fixtures/model_calls/records.json`):
-
-- per example, `[batch]`: `sequence_classification` (one label → squared error; integer labels → cross-entropy;
-  float labels of the logits' shape → binary cross-entropy averaged over the classes, transformers'
-  "multi_label_classification"), `multiple_choice` (cross-entropy over the choices), `question_answering`
-  ((CE(start) + CE(end)) / 2, positions clamped to `[0, sequence]` and `sequence` ignored, as PyTorch's
-  transformers does);
-- one value, `[1]`: `token_classification` and `masked_lm` (mean cross-entropy over the labels that are not
-  -100), `replaced_token_detection` (`ElectraForPreTraining`: mean binary cross-entropy over the tokens whose
-  attention mask is 1; transformers' TF class has no loss, its PyTorch class this one).
-
-Their mean is PyTorch transformers' loss. A mean over no label at all is 0 (PyTorch gives NaN), so a batch
-without labels trains nothing. Training on a model's own loss (`compile()` without one) takes the mean.
+"""The loss each head computes from `labels=` (or `start_positions=`/`end_positions=`), as transformers 4.x's TF
+classes compute it, of their shape: per example `[batch]` (sequence classification, multiple choice, question
+answering), or one value `[1]` (token classification, masked LM, replaced-token detection, which transformers'
+PyTorch class has). A mean over no label is 0 (PyTorch's NaN).
 
 Example:
 >>> import numpy as np

@@ -1,11 +1,5 @@
-"""`ModelConfig`: a model's `config` as transformers' code reads it — its `ElectraConfig`, plus its labels.
-
-transformers keeps a task's labels in the config (`model.config.id2label[prediction]`); ours keeps them on the
-model (`ElectraNetwork.label_names`), since one `ElectraConfig` (frozen, shared by models) describes the
-network only. `model.config` is therefore the model's `ElectraConfig` seen with the model's `num_labels`,
-`id2label` and `label2id` (as they are when read): it is an `ElectraConfig` (equal to the one the model was
-built with, `to_dict` without the labels), and answers transformers' names of the sizes
-(`num_hidden_layers`, `num_attention_heads`, …) as `ElectraConfig` does.
+"""`ModelConfig`: a model's `config` as transformers' code reads it: its `ElectraConfig` (frozen, shared), seen with
+the model's `num_labels`, `id2label` and `label2id`, since ours keeps the labels on the model.
 
 Example:
 >>> from electra_tf import ElectraConfig, ElectraForSequenceClassification
@@ -26,7 +20,7 @@ from electra_tf.config import ElectraConfig, _field
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ModelConfig(ElectraConfig):
-    """An `ElectraConfig` with a model's `num_labels`, `id2label` and `label2id` (see the module docstring)."""
+    """An `ElectraConfig` with a model's `num_labels`, `id2label` and `label2id`."""
 
     num_labels: int | None = _field(None, "Labels of the model's head (transformers' config.num_labels).")
     id2label: dict | None = _field(None, "Label name of each class id (transformers' config.id2label).")

@@ -1,10 +1,5 @@
-"""transformers' ELECTRA model classes: the core models of `electra_tf.models`, called as transformers' were.
-
-Each class is a thin subclass of a core model (same layers, weights, checkpoints and exports) with
-`TransformersCalls` mixed in: `model(**tokenizer(texts, return_tensors="tf")).logits`, `labels=` → `.loss`,
-`ModelOutput`s, `from_pretrained(..., num_labels=, id2label=)`. `TF*` names are the same classes
-(`electra_tf.transformers.names`). A `.keras` file saved by either a core or a room class loads as the class
-it was saved as; `from_pretrained` gives the class it is called on.
+"""transformers' ELECTRA model classes: thin subclasses of the core models (same layers, weights, checkpoints and
+exports) with `TransformersCalls` mixed in; the `TF*` names are the same classes.
 
 Example:
 >>> from electra_tf import ElectraConfig
@@ -91,9 +86,8 @@ class ElectraForTokenClassification(_TransformersModel, ElectraTokenClassifier):
 
 @keras.saving.register_keras_serializable(package="electra_tf")
 class ElectraForQuestionAnswering(_TransformersModel, ElectraQuestionAnswerer):
-    """`ElectraQuestionAnswerer` called as transformers' `TFElectraForQuestionAnswering`. Its default head is
-    ELECTRA's original one, as it always was here; `TFElectraForQuestionAnswering` defaults to transformers'
-    (`head="huggingface"`), whose `start_positions`/`end_positions` give a loss."""
+    """`ElectraQuestionAnswerer` called as transformers' `TFElectraForQuestionAnswering`, ELECTRA's original head
+    by default (`TFElectraForQuestionAnswering`: transformers')."""
 
     head_loss = staticmethod(losses.question_answering)
     output_fields = QUESTION_ANSWERING_FIELDS

@@ -1,12 +1,6 @@
-"""transformers 4.x's names for electra_tf's classes, so that code written for them migrates by its imports.
-
-transformers 5 removed its TensorFlow models; code using `TFElectraForSequenceClassification`,
-`TFElectraForPreTraining` and the like runs here with `from electra_tf import ...` instead of
-`from transformers import ...`. Each `TF*` name is the room's class itself (`electra_tf.transformers.modeling`),
-not a copy: `TFElectraModel` is `ElectraModel`, `TFElectraForPreTraining` is `ElectraForPreTraining`, ... One
-exception: `TFElectraForQuestionAnswering` is `ElectraForQuestionAnswering` with transformers' head by default
-(`head="huggingface"`), where ours defaults to ELECTRA's original head, whose outputs transformers code does not
-expect. (`AutoTokenizer` and the `TFAutoModel*` classes: `electra_tf.transformers.auto`.)
+"""transformers 4.x's names for electra_tf's classes, so that code written for them migrates by its imports: each
+`TF*` name is the room's class itself, except `TFElectraForQuestionAnswering`, whose default head is
+transformers' (`head="huggingface"`).
 
 Example:
 >>> from electra_tf import AutoTokenizer, ElectraConfig, TFElectraForSequenceClassification

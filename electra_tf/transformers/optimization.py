@@ -1,16 +1,7 @@
 """transformers 4.x's `create_optimizer(init_lr, num_train_steps, num_warmup_steps, ...)` → `(optimizer,
-lr_schedule)`, on Keras 3.
-
-The schedule is transformers': a linear (`power`) warm-up from 0 to `init_lr` over `num_warmup_steps`
-(`WarmUp`, none when 0), then Keras's `PolynomialDecay` from `init_lr` to `init_lr * min_lr_ratio` over the
-remaining `num_train_steps - num_warmup_steps`; the same value at every step as transformers'. The optimizer is
-Keras's Adam, or with `weight_decay_rate > 0` `AdamWeightDecay`: Keras's AdamW (decoupled decay
-`w ← w - lr·rate·w` before the Adam step, as transformers' `AdamWeightDecay`) on every variable whose path holds
-none of "LayerNorm", "layer_norm", "bias" (or holds one of `include_in_weight_decay`). Our layer norms' paths hold
-`layer_norm`, which answers to transformers' `LayerNorm` too, so the same weights decay as in transformers' models.
-
-(`electra_tf.training.optimization.create_optimizer` is the pre-training and fine-tuning tools' own optimizer:
-ELECTRA's schedule, fused AdamW, clipping; another signature.)
+lr_schedule)` on Keras 3: transformers' warm-up and polynomial decay, the same value at every step, and Keras's Adam
+or AdamW deciding the decayed weights by their paths as transformers' `AdamWeightDecay`. (The tools' optimizer is
+`electra_tf.training.optimization.create_optimizer`.)
 
 Example:
 >>> optimizer, schedule = create_optimizer(init_lr=2e-5, num_train_steps=100, num_warmup_steps=10,
@@ -104,7 +95,7 @@ class AdamWeightDecay(keras.optimizers.AdamW):
 def create_optimizer(init_lr, num_train_steps, num_warmup_steps, min_lr_ratio=0.0, adam_beta1=0.9,
                      adam_beta2=0.999, adam_epsilon=1e-8, adam_clipnorm=None, adam_global_clipnorm=None,
                      weight_decay_rate=0.0, power=1.0, include_in_weight_decay=None):
-    """transformers' `create_optimizer`: `(optimizer, lr_schedule)` (see the module docstring)."""
+    """transformers' `create_optimizer`: `(optimizer, lr_schedule)`."""
     for name, value in (("num_train_steps", num_train_steps), ("num_warmup_steps", num_warmup_steps)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name}={value!r}: a count of steps (an int >= 0) is needed")

@@ -1,11 +1,6 @@
-"""`ModelOutput`: what a model call returns to its user, as `transformers`' `ModelOutput` is read.
-
-An ordered dict (so every dict use keeps working: `outputs["logits"]`, `dict(outputs)`, `sorted(outputs)`) whose
-values are also attributes (`outputs.logits`) and positions (`outputs[0]`, `outputs.to_tuple()`), in
-transformers' order: each class's fields (`loss`, then `logits`, or `start_logits` and `end_logits`, or
-`last_hidden_state`, then `hidden_states` and `attentions`) first, any output of ours that transformers' class
-lacks after them. As in transformers, a field the call did not produce is no key and no position, and reads as
-`None` by attribute (`outputs.loss` without labels); a name that is no field of the class is an AttributeError.
+"""`ModelOutput`: what a model call returns, as transformers' `ModelOutput` is read: an ordered dict whose values are
+also attributes and positions, in transformers' field order (ours after); a field the call did not produce reads
+as `None` by attribute.
 
 Example:
 >>> outputs = ordered({"logits": [[1.0, 2.0]], "loss": 0.5}, SEQUENCE_CLASSIFIER_FIELDS)
@@ -24,7 +19,7 @@ QUESTION_ANSWERING_FIELDS = ("loss", "start_logits", "end_logits", "hidden_state
 
 
 class ModelOutput(collections.OrderedDict):
-    """An ordered dict read by key, by attribute or by position (see the module docstring)."""
+    """An ordered dict read by key, by attribute or by position in transformers' field order."""
 
     def __init__(self, items=(), fields=()):
         super().__init__(items)

@@ -1,48 +1,6 @@
-"""`pipeline`: raw text in, masks filled, features, labels, entities or answers out, as transformers 4.x's pipelines.
-
-Called as transformers' pipelines are (one input in, one result out; a list in,
-a list out), with their records, defaults and options, from a model folder (ours,
-a Hugging Face one), a hub id or a loaded model:
-
-- `"fill-mask"` (a generator, `ElectraForMaskedLM`): a text with `[MASK]` →
-  `[{"score", "token", "token_str", "sequence"}]`, best first (`top_k=5`;
-  `targets=` scores only those words, a word not in the vocabulary by its first
-  piece); several masks → a list per mask;
-- `"feature-extraction"` (any model): a text → its last hidden states as nested
-  lists `[1][tokens][hidden]` (`return_tensors=True`: a tensor);
-- `"text-classification"` (alias `"sentiment-analysis"`): a text, a list,
-  `{"text", "text_pair"}` → `{"label", "score"}` per text (in a list for one
-  text); `top_k=` (None: every label) gives lists, best first;
-  `function_to_apply` "softmax" (several labels), "sigmoid" (one label, or
-  `problem_type="multi_label_classification"`), "none" (regression);
-  `return_all_scores=True`, the legacy form, every label in label order;
-- `"token-classification"` (alias `"ner"`): a text → one record per token
-  `{"entity", "score", "index", "word", "start", "end"}` ("O" left out:
-  `ignore_labels`), or with `aggregation_strategy` "simple" (tokens grouped by
-  their B-/I- tags), "first", "average" or "max" (each word's label from its
-  tokens' first, averaged or most confident scores, then grouped) records
-  `{"entity_group", "score", "word", "start", "end"}`, as transformers'
-  `TokenClassificationPipeline` builds them; BIOES and BILOU tags, which our
-  fine-tuning trains, group as their scheme says (E-/L- end a chunk, S-/U- are
-  one). Raw text is cut into words of the unit the model was trained on (its
-  folder's `word_unit`: e.g. one character each for MSRA-style data, so `48` in
-  Chinese text is two tokens, as in training);
-- `"question-answering"`: `question=`, `context=` (texts, or lists), or
-  `{"question", "context"}` (or a list) → `{"score", "start", "end", "answer"}`:
-  `score` is transformers' probability (start × end, each a softmax over the
-  context's tokens), the context cut into windows of `max_seq_len` tokens that
-  overlap by `doc_stride`, answers at most `max_answer_len` tokens and widened to
-  whole words; `top_k` answers (a list), `handle_impossible_answer=True` adds
-  the empty answer at its probability.
-
-Offsets count characters of the raw input, `end` exclusive. Text
-classification and tagging run the serving graph (`electra_tf.export.signatures`),
-so a pipeline and an export of the same model give the same numbers; it is
-traced once (`Pipeline.traces`); `compile=True` runs the model call under XLA.
-A pipeline that loads its model from a folder holds the weights as graph
-constants, as an export does; one given a loaded model reads its variables (it
-follows the model if it trains on; `constant_weights=True` to snapshot).
-`docs/migrating_from_transformers.md` lists where results differ and why.
+"""`pipeline`: raw text in, masks filled, features, labels, entities or answers out, as transformers 4.x's pipelines
+(their calls, records, defaults and options; docs/migrating_from_transformers.md lists where results differ).
+Text classification and tagging run the serving graph, so they give what an export of the model gives.
 
 Example:
 >>> import tempfile
@@ -83,9 +41,8 @@ PIPELINE_TASKS = {"text-classification": "classification", "sentiment-analysis":
                   "fill-mask": "fill_mask", "feature-extraction": "features"}
 AGGREGATION_STRATEGIES = ("none", "simple", "first", "average", "max")
 CLASSIFICATION_FUNCTIONS = ("softmax", "sigmoid", "none")
-# Span-tag prefixes as transformers' grouping reads them (B- begins a group, I- and any other label go on with
-# one), and BIOES's and BILOU's, which our fine-tuning trains: an end (E-, L-) goes on and closes, a single
-# (S-, U-) begins and closes.
+# Span-tag prefixes by role: B- begins a group, I- goes on, an end (E-, L-) goes on and closes, a single (S-, U-)
+# begins and closes.
 _GROUP_ROLES = {"B": "B", "I": "I", "E": "E", "L": "E", "S": "S", "U": "S"}
 _NOT_GIVEN = object()
 
@@ -95,8 +52,7 @@ def _described(value):
 
 
 def _text(value, where, takes):
-    """`value` when it is a text (str); otherwise a TypeError naming `where` it is and what the pipeline `takes`.
-    Bytes are refused, as transformers refuses them: their encoding is the caller's to know."""
+    """`value` when it is a text (str, not bytes, as transformers); else a TypeError naming `where` it is."""
     if isinstance(value, str):
         return value
     if isinstance(value, (bytes, bytearray)):
@@ -105,8 +61,7 @@ def _text(value, where, takes):
 
 
 def _listed(inputs, takes):
-    """The items of a batch `inputs` (a list, tuple or other iterable of inputs); a TypeError saying what the
-    pipeline `takes` for anything else (None, a number, bytes)."""
+    """The items of a batch `inputs` (any iterable but a text or a dict); else a TypeError."""
     if isinstance(inputs, (str, bytes, bytearray, Mapping)) or not isinstance(inputs, Iterable):
         raise TypeError(f"{takes}; got {_described(inputs)}")
     return list(inputs)
@@ -120,8 +75,7 @@ def _texts(inputs, takes):
 
 
 def _fields(item, where, required, optional, takes):
-    """The `required` and `optional` texts of a dict input `item` (None for a missing optional one); a
-    ValueError naming a missing or unknown key, a TypeError for a value that is no text."""
+    """The `required` and `optional` texts of a dict input `item` (None for a missing optional one), checked."""
     missing = [key for key in required if key not in item]
     unknown = sorted(set(item) - set(required) - set(optional), key=str)
     if missing or unknown:
@@ -160,8 +114,7 @@ class Pipeline:
 
 
 class ServedPipeline(Pipeline):
-    """A pipeline on the model's serving graph (`make_serving_task`): `run(method, *texts)` runs one of its
-    graph methods on string batches, each traced once."""
+    """A pipeline on the model's serving graph: `run(method, *texts)` runs one of its methods, traced once."""
 
     def __init__(self, model, tokenizer, max_seq_length, label_names=None, **options):
         super().__init__(model, tokenizer, max_seq_length, label_names)
@@ -179,7 +132,7 @@ class ServedPipeline(Pipeline):
 
 
 class TextClassificationPipeline(ServedPipeline):
-    """`{"label", "score"}` for each text (see the module docstring)."""
+    """`{"label", "score"}` for each text."""
 
     TAKES = ("a text-classification pipeline takes a text (str), {'text': ..., 'text_pair': ...}, or a list of "
              "either")
@@ -256,7 +209,7 @@ class TextClassificationPipeline(ServedPipeline):
 
 
 class TokenClassificationPipeline(ServedPipeline):
-    """Per-token records, or entities with `aggregation_strategy`, for each text (see the module docstring)."""
+    """Per-token records, or entities with `aggregation_strategy`, for each text."""
 
     TAKES = "a token-classification pipeline takes a text (str) or a list of texts"
 
@@ -279,8 +232,7 @@ class TokenClassificationPipeline(ServedPipeline):
         return results[0] if single else results
 
     def tokens(self, text, outputs, row):
-        """transformers' pre-entities: each token (not [CLS], [SEP], padding) with its scores, characters and
-        whether it goes on a word (its piece spells fewer characters than it covers: a "##" piece)."""
+        """transformers' pre-entities: each token but [CLS], [SEP] and padding, with its scores and characters."""
         vocabulary, unknown = self.tokenizer.get_vocabulary(), self.tokenizer.token_to_id(self.tokenizer.oov_token)
         for index, (token_id, start, end) in enumerate(zip(outputs["input_ids"][row], outputs["token_start"][row],
                                                            outputs["token_end"][row])):
@@ -330,8 +282,7 @@ class TokenClassificationPipeline(ServedPipeline):
         return "I", label
 
     def group_entities(self, entities):
-        """transformers' `group_entities`: adjacent entities of one type in one group, unless one begins a group
-        (or, in BIOES/BILOU, the one before closed it)."""
+        """transformers' `group_entities`, BIOES/BILOU tags by their scheme."""
         groups = []
         for entity in entities:
             role, kind = self._tag(entity["entity"])
@@ -348,7 +299,7 @@ class TokenClassificationPipeline(ServedPipeline):
 
 
 class FillMaskPipeline(Pipeline):
-    """`[{"score", "token", "token_str", "sequence"}]` for each mask of each text (see the module docstring)."""
+    """`[{"score", "token", "token_str", "sequence"}]` for each mask of each text."""
 
     TAKES = "a fill-mask pipeline takes a text (str) holding [MASK], or a list of them"
 
@@ -414,7 +365,7 @@ class FillMaskPipeline(Pipeline):
 
 
 class FeatureExtractionPipeline(Pipeline):
-    """The last hidden states of each text, `[1][tokens][hidden]` (see the module docstring)."""
+    """The last hidden states of each text, `[1][tokens][hidden]`."""
 
     TAKES = "a feature-extraction pipeline takes a text (str) or a list of texts"
 
@@ -440,7 +391,7 @@ class FeatureExtractionPipeline(Pipeline):
 
 
 class QuestionAnsweringPipeline(Pipeline):
-    """`{"score", "start", "end", "answer"}` for each question, or `top_k` of them (see the module docstring)."""
+    """`{"score", "start", "end", "answer"}` for each question, or `top_k` of them."""
 
     TAKES = ("a question-answering pipeline takes question= and context= (texts, or lists of texts), or "
              "{'question': ..., 'context': ...} or a list of them")
@@ -501,8 +452,7 @@ class QuestionAnsweringPipeline(Pipeline):
         return results[0] if single or len(results) == 1 else results
 
     def windows(self, length, max_question_len):
-        """The graph function of `(questions, contexts, doc_stride)` → every window's logits, context tokens and
-        their characters: windows of `length` tokens overlapping by `doc_stride` (transformers' stride)."""
+        """The graph function of `(questions, contexts, doc_stride)` → every window's logits and characters."""
         key = (length, max_question_len)
         if key not in self._windows:
             def run(questions, contexts, doc_stride):
@@ -520,9 +470,7 @@ class QuestionAnsweringPipeline(Pipeline):
         return self._windows[key]
 
     def span_probabilities(self, windows, row):
-        """transformers' `select_starts_ends`: start and end softmaxes over the context tokens and [CLS]; the
-        `[L, L]` probabilities of every span (start × end; each start's own ends for the joint head), and the
-        empty answer's, [CLS] to [CLS]."""
+        """transformers' `select_starts_ends`: `([L, L]` span probabilities, the empty answer's)` of a window."""
         desired = windows["char_start"][row] >= 0
         desired[0] = True
         start = softmax(np.where(desired, windows["start_logits"][row], -10000.0).astype(np.float64), axis=-1)
@@ -561,8 +509,7 @@ class QuestionAnsweringPipeline(Pipeline):
         return answers[0] if len(answers) == 1 else answers
 
     def characters(self, windows, row, start, end, align_to_words):
-        """The characters of tokens `start`..`end` of a window, widened to whole words (a word: a piece and the
-        "##" pieces after it) with `align_to_words`."""
+        """The characters of tokens `start`..`end` of a window (widened to whole words with `align_to_words`)."""
         if align_to_words:
             ids, marker = windows["input_ids"][row], self.tokenizer.suffix_indicator
             goes_on = [self.tokenizer.id_to_token(int(token)).startswith(marker) for token in ids]
@@ -589,21 +536,12 @@ def _kind_of(model):
 
 
 def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
-    """A callable from raw text to results for `task` (see the module docstring).
+    """A callable from raw text to results for `task` ("fill-mask", "feature-extraction", "text-classification",
+    "token-classification", "question-answering" or their aliases), of a model folder, a hub id (`revision=`,
+    `token=`, ... among `options`) or a loaded model.
 
-    Args:
-        task: "fill-mask", "feature-extraction", "text-classification" ("sentiment-analysis"),
-            "token-classification" ("ner") or "question-answering".
-        model: a model folder (`save_pretrained`'s, `electra-finetune`'s `trial_<i>/model`, a Hugging Face one),
-            a Hugging Face hub id (from the cache or downloaded; `revision=`, `token=`, `cache_dir=`,
-            `local_files_only=`, `force_download=` among `options` go to `electra_tf.checkpoints.hub.resolve`),
-            or a loaded model.
-        tokenizer: its `ElectraTokenizer` (default: the folder's, or the model's preprocessor's).
-        max_seq_length: tokens per input (default: the folder's, the preprocessor's, else 128 or the model's
-            position table if shorter; question answering: the position table, `max_seq_len` a call's windows).
-        options: the pipeline's defaults for its calls (`top_k`, `aggregation_strategy`, `ignore_labels`,
-            `doc_stride`, ...), or the serving graph's (`compile=True`: the model call under XLA;
-            `constant_weights`: the weights as graph constants, by default when `model` is a folder).
+    `options` are the pipeline's defaults for its calls (`top_k`, `aggregation_strategy`, ...) or the serving
+    graph's (`compile=True`: XLA; `constant_weights`: the weights as graph constants, the default for a folder).
     """
     if task not in PIPELINE_TASKS:
         raise ValueError(f"task must be one of {sorted(PIPELINE_TASKS)}, got {task!r}")
@@ -615,7 +553,7 @@ def pipeline(task, model, tokenizer=None, max_seq_length=None, **options):
         folder = resolve(str(model), **{name: options.pop(name) for name in HUB_OPTIONS if name in options})
         model, info = load_model(folder)
         tokenizer = tokenizer or ElectraTokenizer.from_pretrained(folder)
-        options.setdefault("constant_weights", True)  # the pipeline alone holds this model: its weights never change
+        options.setdefault("constant_weights", True)
     preprocessor = getattr(model, "preprocessor", None)
     tokenizer = tokenizer or (preprocessor.tokenizer if preprocessor is not None else None)
     if tokenizer is None:

@@ -1,13 +1,7 @@
 """transformers 4.x's `model.prepare_tf_dataset(dataset, batch_size=8, shuffle=True, tokenizer=None, ...)`: a
-`tf.data.Dataset` ready for `model.fit`, from a 🤗 `datasets.Dataset` or plain Python rows (a list of dicts, or a
-dict of lists).
-
-As transformers does: only the columns the model takes (its inputs, and the labels `labels`, `start_positions`,
-`end_positions`, or `label`/`label_ids` which the collators rename `labels`) reach the collator; each batch is
-collated by `collate_fn` (default: `DataCollatorWithPadding(tokenizer)` when a tokenizer is given, else
-`DefaultDataCollator`, both giving numpy arrays); the dataset yields `(features, labels)` (each a dict, or one
-tensor when there is one), or the features alone when there are no labels. `drop_remainder` follows `shuffle`
-unless given. 🤗 `datasets` is optional: a dataset is recognised by its `column_names`/`select_columns`.
+`tf.data.Dataset` for `model.fit` of `(features, labels)` batches, from a 🤗 `datasets.Dataset` (optional) or plain
+Python rows, only the columns the model takes, collated by `collate_fn` (default: a padding collator given a
+tokenizer, else `DefaultDataCollator`).
 
 Example:
 >>> from electra_tf import ElectraConfig
@@ -72,7 +66,7 @@ def row_reader(dataset, kept):
 
 def prepare_tf_dataset(model, dataset, batch_size=8, shuffle=True, tokenizer=None, collate_fn=None,
                        collate_fn_args=None, drop_remainder=None, prefetch=True):
-    """transformers' `TFPreTrainedModel.prepare_tf_dataset` for `model` (see the module docstring)."""
+    """transformers' `TFPreTrainedModel.prepare_tf_dataset` for `model`."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size={batch_size!r}: a number of examples (an int >= 1) is needed")
     if collate_fn is None:

@@ -1,12 +1,6 @@
 """transformers' tokenizer on the in-graph WordPiece layer: `ElectraTokenizer` (= `ElectraTokenizerFast`) answers
-transformers 4.x's tokenizer API as `BertTokenizerFast` does, ids, offsets and word ids included.
-
-The ids come from `electra_tf.text.tokenizer.WordPieceTokenizer` (in-graph), word
-by word: the words and where each came from are BERT's rules run in Python
-(`electra_tf.text.word_spans`), so offsets point into the original text
-through lower-casing, accents and CJK. Tensors still get the Keras layer's
-answer (`tokenize`'s ids), so the class works wherever the core layer does,
-and `encode(texts, sequence_length=...)` packs the model's inputs as before.
+transformers 4.x's tokenizer API as `BertTokenizerFast` does (ids, offsets, word ids; BERT's word rules run in
+Python around the in-graph ids); tensors get the Keras layer's answer.
 
 Example:
 >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "."])
@@ -60,16 +54,8 @@ def tokens_to_string(tokens):
 
 @keras.saving.register_keras_serializable(package="electra_tf", name="ElectraTokenizer")
 class ElectraTokenizer(WordPieceTokenizer):
-    """transformers' `ElectraTokenizerFast`/`BertTokenizerFast` API on the in-graph WordPiece tokenizer.
-
-    Args (besides `WordPieceTokenizer`'s):
-        model_max_length: what `truncation=True` and `padding="max_length"`
-            cut and pad to when a call gives no `max_length`.
-        padding_side: "right" or "left", where padding goes.
-
-    Registered with Keras as "electra_tf>ElectraTokenizer", the name every
-    saved `.keras` file and folder of earlier versions holds.
-    """
+    """transformers' `ElectraTokenizerFast`/`BertTokenizerFast` API on the in-graph WordPiece tokenizer
+    (registered as "electra_tf>ElectraTokenizer", the name saved `.keras` files hold)."""
 
     model_input_names = list(batch_encoding.MODEL_INPUT_NAMES)
     pad_token_type_id = 0
@@ -85,31 +71,22 @@ class ElectraTokenizer(WordPieceTokenizer):
     @classmethod
     def from_pretrained(cls, path, lowercase=None, strip_accents=None, model_max_length=None,
                         padding_side="right", **hub_options):
-        """The tokenizer beside a checkpoint in any format (its `vocab.txt`, or a Hugging Face
-        `tokenizer.json`), or of a `vocab.txt`/`tokenizer.json` path, or of a Hugging Face hub id
-        (`"google/electra-small-discriminator"`: from the cache or downloaded; `hub_options` are `revision`,
-        `cache_dir`, `token`, `local_files_only`, `force_download`, see `electra_tf.checkpoints.hub`).
-
-        `lowercase`/`strip_accents` left as `None` follow the checkpoint's tokenizer files
-        (`tokenizer_config.json`'s `do_lower_case`, `tokenizer.json`'s normalizer), else lower-case;
-        `model_max_length` is `tokenizer_config.json`'s beside a `vocab.txt`, else 512.
-        """
+        """The tokenizer beside a checkpoint in any format, of a `vocab.txt`/`tokenizer.json`, or of a hub id;
+        `lowercase`, `strip_accents` and `model_max_length` left as `None` follow its files."""
         vocabulary, casing = tokenizer_files.tokenizer_options(path, lowercase, strip_accents, **hub_options)
         saved_length = tokenizer_files.saved_model_max_length(vocabulary)
         return cls(vocabulary, **casing, padding_side=padding_side,
                    model_max_length=model_max_length or saved_length or DEFAULT_MODEL_MAX_LENGTH)
 
     def save_pretrained(self, save_directory):
-        """Writes `vocab.txt` and `tokenizer_config.json` (casing, `model_max_length`), which
-        `ElectraTokenizer.from_pretrained` and transformers' `AutoTokenizer` read; returns their paths."""
+        """Writes `vocab.txt` and `tokenizer_config.json`, as transformers' `AutoTokenizer` reads them."""
         tokenizer_files.write_tokenizer_files(save_directory, self.get_vocabulary(), lowercase=bool(self.lowercase),
                                               strip_accents=self.strip_accents,
                                               model_max_length=self.model_max_length)
         return tuple(os.path.join(save_directory, name) for name in (tokenizer_files.TOKENIZER_CONFIG, "vocab.txt"))
 
     def push_to_hub(self, repo_id, commit_message=None, private=None, token=None, revision=None, create_pr=False):
-        """transformers' `tokenizer.push_to_hub`: uploads the tokenizer files (`save_pretrained`) to the hub
-        repository `repo_id` (`electra_tf.checkpoints.publish.push_to_hub`); returns the commit's URL."""
+        """transformers' `tokenizer.push_to_hub`; returns the commit's URL."""
         publish.check_push_target(repo_id, token)
         with tempfile.TemporaryDirectory() as folder:
             self.save_pretrained(folder)
@@ -117,23 +94,8 @@ class ElectraTokenizer(WordPieceTokenizer):
                                        commit_message=commit_message or "Upload tokenizer", create_pr=create_pr)
 
     def __call__(self, text=None, text_pair=None, *args, **kwargs):
-        """transformers' call on Python text; the Keras layer call (`tokenize`'s ids) on tensors.
-
-        `tokenizer(text | [texts] | [(text, pair)] | words, text_pair=None, add_special_tokens=True,
-        padding=False, truncation=None, max_length=None, stride=0, is_split_into_words=False,
-        pad_to_multiple_of=None, padding_side=None, return_tensors=None, return_token_type_ids=None,
-        return_attention_mask=None, return_overflowing_tokens=False, return_special_tokens_mask=False,
-        return_offsets_mapping=False, return_length=False)` returns a `BatchEncoding`
-        (`electra_tf.transformers.batch_encoding`) with what `BertTokenizerFast` gives: `padding`
-        True/"longest", "max_length" or False; truncation True/"longest_first", "only_first", "only_second"
-        or False; `max_length` defaulting to `model_max_length` where it is needed; `stride` with
-        `return_overflowing_tokens` for overlapping windows (and `overflow_to_sample_mapping`); offsets into the
-        original text; `word_ids(i)`, `sequence_ids(i)`, `char_to_token`, ... on the answer; `return_tensors`
-        None (lists, flat for one text), "tf" (int32, what the models take) or "np" (int64, as transformers).
-        Special tokens written in the text (`[MASK]`) are kept whole.
-
-        Tensors (`tf.data`, graphs, SavedModels, keras-hub's preprocessors) get the Keras layer call:
-        `tokenize`'s ids without special tokens.
+        """transformers' call on Python text (its arguments; a `BatchEncoding` as `BertTokenizerFast` gives it,
+        `return_tensors="tf"` int32); the Keras layer call on tensors (ids without special tokens).
 
         >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "ran"])
         >>> tokens = tokenizer("the fox", "ran", return_tensors="tf")
@@ -206,9 +168,8 @@ class ElectraTokenizer(WordPieceTokenizer):
         return self(text, pair, add_special_tokens=add_special_tokens, **kwargs).tokens()
 
     def encode(self, text, text_pair=None, sequence_length=None, **options):
-        """transformers' `encode` on one text (and pair): its `input_ids` (`tokenizer(text, ...)["input_ids"]`,
-        the same options); with `sequence_length`, or on a batch, `WordPieceTokenizer.encode`'s packed
-        model inputs (a dict of int32 `[batch, sequence_length]` tensors, 128 by default).
+        """transformers' `encode` on one text (and pair): its `input_ids`; with `sequence_length`, or on a batch,
+        `WordPieceTokenizer.encode`'s packed model inputs (128 long by default).
 
         >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
         >>> tokenizer.encode("the fox"), tokenizer.encode("the", text_pair="fox", add_special_tokens=False)
@@ -226,8 +187,7 @@ class ElectraTokenizer(WordPieceTokenizer):
 
     def pad(self, encoded_inputs, padding=True, max_length=None, pad_to_multiple_of=None, padding_side=None,
             return_attention_mask=None, return_tensors=None, verbose=True):
-        """transformers' `pad`: features (a `BatchEncoding`, a dict of lists or a list of dicts, as data
-        collators hold them) padded to one length with this tokenizer's `[PAD]` on its `padding_side`.
+        """transformers' `pad`: features (a `BatchEncoding`, a dict of lists or a list of dicts) padded to one length.
 
         >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox"])
         >>> tokenizer.pad([tokenizer("the fox"), tokenizer("fox")], return_tensors="np")["attention_mask"].tolist()
@@ -241,10 +201,7 @@ class ElectraTokenizer(WordPieceTokenizer):
                                   model_max_length=self.model_max_length)
 
     def decode(self, token_ids, skip_special_tokens=False, clean_up_tokenization_spaces=None):
-        """The text of one sequence of ids (a list, an array or a tensor) as `BertTokenizerFast.decode` gives
-        it: pieces joined with spaces, "##" pieces to the one before, no space before `.,!?`; with
-        `clean_up_tokenization_spaces` (default: the tokenizer's, True as transformers 4's BERT) also
-        transformers' `clean_up_tokenization` (`it ' s` → `it's`).
+        """The text of one sequence of ids (a list, an array or a tensor) as `BertTokenizerFast.decode` gives it.
 
         >>> tokenizer = ElectraTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "fox", "##es", "!"])
         >>> tokenizer.decode([2, 5, 6, 7, 8, 3]), tokenizer.decode([2, 5, 6, 3], skip_special_tokens=True)
@@ -300,7 +257,7 @@ class ElectraTokenizer(WordPieceTokenizer):
 
     @property
     def vocab_size(self):
-        """The number of tokens in the vocabulary (transformers' name for `vocabulary_size()`)."""
+        """transformers' name for `vocabulary_size()`."""
         return self.vocabulary_size()
 
     def __len__(self):
