@@ -257,16 +257,21 @@ def first_token_positions(sentences, tokenizer, sequence_length=128):
 
 def first_token_positions_and_lengths(sentences, tokenizer, sequence_length):
     """`first_token_positions`, and each sentence's packed length (`[CLS] pieces [SEP]`)."""
-    def features(texts):
-        inputs, _, first_piece = featurize.tagging_features(tokenizer, sequence_length, texts)
-        return first_piece, tf.reduce_sum(inputs["attention_mask"], axis=1)
-
+    features, texts = _features(tokenizer, sequence_length, True), _texts(sentences)
     positions, lengths = [], []
-    for batch_positions, batch_lengths in tf.data.Dataset.from_tensor_slices(_texts(sentences)).batch(1024).map(
-            features):
-        positions += [np.asarray(row, np.int32) for row in batch_positions.to_list()]
-        lengths.append(batch_lengths.numpy())
+    for start in range(0, len(texts), 1024):
+        inputs, first_piece = features(tf.constant(texts[start:start + 1024]))
+        positions += [np.asarray(row, np.int32) for row in first_piece.to_list()]
+        lengths.append(tf.reduce_sum(inputs["attention_mask"], axis=1).numpy())
     return positions, np.concatenate(lengths)
+
+
+def _features(tokenizer, sequence_length, pad_to_max_length):
+    """`featurize.tagging_features`' inputs and first pieces as a graph function traced once per tokenizer, length and
+    padding (a run's statistics, training and dev sets each took seconds to trace and optimize again)."""
+    return tokenizer.traced(("tagging_features", sequence_length, pad_to_max_length), lambda: tf.function(
+        lambda texts: featurize.tagging_features(tokenizer, sequence_length, texts, pad_to_max_length)[::2],
+        input_signature=[tf.TensorSpec([None], tf.string)], autograph=False))
 
 
 def _label_ids(sentences, label_names, scheme):
@@ -284,7 +289,7 @@ def _batch_encoder(tokenizer, sequence_length, pad_to_max_length):
     `[batch, length]`: each word's label at its first sub-token, weight 1 there."""
 
     def encode(texts, word_label_ids):
-        inputs, _, first_piece = featurize.tagging_features(tokenizer, sequence_length, texts, pad_to_max_length)
+        inputs, first_piece = _features(tokenizer, sequence_length, pad_to_max_length)(texts)
         kept = first_piece.flat_values >= 0
         rows = tf.cast(first_piece.value_rowids(), tf.int32)
         indices = tf.stack([tf.boolean_mask(rows, kept), tf.boolean_mask(first_piece.flat_values, kept)], axis=1)
