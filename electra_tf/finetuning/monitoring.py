@@ -93,10 +93,9 @@ def majority_baseline(train_labels, dev_labels):
 NEAR_ZERO_ENTITY_F1 = 0.05
 
 
-def entity_warning(scores, learning_rate, threshold=NEAR_ZERO_ENTITY_F1):
-    """One line when `scores` are entity scores (precision, recall, F1: a tagging task's) with F1 under
-    `threshold`, else None."""
-    if not {"precision", "recall", "f1"} <= set(scores) or scores["f1"] >= threshold:
+def entity_warning(scores, learning_rate):
+    """One line when `scores` are a tagging task's entity scores with F1 under `NEAR_ZERO_ENTITY_F1`, else None."""
+    if not {"precision", "recall", "f1"} <= set(scores) or scores["f1"] >= NEAR_ZERO_ENTITY_F1:
         return None
     return (f"warning: dev entity F1 is {scores['f1']:.4f} (precision {scores['precision']:.4f}, recall "
             f"{scores['recall']:.4f}): the model finds almost no entity; try a higher --learning_rate (this run: "
