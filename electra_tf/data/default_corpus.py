@@ -9,6 +9,7 @@ Example:
 
 import ast
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -78,10 +79,11 @@ def to_sentences(text):
 
 
 def default_corpus_documents(max_documents=None):
-    """Documents (lists of sentences) in a fixed order: stdlib docstrings, then pydoc topics."""
+    """Documents (lists of sentences) in a fixed order: stdlib docstrings, then pydoc topics (the sources read only
+    as far as `max_documents` takes)."""
     stdlib = sysconfig.get_paths()["stdlib"]
-    texts = [text for path in _stdlib_sources() for _, text in _docstrings(path)]
-    texts += list(_pydoc_topics(os.path.join(stdlib, "pydoc_data", "topics.py")))
+    texts = itertools.chain((text for path in _stdlib_sources() for _, text in _docstrings(path)),
+                            _pydoc_topics(os.path.join(stdlib, "pydoc_data", "topics.py")))
     documents = []
     for text in texts:
         sentences = to_sentences(text)
