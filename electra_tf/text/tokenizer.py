@@ -217,13 +217,15 @@ class WordPieceTokenizer(keras.layers.Layer):
         pairs = None if pairs is None else tf.convert_to_tensor(pairs, tf.string)
         if tf.executing_eagerly() and texts.shape.rank == 1:
             # One graph call instead of ~100 eager ops.
-            return self._encode_graph(sequence_length, pairs is not None)(texts, *([] if pairs is None else [pairs]))
+            return self.encode_function(sequence_length, pairs is not None)(texts, *([] if pairs is None else [pairs]))
         return featurize.encode(self, sequence_length, texts, pairs)
 
-    def _encode_graph(self, sequence_length, with_pairs):
-        return self.traced(("encode", sequence_length, with_pairs), lambda: tf.function(
-            lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs),
-            input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1)))
+    def encode_function(self, sequence_length, with_pairs=False, pad_to_max_length=True):
+        """`featurize.encode` as a graph function of `[batch]` texts (and pairs), traced once for this tokenizer and
+        these arguments however many calls and datasets run it."""
+        return self.traced(("encode", sequence_length, with_pairs, pad_to_max_length), lambda: tf.function(
+            lambda texts, pairs=None: featurize.encode(self, sequence_length, texts, pairs, pad_to_max_length),
+            input_signature=[tf.TensorSpec([None], tf.string)] * (2 if with_pairs else 1), autograph=False))
 
     def __call__(self, inputs, *args, **kwargs):
         """The Keras layer call: `tokenize`'s ids (Python strings made string tensors, where Keras makes int32)."""

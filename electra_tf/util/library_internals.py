@@ -106,13 +106,15 @@ def register_keras_tree_node(cls, flatten, unflatten):
 
 
 def uninlined_function(function, input_signature):
-    """`tf.function(function, input_signature)` that a graph calling it keeps as one call, never inlined.
+    """`tf.function(function, input_signature, autograph=False)` that a graph calling it keeps as one call, never
+    inlined.
 
     Relies on: TensorFlow's function attribute `_noinline` (`experimental_attributes` is public, the
     attribute's name is not; tensorflow 2.21.0). Why: no public option stops a function from being inlined
     into its caller's graph.
     """
-    return tf.function(function, input_signature=input_signature, experimental_attributes={"_noinline": True})
+    return tf.function(function, input_signature=input_signature, autograph=False,
+                       experimental_attributes={"_noinline": True})
 
 
 def count_words(batches):

@@ -50,7 +50,8 @@ def test_eager_encode_is_one_graph_call_with_the_featurization_s_outputs():
         eager, expected = tokenizer.encode(*arguments, sequence_length=24), featurize.encode(tokenizer, 24, *arguments)
         assert {name: value.numpy().tolist() for name, value in eager.items()} == {
             name: value.numpy().tolist() for name, value in expected.items()}
-    assert {key for key in tokenizer._graphs if key[0] == "encode"} == {("encode", 24, False), ("encode", 24, True)}
+    assert {key for key in tokenizer._graphs if key[0] == "encode"} == {("encode", 24, False, True),
+                                                                        ("encode", 24, True, True)}
     tokenizer.set_vocabulary(tokenizer.get_vocabulary()[:-1])  # a new vocabulary drops the traced calls
     assert "_graphs" not in tokenizer.__dict__
 

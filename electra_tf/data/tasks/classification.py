@@ -20,7 +20,6 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from electra_tf.text import featurize
 from electra_tf.data import batching
 from electra_tf.data.tasks.tables import Rows, is_table, read_table, require_columns
 from electra_tf.data.tfds_source import load_split
@@ -433,9 +432,6 @@ def classification_dataset(examples, tokenizer, sequence_length=128, batch_size=
     dataset = tf.data.Dataset.from_tensor_slices((tuple(np.asarray(c, object) for c in examples.texts), labels))
     keys = None if pad_to_max_length else batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
     dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
-
-    def encode(texts, batch_labels):
-        pairs = texts[1] if len(texts) == 2 else None
-        return featurize.encode(tokenizer, sequence_length, texts[0], pairs, pad_to_max_length), batch_labels
-
-    return dataset.map(encode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).prefetch(tf.data.AUTOTUNE)
+    encode = tokenizer.encode_function(sequence_length, len(examples.texts) == 2, pad_to_max_length)
+    return dataset.map(lambda texts, batch_labels: (encode(*texts), batch_labels), num_parallel_calls=tf.data.AUTOTUNE,
+                       deterministic=True).prefetch(tf.data.AUTOTUNE)
