@@ -13,7 +13,6 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
-from electra_tf.text import featurize
 from electra_tf.data import batching
 from electra_tf.data.tasks.classification import UNLABELLED, is_blank, read_rows, require_columns
 
@@ -86,10 +85,10 @@ def choice_dataset(examples, tokenizer, sequence_length=128, batch_size=16, shuf
     dataset = tf.data.Dataset.from_tensor_slices(((contexts, np.asarray(examples.choices, object)), examples.labels))
     keys = None if pad_to_max_length else batching.bucket_keys(packed_lengths(examples, tokenizer, sequence_length))
     dataset = batching.batch_examples(dataset, batch_size, shuffle, seed, keys)
+    encode_pairs = tokenizer.encode_function(sequence_length, True, pad_to_max_length)
 
     def encode(texts, labels):
-        flat = featurize.encode(tokenizer, sequence_length, tf.reshape(texts[0], [-1]), tf.reshape(texts[1], [-1]),
-                                pad_to_max_length)
+        flat = encode_pairs(tf.reshape(texts[0], [-1]), tf.reshape(texts[1], [-1]))
         return {k: tf.reshape(v, [-1, n, tf.shape(v)[-1]]) for k, v in flat.items()}, labels
 
     return dataset.map(encode, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
