@@ -26,7 +26,8 @@ WORDPIECE_MODEL_TYPES = {"bert": "Bert", "electra": "Electra", "distilbert": "Di
 WORDPIECE_CLASSES = {name + suffix for name in WORDPIECE_MODEL_TYPES.values() for suffix in ("Tokenizer",
                                                                                                "TokenizerFast")}
 LABEL_FIELDS = ("num_labels", "id2label", "label2id")
-HUB_OPTIONS = ("revision", "cache_dir", "token", "local_files_only")
+# The hub options the config's check takes (force_download is for the model's own download, not this one).
+CONFIG_HUB_OPTIONS = tuple(name for name in hub.HUB_OPTIONS if name != "force_download")
 
 
 class _NotInstantiated:
@@ -107,7 +108,7 @@ class _AutoModel(_NotInstantiated):
     def from_pretrained(cls, path, *, config=None, **kwargs):
         """The task model of a checkpoint (`kwargs` as the class's `from_pretrained`); `config=` replaces its config
         and labels. A checkpoint that is neither ELECTRA nor BERT is refused before any weight is read."""
-        AutoConfig.from_pretrained(path, **{name: kwargs[name] for name in HUB_OPTIONS if name in kwargs})
+        AutoConfig.from_pretrained(path, **{name: kwargs[name] for name in CONFIG_HUB_OPTIONS if name in kwargs})
         if config is not None:
             kwargs = {"config_overrides": config.to_dict(), **_labels_of(config), **kwargs}
         return cls.model_class().from_pretrained(path, **kwargs)
